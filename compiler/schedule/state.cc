@@ -1,0 +1,100 @@
+#include "compiler/schedule/state.h"
+
+#include "compiler/common/sha256.h"
+#include "compiler/common/strings.h"
+#include "compiler/schedule/step_json.h"
+
+namespace tunefarm::schedule {
+
+std::string_view IterAnnotationName(IterAnnotation a) {
+  switch (a) {
+    case IterAnnotation::kNone: return "none";
+    case IterAnnotation::kParallel: return "parallel";
+    case IterAnnotation::kVectorize: return "vectorize";
+    case IterAnnotation::kUnroll: return "unroll";
+  }
+  return "?";
+}
+
+State::State(std::shared_ptr<const te::ComputeDag> dag) : dag_(std::move(dag)) {
+  for (int id = 0; id < dag_->num_tensors(); ++id) {
+    const te::TensorDef& t = dag_->tensor(id);
+    Stage s;
+    s.tensor_id = id;
+    s.is_placeholder = t.is_placeholder;
+    if (!t.is_placeholder) {
+      for (size_t i = 0; i < t.shape.size(); ++i)
+        s.nodes.push_back({StrCat("i", i), t.shape[i], IterKind::kSpace});
+      for (size_t i = 0; i < t.reduce_extents.size(); ++i)
+        s.nodes.push_back({StrCat("k", i), t.reduce_extents[i], IterKind::kReduce});
+      s.num_space_axes = static_cast<int>(t.shape.size());
+      s.num_reduce_axes = static_cast<int>(t.reduce_extents.size());
+      for (int n = 0; n < static_cast<int>(s.nodes.size()); ++n) s.iters.push_back({n, IterAnnotation::kNone});
+    }
+    stages_.push_back(std::move(s));
+  }
+}
+
+absl::Status State::Apply(const Step& step) {
+  if (auto s = ApplyStep(step, this); !s.ok()) return s;
+  steps_.push_back(step);
+  return absl::OkStatus();
+}
+
+absl::Status State::Split(int stage, int iter, std::vector<std::optional<int64_t>> lengths) {
+  int64_t extent = kUnknownExtent;
+  if (stage >= 0 && stage < static_cast<int>(stages_.size()) && iter >= 0 &&
+      iter < static_cast<int>(stages_[stage].iters.size()))
+    extent = stages_[stage].node_of(iter).extent;
+  return Apply(SplitStep{stage, iter, extent, std::move(lengths)});
+}
+
+absl::Status State::Reorder(int stage, std::vector<int> order) { return Apply(ReorderStep{stage, std::move(order)}); }
+absl::Status State::Fuse(int stage, std::vector<int> iters) { return Apply(FuseStep{stage, std::move(iters)}); }
+absl::Status State::Annotate(int stage, int iter, IterAnnotation a) { return Apply(AnnotationStep{stage, iter, a}); }
+absl::Status State::PragmaAutoUnroll(int stage, int iter, int max_step) {
+  return Apply(PragmaStep{stage, iter, max_step});
+}
+
+bool State::IsConcrete() const {
+  for (const Stage& s : stages_)
+    for (const Iterator& it : s.iters)
+      if (s.nodes[it.node].extent == kUnknownExtent) return false;
+  return true;
+}
+
+std::string State::ToJson() const { return StepsToJson(steps_); }
+std::string State::Hash() const { return Sha256Hex(ToJson()); }
+
+absl::StatusOr<State> State::FromJson(std::shared_ptr<const te::ComputeDag> dag, std::string_view json) {
+  auto steps = StepsFromJson(json);
+  if (!steps.ok()) return steps.status();
+  State state(std::move(dag));
+  for (size_t i = 0; i < steps->size(); ++i) {
+    if (auto s = state.Apply((*steps)[i]); !s.ok())
+      return absl::InvalidArgumentError(StrCat("schedule step ", i, ": ", std::string(s.message())));
+  }
+  return state;
+}
+
+std::string State::ToString() const {
+  std::string out;
+  for (const Stage& s : stages_) {
+    if (s.is_placeholder) continue;
+    StrAppend(&out, dag_->tensor(s.tensor_id).name, ":");
+    for (const Iterator& it : s.iters) {
+      const IterNode& n = s.nodes[it.node];
+      StrAppend(&out, " ", n.name);
+      if (it.annotation != IterAnnotation::kNone) StrAppend(&out, "@", IterAnnotationName(it.annotation));
+      if (n.extent == kUnknownExtent)
+        StrAppend(&out, "(?)");
+      else
+        StrAppend(&out, "(", n.extent, ")");
+    }
+    if (s.auto_unroll_max_step) StrAppend(&out, " [auto_unroll_max_step=", s.auto_unroll_max_step, "]");
+    out += "\n";
+  }
+  return out;
+}
+
+}  // namespace tunefarm::schedule

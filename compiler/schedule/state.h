@@ -1,0 +1,106 @@
+// A schedule State: the loop structure of every stage of a compute DAG, plus the list of
+// transform steps that produced it (the single source of truth: a State is replayable from
+// its steps, and that list is what the database stores and the wire carries).
+//
+// Each stage keeps an iterator graph: its original axes (space axes then reduce axes) are the
+// first nodes; split and fuse add nodes and record a relation. The stage's current loop order
+// (`iters`) lists leaf nodes outermost first. Lowering turns leaves into loops and derives each
+// original axis from them through the relations.
+//
+// Adding a step kind: add its struct to transform_step.h, its Apply + JSON in its own .cc,
+// one line in each table in transform_step.cc, and property-test it.
+#pragma once
+
+#include <cstdint>
+#include <memory>
+#include <optional>
+#include <string>
+#include <vector>
+
+#include "absl/status/status.h"
+#include "absl/status/statusor.h"
+#include "compiler/schedule/transform_step.h"
+#include "compiler/te/compute_dag.h"
+
+namespace tunefarm::schedule {
+
+enum class IterKind : uint8_t { kSpace, kReduce };
+enum class IterAnnotation : uint8_t { kNone, kParallel, kVectorize, kUnroll };
+std::string_view IterAnnotationName(IterAnnotation a);  // "none", "parallel", "vectorize", "unroll"
+
+inline constexpr int64_t kUnknownExtent = -1;  // an unfilled split length (a sketch)
+
+struct IterNode {
+  std::string name;
+  int64_t extent = kUnknownExtent;
+  IterKind kind = IterKind::kSpace;
+};
+
+// split: from = {parent}, to = {outer, inner_0, ...}; fuse: from = {outer, ..., inner}, to = {fused}
+struct IterRelation {
+  enum Kind : uint8_t { kSplit, kFuse } kind;
+  std::vector<int> from, to;
+};
+
+struct Iterator {
+  int node = -1;
+  IterAnnotation annotation = IterAnnotation::kNone;
+};
+
+struct Stage {
+  int tensor_id = -1;
+  bool is_placeholder = false;
+  std::vector<IterNode> nodes;
+  std::vector<IterRelation> relations;
+  std::vector<Iterator> iters;  // current loop order, outermost first
+  int auto_unroll_max_step = 0;
+
+  const IterNode& node_of(int iter) const { return nodes[iters[iter].node]; }
+  int num_space_axes = 0;   // nodes [0, num_space_axes) are the original space axes
+  int num_reduce_axes = 0;  // the next num_reduce_axes nodes are the original reduce axes
+};
+
+class State {
+ public:
+  // The initial state: every stage at root, loops in axis order, no annotations.
+  explicit State(std::shared_ptr<const te::ComputeDag> dag);
+
+  const te::ComputeDag& dag() const { return *dag_; }
+  const std::shared_ptr<const te::ComputeDag>& dag_ptr() const { return dag_; }
+  const std::vector<Stage>& stages() const { return stages_; }
+  const Stage& stage(int id) const { return stages_[id]; }
+  const std::vector<Step>& steps() const { return steps_; }
+
+  // Validates `step` against this state, applies it and records it. On error the state is
+  // unchanged and the Status names the step and the reason.
+  absl::Status Apply(const Step& step);
+
+  // Convenience wrappers that fill in what the step records (e.g. the extent of a split).
+  absl::Status Split(int stage, int iter, std::vector<std::optional<int64_t>> lengths);
+  absl::Status Reorder(int stage, std::vector<int> order);
+  absl::Status Fuse(int stage, std::vector<int> iters);
+  absl::Status Annotate(int stage, int iter, IterAnnotation annotation);
+  absl::Status PragmaAutoUnroll(int stage, int iter, int max_step);
+
+  // True when every split length is filled (a complete schedule, ready to lower).
+  bool IsConcrete() const;
+
+  // Canonical JSON of the step list, and the SHA-256 of that text (the schedule hash).
+  std::string ToJson() const;
+  std::string Hash() const;
+  // Replays a step list written by ToJson() on a fresh state of `dag`.
+  static absl::StatusOr<State> FromJson(std::shared_ptr<const te::ComputeDag> dag, std::string_view json);
+
+  // Readable loop structure, e.g. "C: i.0@parallel(8) j.0(64) k(512) j.1@vectorize(8)".
+  std::string ToString() const;
+
+  // Used by steps to edit the state; not for other callers.
+  Stage& mutable_stage(int id) { return stages_[id]; }
+
+ private:
+  std::shared_ptr<const te::ComputeDag> dag_;
+  std::vector<Stage> stages_;
+  std::vector<Step> steps_;
+};
+
+}  // namespace tunefarm::schedule

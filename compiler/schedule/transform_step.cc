@@ -1,0 +1,41 @@
+#include "compiler/schedule/transform_step.h"
+
+#include "compiler/common/strings.h"
+#include "compiler/schedule/state.h"
+#include "compiler/schedule/step_common.h"
+
+namespace tunefarm::schedule {
+
+std::string_view StepTag(const Step& step) {
+  static constexpr std::string_view kTags[] = {"SP", "RE", "FU", "AN", "PR"};
+  return kTags[step.index()];
+}
+
+absl::Status ApplyStep(const Step& step, State* state) {
+  switch (step.index()) {
+    case 0: return ApplySplit(std::get<SplitStep>(step), state);
+    case 1: return ApplyReorder(std::get<ReorderStep>(step), state);
+    case 2: return ApplyFuse(std::get<FuseStep>(step), state);
+    case 3: return ApplyAnnotation(std::get<AnnotationStep>(step), state);
+    case 4: return ApplyPragma(std::get<PragmaStep>(step), state);
+  }
+  return absl::InternalError("unknown step kind");
+}
+
+absl::Status StepError(std::string_view tag, int stage, int iter, std::string_view reason) {
+  std::string where = iter >= 0 ? StrCat(" iter ", iter) : std::string();
+  return absl::InvalidArgumentError(StrCat(tag, " stage ", stage, where, ": ", reason));
+}
+
+absl::Status CheckStageIter(const State& state, std::string_view tag, int stage, int iter) {
+  if (stage < 0 || stage >= static_cast<int>(state.stages().size()))
+    return StepError(tag, stage, -1, StrCat("no such stage (the DAG has ", state.stages().size(), ")"));
+  const Stage& s = state.stage(stage);
+  if (s.is_placeholder) return StepError(tag, stage, -1, "a placeholder has no loops to schedule");
+  if (iter >= 0 && iter >= static_cast<int>(s.iters.size()))
+    return StepError(tag, stage, iter, StrCat("no such iterator (the stage has ", s.iters.size(), ")"));
+  if (iter < -1) return StepError(tag, stage, iter, "negative iterator index");
+  return absl::OkStatus();
+}
+
+}  // namespace tunefarm::schedule

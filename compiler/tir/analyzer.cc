@@ -1,0 +1,427 @@
+#include "compiler/tir/analyzer.h"
+
+#include <algorithm>
+#include <cmath>
+#include <map>
+#include <numeric>
+
+#include "compiler/te/expr_text.h"
+
+namespace tunefarm::tir {
+namespace {
+
+using te::ExprKind;
+
+int64_t Clamp(__int128 v) {
+  if (v < Interval::kNegInf) return Interval::kNegInf;
+  if (v > Interval::kPosInf) return Interval::kPosInf;
+  return static_cast<int64_t>(v);
+}
+
+int64_t FloorDiv(int64_t a, int64_t b) {
+  int64_t q = a / b;
+  return (a % b != 0 && ((a < 0) != (b < 0))) ? q - 1 : q;
+}
+
+int64_t FloorMod(int64_t a, int64_t b) { return a - FloorDiv(a, b) * b; }
+
+bool IsIndex(const Expr& e) { return e->dtype == te::kIndexType; }
+
+// sum(coeff * term) + constant over int64, with terms kept in a canonical order.
+struct LinearForm {
+  std::map<std::string, std::pair<Expr, int64_t>> terms;  // keyed by the term's canonical text
+  int64_t constant = 0;
+
+  void AddTerm(const Expr& term, int64_t coeff) {
+    if (coeff == 0) return;
+    auto& slot = terms[te::ExprToText(term)];
+    if (!slot.first.defined()) slot.first = term;
+    slot.second += coeff;
+  }
+  void Add(const LinearForm& o, int64_t scale) {
+    for (const auto& [key, tc] : o.terms) AddTerm(tc.first, tc.second * scale);
+    constant += o.constant * scale;
+  }
+};
+
+LinearForm ToLinear(const Expr& e) {
+  LinearForm f;
+  int64_t c;
+  if (te::IsConstInt(e, &c)) {
+    f.constant = c;
+  } else if (e->kind == ExprKind::kAdd || e->kind == ExprKind::kSub) {
+    f = ToLinear(e->operands[0]);
+    f.Add(ToLinear(e->operands[1]), e->kind == ExprKind::kAdd ? 1 : -1);
+  } else if (e->kind == ExprKind::kMul && te::IsConstInt(e->operands[1], &c)) {
+    f.Add(ToLinear(e->operands[0]), c);
+  } else if (e->kind == ExprKind::kMul && te::IsConstInt(e->operands[0], &c)) {
+    f.Add(ToLinear(e->operands[1]), c);
+  } else {
+    f.AddTerm(e, 1);
+  }
+  return f;
+}
+
+Expr FromLinear(const LinearForm& f) {
+  Expr out;
+  for (const auto& [key, tc] : f.terms) {
+    const auto& [term, coeff] = tc;
+    if (coeff == 0) continue;
+    int64_t mag = coeff < 0 ? -coeff : coeff;
+    Expr scaled = mag == 1 ? term : te::Binary(ExprKind::kMul, term, te::IntImm(te::kIndexType, mag));
+    if (!out.defined()) {
+      out = coeff < 0 ? te::Binary(ExprKind::kSub, te::IntImm(te::kIndexType, 0), scaled) : scaled;
+    } else {
+      out = te::Binary(coeff < 0 ? ExprKind::kSub : ExprKind::kAdd, out, scaled);
+    }
+  }
+  if (!out.defined()) return te::IntImm(te::kIndexType, f.constant);
+  if (f.constant > 0) return te::Binary(ExprKind::kAdd, out, te::IntImm(te::kIndexType, f.constant));
+  if (f.constant < 0) return te::Binary(ExprKind::kSub, out, te::IntImm(te::kIndexType, -f.constant));
+  return out;
+}
+
+Interval Add(Interval a, Interval b) { return {Clamp(__int128(a.min) + b.min), Clamp(__int128(a.max) + b.max)}; }
+
+Interval Scale(Interval a, int64_t c) {
+  __int128 x = __int128(a.min) * c, y = __int128(a.max) * c;
+  return {Clamp(std::min(x, y)), Clamp(std::max(x, y))};
+}
+
+bool IsUnbounded(Interval a) { return a.min <= Interval::kNegInf || a.max >= Interval::kPosInf; }
+
+// Folds an operation whose operands are all immediates; undefined when it cannot.
+Expr FoldConstants(const Expr& e) {
+  for (const Expr& op : e->operands)
+    if (op->kind != ExprKind::kIntImm && op->kind != ExprKind::kFloatImm) return Expr();
+  if (e->operands.empty()) return Expr();
+  auto val = [](const Expr& x) {
+    return x->kind == ExprKind::kIntImm ? static_cast<double>(x->int_value) : x->float_value;
+  };
+  const DType in = e->operands[0]->dtype;
+  if (e->kind == ExprKind::kCast) return te::Cast(e->dtype, e->operands[0]);
+  if (e->kind == ExprKind::kSelect) return e->operands[0]->int_value ? e->operands[1] : e->operands[2];
+  if (e->kind == ExprKind::kNot) return te::IntImm(DType::kBool, !e->operands[0]->int_value);
+  if (e->operands.size() != 2) return Expr();
+  if (te::IsInt(in) || in == DType::kBool) {
+    int64_t a = e->operands[0]->int_value, b = e->operands[1]->int_value;
+    // Only fold index arithmetic; narrower integer types would need wrap-around semantics.
+    if (in != te::kIndexType && te::IsBinaryArith(e->kind)) return Expr();
+    switch (e->kind) {
+      case ExprKind::kAdd: return te::IntImm(in, a + b);
+      case ExprKind::kSub: return te::IntImm(in, a - b);
+      case ExprKind::kMul: return te::IntImm(in, a * b);
+      case ExprKind::kDiv: return b == 0 ? Expr() : te::IntImm(in, FloorDiv(a, b));
+      case ExprKind::kMod: return b == 0 ? Expr() : te::IntImm(in, FloorMod(a, b));
+      case ExprKind::kMin: return te::IntImm(in, std::min(a, b));
+      case ExprKind::kMax: return te::IntImm(in, std::max(a, b));
+      case ExprKind::kEq: return te::IntImm(DType::kBool, a == b);
+      case ExprKind::kNe: return te::IntImm(DType::kBool, a != b);
+      case ExprKind::kLt: return te::IntImm(DType::kBool, a < b);
+      case ExprKind::kLe: return te::IntImm(DType::kBool, a <= b);
+      case ExprKind::kGt: return te::IntImm(DType::kBool, a > b);
+      case ExprKind::kGe: return te::IntImm(DType::kBool, a >= b);
+      case ExprKind::kAnd: return te::IntImm(DType::kBool, a && b);
+      case ExprKind::kOr: return te::IntImm(DType::kBool, a || b);
+      default: return Expr();
+    }
+  }
+  double a = val(e->operands[0]), b = val(e->operands[1]);
+  switch (e->kind) {
+    case ExprKind::kAdd: return te::FloatImm(in, a + b);
+    case ExprKind::kSub: return te::FloatImm(in, a - b);
+    case ExprKind::kMul: return te::FloatImm(in, a * b);
+    case ExprKind::kDiv: return te::FloatImm(in, a / b);
+    case ExprKind::kEq: return te::IntImm(DType::kBool, a == b);
+    case ExprKind::kNe: return te::IntImm(DType::kBool, a != b);
+    case ExprKind::kLt: return te::IntImm(DType::kBool, a < b);
+    case ExprKind::kLe: return te::IntImm(DType::kBool, a <= b);
+    case ExprKind::kGt: return te::IntImm(DType::kBool, a > b);
+    case ExprKind::kGe: return te::IntImm(DType::kBool, a >= b);
+    default: return Expr();  // min/max of NaN etc.: leave to the kernel's semantics
+  }
+}
+
+}  // namespace
+
+Interval Analyzer::Bound(const Expr& e) const {
+  int64_t c;
+  switch (e->kind) {
+    case ExprKind::kIntImm: return Interval::Point(e->int_value);
+    case ExprKind::kVar: {
+      auto it = ranges_.find(e->int_value);
+      return it == ranges_.end() ? Interval{} : it->second;
+    }
+    case ExprKind::kAdd: return Add(Bound(e->operands[0]), Bound(e->operands[1]));
+    case ExprKind::kSub: return Add(Bound(e->operands[0]), Scale(Bound(e->operands[1]), -1));
+    case ExprKind::kMul: {
+      if (te::IsConstInt(e->operands[1], &c)) return Scale(Bound(e->operands[0]), c);
+      if (te::IsConstInt(e->operands[0], &c)) return Scale(Bound(e->operands[1]), c);
+      Interval a = Bound(e->operands[0]), b = Bound(e->operands[1]);
+      if (IsUnbounded(a) || IsUnbounded(b)) return {};
+      __int128 p[4] = {__int128(a.min) * b.min, __int128(a.min) * b.max, __int128(a.max) * b.min,
+                       __int128(a.max) * b.max};
+      return {Clamp(*std::min_element(p, p + 4)), Clamp(*std::max_element(p, p + 4))};
+    }
+    case ExprKind::kDiv:
+      if (IsIndex(e) && te::IsConstInt(e->operands[1], &c) && c > 0) {
+        Interval a = Bound(e->operands[0]);
+        return {a.min <= Interval::kNegInf ? a.min : FloorDiv(a.min, c),
+                a.max >= Interval::kPosInf ? a.max : FloorDiv(a.max, c)};
+      }
+      return {};
+    case ExprKind::kMod:
+      if (IsIndex(e) && te::IsConstInt(e->operands[1], &c) && c > 0) {
+        Interval a = Bound(e->operands[0]);
+        if (a.min >= 0 && a.max < c) return a;
+        return {0, c - 1};
+      }
+      return {};
+    case ExprKind::kMin:
+    case ExprKind::kMax: {
+      Interval a = Bound(e->operands[0]), b = Bound(e->operands[1]);
+      if (e->kind == ExprKind::kMin) return {std::min(a.min, b.min), std::min(a.max, b.max)};
+      return {std::max(a.min, b.min), std::max(a.max, b.max)};
+    }
+    case ExprKind::kSelect: {
+      Interval a = Bound(e->operands[1]), b = Bound(e->operands[2]);
+      return {std::min(a.min, b.min), std::max(a.max, b.max)};
+    }
+    case ExprKind::kCast:
+      if (te::IsInt(e->dtype) && te::IsInt(e->operands[0]->dtype) &&
+          te::DTypeBytes(e->dtype) >= te::DTypeBytes(e->operands[0]->dtype) && te::IsSigned(e->dtype))
+        return Bound(e->operands[0]);
+      return {};
+    default:
+      if (e->dtype == DType::kBool) return {0, 1};
+      return {};
+  }
+}
+
+namespace {
+
+// floor(L / c) and L mod c for a linear form L and a constant c > 0.
+struct DivModResult {
+  Expr div, mod;
+};
+
+DivModResult SimplifyDivMod(const Analyzer& an, const LinearForm& num, int64_t c) {
+  // L = c*Q + R with Q collecting the terms whose coefficient c divides.
+  LinearForm q, r;
+  for (const auto& [key, tc] : num.terms) {
+    if (tc.second % c == 0) {
+      q.AddTerm(tc.first, tc.second / c);
+    } else {
+      r.AddTerm(tc.first, tc.second);
+    }
+  }
+  q.constant = FloorDiv(num.constant, c);
+  r.constant = FloorMod(num.constant, c);
+  Expr r_expr = FromLinear(r);
+  Interval rb = an.Bound(r_expr);
+  if (!IsUnbounded(rb) && FloorDiv(rb.min, c) == FloorDiv(rb.max, c)) {
+    int64_t k = FloorDiv(rb.min, c);
+    q.constant += k;
+    r.constant -= k * c;
+    return {FromLinear(q), FromLinear(r)};
+  }
+  // R = d*B + s with 0 <= s < d and d | c gives floor(R/c) = floor(B/(c/d)) and
+  // R mod c = d*(B mod (c/d)) + s. Try every d = gcd(c, coefficient) and keep the largest.
+  int64_t best_d = 1;
+  LinearForm best_b, best_s;
+  for (const auto& [key, tc] : r.terms) {
+    int64_t d = std::gcd(c, tc.second < 0 ? -tc.second : tc.second);
+    if (d <= best_d) continue;
+    LinearForm b, s;
+    for (const auto& [k2, t2] : r.terms) {
+      if (t2.second % d == 0) {
+        b.AddTerm(t2.first, t2.second / d);
+      } else {
+        s.AddTerm(t2.first, t2.second);
+      }
+    }
+    b.constant = FloorDiv(r.constant, d);
+    s.constant = FloorMod(r.constant, d);
+    Interval sb = an.Bound(FromLinear(s));
+    if (sb.min >= 0 && sb.max < d) {
+      best_d = d;
+      best_b = b;
+      best_s = s;
+    }
+  }
+  Expr div, mod;
+  if (best_d > 1) {
+    Expr b = FromLinear(best_b);
+    int64_t cd = c / best_d;
+    Interval bb = an.Bound(b);
+    Expr bdiv = cd == 1 ? te::IntImm(te::kIndexType, 0) : te::Binary(ExprKind::kDiv, b, te::IntImm(te::kIndexType, cd));
+    Expr bmod = cd == 1 ? te::IntImm(te::kIndexType, 0) : te::Binary(ExprKind::kMod, b, te::IntImm(te::kIndexType, cd));
+    if (bb.min >= 0 && bb.max < cd) bdiv = te::IntImm(te::kIndexType, 0), bmod = b;
+    LinearForm d_form = q;
+    d_form.AddTerm(bdiv, 1);
+    LinearForm m_form = best_s;
+    m_form.AddTerm(bmod, best_d);
+    return {FromLinear(ToLinear(FromLinear(d_form))), FromLinear(ToLinear(FromLinear(m_form)))};
+  }
+  LinearForm d_form = q;
+  d_form.AddTerm(te::Binary(ExprKind::kDiv, r_expr, te::IntImm(te::kIndexType, c)), 1);
+  return {FromLinear(d_form), te::Binary(ExprKind::kMod, r_expr, te::IntImm(te::kIndexType, c))};
+}
+
+}  // namespace
+
+Expr Analyzer::Simplify(const Expr& e) const {
+  if (e->operands.empty()) return e;
+  std::vector<Expr> ops;
+  ops.reserve(e->operands.size());
+  for (const Expr& op : e->operands) ops.push_back(Simplify(op));
+  Expr x = te::WithOperands(e, std::move(ops));
+  if (Expr folded = FoldConstants(x); folded.defined()) return folded;
+
+  int64_t c;
+  const ExprKind k = x->kind;
+  if (IsIndex(x) && (k == ExprKind::kAdd || k == ExprKind::kSub || k == ExprKind::kMul))
+    return FromLinear(ToLinear(x));
+  if (IsIndex(x) && (k == ExprKind::kDiv || k == ExprKind::kMod) && te::IsConstInt(x->operands[1], &c) && c > 0) {
+    if (c == 1) return k == ExprKind::kDiv ? x->operands[0] : te::IntImm(te::kIndexType, 0);
+    // (a / b) / c == a / (b*c) for positive b, c.
+    int64_t inner;
+    if (k == ExprKind::kDiv && x->operands[0]->kind == ExprKind::kDiv &&
+        te::IsConstInt(x->operands[0]->operands[1], &inner) && inner > 0)
+      return Simplify(te::Binary(ExprKind::kDiv, x->operands[0]->operands[0], te::IntImm(te::kIndexType, inner * c)));
+    DivModResult r = SimplifyDivMod(*this, ToLinear(x->operands[0]), c);
+    return k == ExprKind::kDiv ? r.div : r.mod;
+  }
+  if ((k == ExprKind::kMin || k == ExprKind::kMax) && IsIndex(x)) {
+    Interval d = Bound(FromLinear(ToLinear(te::Binary(ExprKind::kSub, x->operands[0], x->operands[1]))));
+    if (d.max <= 0) return k == ExprKind::kMin ? x->operands[0] : x->operands[1];
+    if (d.min >= 0) return k == ExprKind::kMin ? x->operands[1] : x->operands[0];
+    return x;
+  }
+  if (te::IsCompare(k) && IsIndex(x->operands[0])) {
+    Interval d = Bound(FromLinear(ToLinear(te::Binary(ExprKind::kSub, x->operands[0], x->operands[1]))));
+    auto yes = te::IntImm(DType::kBool, 1), no = te::IntImm(DType::kBool, 0);
+    switch (k) {
+      case ExprKind::kLt: return d.max < 0 ? yes : d.min >= 0 ? no : x;
+      case ExprKind::kLe: return d.max <= 0 ? yes : d.min > 0 ? no : x;
+      case ExprKind::kGt: return d.min > 0 ? yes : d.max <= 0 ? no : x;
+      case ExprKind::kGe: return d.min >= 0 ? yes : d.max < 0 ? no : x;
+      case ExprKind::kEq: return (d.IsPoint() && d.min == 0) ? yes : (d.min > 0 || d.max < 0) ? no : x;
+      case ExprKind::kNe: return (d.IsPoint() && d.min == 0) ? no : (d.min > 0 || d.max < 0) ? yes : x;
+      default: return x;
+    }
+  }
+  if (k == ExprKind::kAnd || k == ExprKind::kOr) {
+    bool is_and = k == ExprKind::kAnd;
+    for (int i = 0; i < 2; ++i) {
+      if (!te::IsConstInt(x->operands[i], &c)) continue;
+      if (is_and) return c ? x->operands[1 - i] : x->operands[i];
+      return c ? x->operands[i] : x->operands[1 - i];
+    }
+    return x;
+  }
+  if (k == ExprKind::kSelect && te::IsConstInt(x->operands[0], &c)) return c ? x->operands[1] : x->operands[2];
+  return x;
+}
+
+bool Analyzer::CanProve(const Expr& cond) const {
+  int64_t v;
+  return te::IsConstInt(Simplify(cond), &v) && v != 0;
+}
+
+Expr Substitute(const Expr& e, const std::unordered_map<int64_t, Expr>& vars) {
+  return te::Rewrite(e, [&](const Expr& n) -> Expr {
+    if (n->kind != ExprKind::kVar) return Expr();
+    auto it = vars.find(n->int_value);
+    return it == vars.end() ? Expr() : it->second;
+  });
+}
+
+Stmt Substitute(const Stmt& s, const std::unordered_map<int64_t, Expr>& vars) {
+  if (!s.defined()) return s;
+  switch (s->kind) {
+    case StmtKind::kFor:
+      return For(s->loop_var, Substitute(s->extent, vars), s->for_kind, Substitute(s->body, vars));
+    case StmtKind::kStore:
+      return Store(s->buffer, Substitute(s->index, vars), Substitute(s->value, vars));
+    case StmtKind::kIf:
+      return IfThenElse(Substitute(s->cond, vars), Substitute(s->then_case, vars), Substitute(s->else_case, vars));
+    case StmtKind::kSeq: {
+      std::vector<Stmt> out;
+      for (const Stmt& c : s->seq) out.push_back(Substitute(c, vars));
+      return Seq(std::move(out));
+    }
+  }
+  return s;
+}
+
+Stmt FreshenLoopVars(const Stmt& s, int64_t* next_id) {
+  if (!s.defined()) return s;
+  switch (s->kind) {
+    case StmtKind::kFor: {
+      Expr fresh = te::MakeVar(s->loop_var->name, (*next_id)++);
+      Stmt body = Substitute(s->body, {{s->loop_var->int_value, fresh}});
+      return For(fresh, s->extent, s->for_kind, FreshenLoopVars(body, next_id));
+    }
+    case StmtKind::kIf:
+      return IfThenElse(s->cond, FreshenLoopVars(s->then_case, next_id), FreshenLoopVars(s->else_case, next_id));
+    case StmtKind::kSeq: {
+      std::vector<Stmt> out;
+      for (const Stmt& c : s->seq) out.push_back(FreshenLoopVars(c, next_id));
+      return Seq(std::move(out));
+    }
+    default:
+      return s;
+  }
+}
+
+namespace {
+
+Stmt SimplifyWith(const Stmt& s, Analyzer* an) {
+  if (!s.defined()) return s;
+  switch (s->kind) {
+    case StmtKind::kFor: {
+      Expr extent = an->Simplify(s->extent);
+      int64_t n;
+      bool constant = te::IsConstInt(extent, &n);
+      if (constant && n <= 0) return Stmt();
+      if (constant && n == 1)
+        return SimplifyWith(Substitute(s->body, {{s->loop_var->int_value, te::IntImm(te::kIndexType, 0)}}), an);
+      if (constant) an->BindLoop(s->loop_var->int_value, n);
+      Stmt body = SimplifyWith(s->body, an);
+      an->Unbind(s->loop_var->int_value);
+      if (!body.defined()) return Stmt();
+      return For(s->loop_var, extent, s->for_kind, body);
+    }
+    case StmtKind::kStore:
+      return Store(s->buffer, an->Simplify(s->index), an->Simplify(s->value));
+    case StmtKind::kIf: {
+      Expr cond = an->Simplify(s->cond);
+      int64_t v;
+      if (te::IsConstInt(cond, &v)) return SimplifyWith(v ? s->then_case : s->else_case, an);
+      Stmt then_case = SimplifyWith(s->then_case, an), else_case = SimplifyWith(s->else_case, an);
+      if (!then_case.defined() && !else_case.defined()) return Stmt();
+      if (!then_case.defined()) return IfThenElse(te::Not(cond), else_case);
+      return IfThenElse(cond, then_case, else_case);
+    }
+    case StmtKind::kSeq: {
+      std::vector<Stmt> out;
+      for (const Stmt& c : s->seq) out.push_back(SimplifyWith(c, an));
+      std::vector<Stmt> kept;
+      for (Stmt& c : out)
+        if (c.defined()) kept.push_back(std::move(c));
+      if (kept.empty()) return Stmt();
+      return Seq(std::move(kept));
+    }
+  }
+  return s;
+}
+
+}  // namespace
+
+Stmt SimplifyStmt(const Stmt& s) {
+  Analyzer an;
+  return SimplifyWith(s, &an);
+}
+
+}  // namespace tunefarm::tir

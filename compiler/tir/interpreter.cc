@@ -1,0 +1,273 @@
+#include "compiler/tir/interpreter.h"
+
+#include <cmath>
+#include <cstring>
+#include <memory>
+
+#include "compiler/common/strings.h"
+
+namespace tunefarm::tir {
+namespace {
+
+using te::DType;
+using te::ExprKind;
+using te::Intrinsic;
+
+// A scalar of any dtype: floats in `f`, integers and bools in `i`.
+struct Value {
+  double f = 0;
+  int64_t i = 0;
+};
+
+// Wraps an integer to the width of its dtype, as the generated code's registers would.
+int64_t Wrap(DType t, int64_t v) {
+  switch (t) {
+    case DType::kBool: return v != 0;
+    case DType::kInt8: return static_cast<int8_t>(v);
+    case DType::kInt16: return static_cast<int16_t>(v);
+    case DType::kInt32: return static_cast<int32_t>(v);
+    case DType::kUInt8: return static_cast<uint8_t>(v);
+    default: return v;
+  }
+}
+
+double Round(DType t, double v) { return t == DType::kFloat32 ? static_cast<double>(static_cast<float>(v)) : v; }
+
+int64_t FloorDiv(int64_t a, int64_t b) {
+  int64_t q = a / b;
+  return (a % b != 0 && ((a < 0) != (b < 0))) ? q - 1 : q;
+}
+
+class Interpreter {
+ public:
+  Interpreter(const PrimFunc& f, const std::vector<void*>& args) : f_(f) {
+    workspace_.reset(new (std::align_val_t(64)) char[f.workspace_bytes + 64]);
+    for (size_t b = 0; b < f.buffers.size(); ++b) {
+      base_.push_back(static_cast<int>(b) < f.num_args ? static_cast<char*>(args[b])
+                                                       : workspace_.get() + f.buffers[b].workspace_offset);
+    }
+  }
+
+  absl::Status Run() {
+    if (f_.body.defined()) Exec(f_.body);
+    return status_;
+  }
+
+ private:
+  struct AlignedDelete {
+    void operator()(char* p) const { operator delete[](p, std::align_val_t(64)); }
+  };
+
+  void Fail(std::string what) {
+    if (status_.ok()) status_ = absl::OutOfRangeError(StrCat(f_.name, ": ", what));
+  }
+
+  char* Address(int buffer, int64_t index) {
+    const Buffer& b = f_.buffers[buffer];
+    if (index < 0 || index >= b.NumElements()) {
+      Fail(StrCat("access to ", b.name, "[", index, "] is out of bounds (", b.NumElements(), " elements)"));
+      return nullptr;
+    }
+    return base_[buffer] + index * te::DTypeBytes(b.dtype);
+  }
+
+  Value LoadValue(DType t, const char* p) {
+    Value v;
+    switch (t) {
+      case DType::kFloat32: { float x; std::memcpy(&x, p, 4); v.f = x; break; }
+      case DType::kFloat64: std::memcpy(&v.f, p, 8); break;
+      case DType::kBool: v.i = *p != 0; break;
+      case DType::kInt8: v.i = static_cast<int8_t>(*p); break;
+      case DType::kUInt8: v.i = static_cast<uint8_t>(*p); break;
+      case DType::kInt16: { int16_t x; std::memcpy(&x, p, 2); v.i = x; break; }
+      case DType::kInt32: { int32_t x; std::memcpy(&x, p, 4); v.i = x; break; }
+      case DType::kInt64: std::memcpy(&v.i, p, 8); break;
+    }
+    return v;
+  }
+
+  void StoreValue(DType t, char* p, Value v) {
+    switch (t) {
+      case DType::kFloat32: { float x = static_cast<float>(v.f); std::memcpy(p, &x, 4); break; }
+      case DType::kFloat64: std::memcpy(p, &v.f, 8); break;
+      case DType::kBool: *p = v.i != 0; break;
+      case DType::kInt8: case DType::kUInt8: *p = static_cast<char>(v.i); break;
+      case DType::kInt16: { int16_t x = static_cast<int16_t>(v.i); std::memcpy(p, &x, 2); break; }
+      case DType::kInt32: { int32_t x = static_cast<int32_t>(v.i); std::memcpy(p, &x, 4); break; }
+      case DType::kInt64: std::memcpy(p, &v.i, 8); break;
+    }
+  }
+
+  Value Binary(ExprKind k, DType t, Value a, Value b) {
+    Value r;
+    if (te::IsFloat(t)) {
+      switch (k) {
+        case ExprKind::kAdd: r.f = a.f + b.f; break;
+        case ExprKind::kSub: r.f = a.f - b.f; break;
+        case ExprKind::kMul: r.f = a.f * b.f; break;
+        case ExprKind::kDiv: r.f = a.f / b.f; break;
+        case ExprKind::kMin: r.f = std::fmin(a.f, b.f); break;
+        case ExprKind::kMax: r.f = std::fmax(a.f, b.f); break;
+        case ExprKind::kEq: r.i = a.f == b.f; return r;
+        case ExprKind::kNe: r.i = a.f != b.f; return r;
+        case ExprKind::kLt: r.i = a.f < b.f; return r;
+        case ExprKind::kLe: r.i = a.f <= b.f; return r;
+        case ExprKind::kGt: r.i = a.f > b.f; return r;
+        case ExprKind::kGe: r.i = a.f >= b.f; return r;
+        default: Fail("bad float operation"); break;
+      }
+      r.f = Round(t, r.f);
+      return r;
+    }
+    switch (k) {
+      case ExprKind::kAdd: r.i = static_cast<int64_t>(static_cast<uint64_t>(a.i) + static_cast<uint64_t>(b.i)); break;
+      case ExprKind::kSub: r.i = static_cast<int64_t>(static_cast<uint64_t>(a.i) - static_cast<uint64_t>(b.i)); break;
+      case ExprKind::kMul: r.i = static_cast<int64_t>(static_cast<uint64_t>(a.i) * static_cast<uint64_t>(b.i)); break;
+      case ExprKind::kDiv:
+      case ExprKind::kMod:
+        if (b.i == 0) {
+          Fail("integer division by zero");
+          return r;
+        }
+        r.i = FloorDiv(a.i, b.i);
+        if (k == ExprKind::kMod) r.i = a.i - r.i * b.i;
+        break;
+      case ExprKind::kMin: r.i = std::min(a.i, b.i); break;
+      case ExprKind::kMax: r.i = std::max(a.i, b.i); break;
+      case ExprKind::kEq: r.i = a.i == b.i; return r;
+      case ExprKind::kNe: r.i = a.i != b.i; return r;
+      case ExprKind::kLt: r.i = a.i < b.i; return r;
+      case ExprKind::kLe: r.i = a.i <= b.i; return r;
+      case ExprKind::kGt: r.i = a.i > b.i; return r;
+      case ExprKind::kGe: r.i = a.i >= b.i; return r;
+      case ExprKind::kAnd: r.i = a.i && b.i; return r;
+      case ExprKind::kOr: r.i = a.i || b.i; return r;
+      default: Fail("bad integer operation"); break;
+    }
+    r.i = Wrap(t, r.i);
+    return r;
+  }
+
+  Value CallIntrinsic(Intrinsic fn, DType t, const std::vector<Value>& a) {
+    Value r;
+    if (!te::IsFloat(t)) {  // only abs is defined on integers
+      r.i = Wrap(t, a[0].i < 0 ? -a[0].i : a[0].i);
+      return r;
+    }
+    double x = a[0].f;
+    bool f32 = t == DType::kFloat32;
+    auto pick = [&](float (*ff)(float), double (*fd)(double)) { return f32 ? ff(static_cast<float>(x)) : fd(x); };
+    switch (fn) {
+      case Intrinsic::kExp: r.f = pick(std::exp, std::exp); break;
+      case Intrinsic::kLog: r.f = pick(std::log, std::log); break;
+      case Intrinsic::kSqrt: r.f = pick(std::sqrt, std::sqrt); break;
+      case Intrinsic::kRsqrt: r.f = 1.0 / pick(std::sqrt, std::sqrt); break;
+      case Intrinsic::kTanh: r.f = pick(std::tanh, std::tanh); break;
+      case Intrinsic::kErf: r.f = pick(std::erf, std::erf); break;
+      case Intrinsic::kSigmoid: r.f = 1.0 / (1.0 + std::exp(-x)); break;
+      case Intrinsic::kPow: r.f = f32 ? std::pow(static_cast<float>(x), static_cast<float>(a[1].f)) : std::pow(x, a[1].f); break;
+      case Intrinsic::kAbs: r.f = std::fabs(x); break;
+      case Intrinsic::kFloor: r.f = std::floor(x); break;
+      case Intrinsic::kCeil: r.f = std::ceil(x); break;
+    }
+    r.f = Round(t, r.f);
+    return r;
+  }
+
+  Value CastValue(DType to, DType from, Value v) {
+    Value r;
+    if (te::IsFloat(to)) {
+      r.f = Round(to, te::IsFloat(from) ? v.f : static_cast<double>(v.i));
+    } else if (te::IsFloat(from)) {
+      if (to == DType::kBool) {
+        r.i = v.f != 0;
+      } else if (std::isnan(v.f) || std::fabs(v.f) >= 9.2e18) {
+        r.i = 0;  // undefined in C; any value is acceptable, keep it deterministic
+      } else {
+        r.i = Wrap(to, static_cast<int64_t>(v.f));
+      }
+    } else {
+      r.i = Wrap(to, v.i);
+    }
+    return r;
+  }
+
+  Value Eval(const Expr& e) {
+    switch (e->kind) {
+      case ExprKind::kIntImm: return Value{0, e->int_value};
+      case ExprKind::kFloatImm: return Value{e->float_value, 0};
+      case ExprKind::kVar: return Value{0, vars_[e->int_value]};
+      case ExprKind::kLoad: {
+        int64_t index = Eval(e->operands[0]).i;
+        const char* p = Address(static_cast<int>(e->int_value), index);
+        return p ? LoadValue(e->dtype, p) : Value{};
+      }
+      case ExprKind::kNot: return Value{0, !Eval(e->operands[0]).i};
+      case ExprKind::kSelect: {
+        Value c = Eval(e->operands[0]);
+        Value a = Eval(e->operands[1]), b = Eval(e->operands[2]);  // both arms, like the kernel
+        return c.i ? a : b;
+      }
+      case ExprKind::kCast: return CastValue(e->dtype, e->operands[0]->dtype, Eval(e->operands[0]));
+      case ExprKind::kCall: {
+        std::vector<Value> args;
+        for (const Expr& op : e->operands) args.push_back(Eval(op));
+        return CallIntrinsic(static_cast<Intrinsic>(e->int_value), e->dtype, args);
+      }
+      case ExprKind::kAxis:
+      case ExprKind::kReduceAxis:
+        Fail("te axis in the loop IR");
+        return Value{};
+      default:
+        return Binary(e->kind, e->operands[0]->dtype, Eval(e->operands[0]), Eval(e->operands[1]));
+    }
+  }
+
+  void Exec(const Stmt& s) {
+    if (!status_.ok() || !s.defined()) return;
+    switch (s->kind) {
+      case StmtKind::kFor: {
+        int64_t n = Eval(s->extent).i;
+        int64_t id = s->loop_var->int_value;
+        if (id >= static_cast<int64_t>(vars_.size())) vars_.resize(id + 1);
+        for (int64_t i = 0; i < n && status_.ok(); ++i) {
+          vars_[id] = i;
+          Exec(s->body);
+        }
+        break;
+      }
+      case StmtKind::kStore: {
+        int64_t index = Eval(s->index).i;
+        Value v = Eval(s->value);
+        if (char* p = Address(s->buffer, index)) StoreValue(f_.buffers[s->buffer].dtype, p, v);
+        break;
+      }
+      case StmtKind::kIf:
+        if (Eval(s->cond).i) {
+          Exec(s->then_case);
+        } else {
+          Exec(s->else_case);
+        }
+        break;
+      case StmtKind::kSeq:
+        for (const Stmt& c : s->seq) Exec(c);
+        break;
+    }
+  }
+
+  const PrimFunc& f_;
+  std::unique_ptr<char[], AlignedDelete> workspace_;
+  std::vector<char*> base_;
+  std::vector<int64_t> vars_;
+  absl::Status status_;
+};
+
+}  // namespace
+
+absl::Status Interpret(const PrimFunc& f, const std::vector<void*>& args) {
+  if (static_cast<int>(args.size()) != f.num_args)
+    return absl::InvalidArgumentError(StrCat(f.name, ": expected ", f.num_args, " arguments, got ", args.size()));
+  return Interpreter(f, args).Run();
+}
+
+}  // namespace tunefarm::tir

@@ -1,0 +1,211 @@
+#include "compiler/tir/stmt.h"
+
+#include "compiler/common/check.h"
+#include "compiler/common/strings.h"
+#include "compiler/te/expr_text.h"
+
+namespace tunefarm::tir {
+
+std::string_view ForKindName(ForKind k) {
+  switch (k) {
+    case ForKind::kSerial: return "for";
+    case ForKind::kParallel: return "parallel";
+    case ForKind::kVectorized: return "vectorized";
+    case ForKind::kUnrolled: return "unrolled";
+  }
+  return "?";
+}
+
+std::string_view ArgRoleName(ArgRole r) {
+  switch (r) {
+    case ArgRole::kInput: return "in";
+    case ArgRole::kOutput: return "out";
+    case ArgRole::kParam: return "param";
+  }
+  return "?";
+}
+
+namespace {
+std::shared_ptr<StmtNode> NewNode(StmtKind kind) {
+  auto n = std::make_shared<StmtNode>();
+  n->kind = kind;
+  return n;
+}
+}  // namespace
+
+Stmt For(Expr loop_var, Expr extent, ForKind kind, Stmt body) {
+  TF_CHECK(loop_var->kind == te::ExprKind::kVar, "loop variable must be a var");
+  auto n = NewNode(StmtKind::kFor);
+  n->loop_var = std::move(loop_var);
+  n->extent = std::move(extent);
+  n->for_kind = kind;
+  n->body = std::move(body);
+  return Stmt(std::move(n));
+}
+
+Stmt Store(int buffer, Expr index, Expr value) {
+  auto n = NewNode(StmtKind::kStore);
+  n->buffer = buffer;
+  n->index = std::move(index);
+  n->value = std::move(value);
+  return Stmt(std::move(n));
+}
+
+Stmt IfThenElse(Expr cond, Stmt then_case, Stmt else_case) {
+  TF_CHECK(cond->dtype == te::DType::kBool, "if condition must be bool");
+  auto n = NewNode(StmtKind::kIf);
+  n->cond = std::move(cond);
+  n->then_case = std::move(then_case);
+  n->else_case = std::move(else_case);
+  return Stmt(std::move(n));
+}
+
+Stmt Seq(std::vector<Stmt> stmts) {
+  std::vector<Stmt> flat;
+  for (Stmt& s : stmts) {
+    if (!s.defined()) continue;
+    if (s->kind == StmtKind::kSeq) {
+      flat.insert(flat.end(), s->seq.begin(), s->seq.end());
+    } else {
+      flat.push_back(std::move(s));
+    }
+  }
+  if (flat.size() == 1) return flat[0];
+  auto n = NewNode(StmtKind::kSeq);
+  n->seq = std::move(flat);
+  return Stmt(std::move(n));
+}
+
+int64_t Buffer::NumElements() const {
+  int64_t n = 1;
+  for (int64_t d : shape) n *= d;
+  return n;
+}
+
+int64_t Buffer::NumBytes() const { return NumElements() * te::DTypeBytes(dtype); }
+
+namespace {
+
+using te::ExprKind;
+
+const char* InfixOp(ExprKind k) {
+  switch (k) {
+    case ExprKind::kAdd: return " + ";
+    case ExprKind::kSub: return " - ";
+    case ExprKind::kMul: return "*";
+    case ExprKind::kDiv: return "/";
+    case ExprKind::kMod: return " % ";
+    case ExprKind::kEq: return " == ";
+    case ExprKind::kNe: return " != ";
+    case ExprKind::kLt: return " < ";
+    case ExprKind::kLe: return " <= ";
+    case ExprKind::kGt: return " > ";
+    case ExprKind::kGe: return " >= ";
+    case ExprKind::kAnd: return " && ";
+    case ExprKind::kOr: return " || ";
+    default: return nullptr;
+  }
+}
+
+void PrintExpr(const Expr& e, const PrimFunc* f, std::string* out) {
+  switch (e->kind) {
+    case ExprKind::kIntImm: StrAppend(out, e->int_value); return;
+    case ExprKind::kFloatImm: StrAppend(out, te::FormatExactDouble(e->float_value)); return;
+    case ExprKind::kVar: StrAppend(out, e->name.empty() ? "v" : e->name, "_", e->int_value); return;
+    case ExprKind::kAxis: StrAppend(out, "axis", e->int_value); return;
+    case ExprKind::kReduceAxis: StrAppend(out, "raxis", e->int_value); return;
+    case ExprKind::kLoad:
+      if (f && e->int_value >= 0 && e->int_value < static_cast<int64_t>(f->buffers.size()))
+        StrAppend(out, f->buffers[e->int_value].name);
+      else
+        StrAppend(out, "buf", e->int_value);
+      out->push_back('[');
+      for (size_t i = 0; i < e->operands.size(); ++i) {
+        if (i) out->append(", ");
+        PrintExpr(e->operands[i], f, out);
+      }
+      out->push_back(']');
+      return;
+    default: break;
+  }
+  if (const char* op = InfixOp(e->kind)) {
+    out->push_back('(');
+    PrintExpr(e->operands[0], f, out);
+    out->append(op);
+    PrintExpr(e->operands[1], f, out);
+    out->push_back(')');
+    return;
+  }
+  if (e->kind == ExprKind::kCall) {
+    StrAppend(out, te::IntrinsicName(static_cast<te::Intrinsic>(e->int_value)));
+  } else if (e->kind == ExprKind::kCast) {
+    StrAppend(out, te::DTypeName(e->dtype));
+  } else {
+    StrAppend(out, te::ExprKindName(e->kind));
+  }
+  out->push_back('(');
+  for (size_t i = 0; i < e->operands.size(); ++i) {
+    if (i) out->append(", ");
+    PrintExpr(e->operands[i], f, out);
+  }
+  out->push_back(')');
+}
+
+void PrintStmt(const Stmt& s, const PrimFunc* f, int indent, std::string* out) {
+  std::string pad(indent * 2, ' ');
+  switch (s->kind) {
+    case StmtKind::kFor:
+      StrAppend(out, pad, ForKindName(s->for_kind), " (");
+      PrintExpr(s->loop_var, f, out);
+      out->append(", 0, ");
+      PrintExpr(s->extent, f, out);
+      out->append(") {\n");
+      PrintStmt(s->body, f, indent + 1, out);
+      StrAppend(out, pad, "}\n");
+      return;
+    case StmtKind::kStore:
+      out->append(pad);
+      PrintExpr(te::Load(s->value->dtype, s->buffer, {s->index}), f, out);
+      out->append(" = ");
+      PrintExpr(s->value, f, out);
+      out->append("\n");
+      return;
+    case StmtKind::kIf:
+      StrAppend(out, pad, "if (");
+      PrintExpr(s->cond, f, out);
+      out->append(") {\n");
+      PrintStmt(s->then_case, f, indent + 1, out);
+      if (s->else_case.defined()) {
+        StrAppend(out, pad, "} else {\n");
+        PrintStmt(s->else_case, f, indent + 1, out);
+      }
+      StrAppend(out, pad, "}\n");
+      return;
+    case StmtKind::kSeq:
+      for (const Stmt& c : s->seq) PrintStmt(c, f, indent, out);
+      return;
+  }
+}
+
+}  // namespace
+
+std::string StmtToString(const Stmt& s) {
+  std::string out;
+  PrintStmt(s, nullptr, 0, &out);
+  return out;
+}
+
+std::string PrimFuncToString(const PrimFunc& f) {
+  std::string out = StrCat("func ", f.name, "(");
+  for (int i = 0; i < f.num_args; ++i)
+    StrAppend(&out, i ? ", " : "", f.buffers[i].name, ": ", te::DTypeName(f.buffers[i].dtype), "[",
+              StrJoin(f.buffers[i].shape, ","), "] ", ArgRoleName(f.buffers[i].role));
+  StrAppend(&out, ") workspace ", f.workspace_bytes, " bytes\n");
+  for (size_t i = f.num_args; i < f.buffers.size(); ++i)
+    StrAppend(&out, "  scratch ", f.buffers[i].name, ": ", te::DTypeName(f.buffers[i].dtype), "[",
+              f.buffers[i].NumElements(), "] at +", f.buffers[i].workspace_offset, "\n");
+  PrintStmt(f.body, &f, 1, &out);
+  return out;
+}
+
+}  // namespace tunefarm::tir

@@ -1,0 +1,106 @@
+// The loop-nest IR: what a scheduled compute DAG lowers to, and what codegen and the
+// interpreter consume. Expressions are te::Expr (see compiler/te/expr.h) with these rules:
+//  - kVar leaves are loop variables (int64), identified by their id (int_value), unique in a
+//    PrimFunc; kAxis / kReduceAxis never appear;
+//  - kLoad reads buffers[int_value] at one flat element index (operands[0], int64);
+//  - every integer index is int64.
+// Statements:
+//  - kFor: `for (var = 0; var < extent; ++var) body`; extent is an int64 expression of outer
+//    loop variables (a constant after lowering today). kind says how it may run:
+//      kSerial; kParallel (iterations are independent: codegen outlines the body and runs it
+//      through tunefarm_host_api->parallel_for); kVectorized (constant extent; iterations are
+//      independent lanes: codegen emits vector instructions, or a scalar loop if the body
+//      holds a condition that depends on the variable); kUnrolled (constant extent; emit the
+//      body `extent` times).
+//  - kStore: buffers[buffer][index] = value (value has the buffer's dtype).
+//  - kIf: if (cond) then_case else else_case (else_case may be undefined).
+//  - kSeq: the statements in order.
+#pragma once
+
+#include <cstdint>
+#include <memory>
+#include <string>
+#include <vector>
+
+#include "compiler/te/expr.h"
+
+namespace tunefarm::tir {
+
+using te::DType;
+using te::Expr;
+
+enum class StmtKind : uint8_t { kFor, kStore, kIf, kSeq };
+enum class ForKind : uint8_t { kSerial, kParallel, kVectorized, kUnrolled };
+std::string_view ForKindName(ForKind k);
+
+struct StmtNode;
+
+class Stmt {
+ public:
+  Stmt() = default;
+  explicit Stmt(std::shared_ptr<const StmtNode> node) : node_(std::move(node)) {}
+  const StmtNode* operator->() const { return node_.get(); }
+  const StmtNode& operator*() const { return *node_; }
+  bool defined() const { return node_ != nullptr; }
+  bool same_as(const Stmt& o) const { return node_ == o.node_; }
+
+ private:
+  std::shared_ptr<const StmtNode> node_;
+};
+
+struct StmtNode {
+  StmtKind kind;
+  // kFor
+  Expr loop_var;  // a kVar
+  Expr extent;
+  ForKind for_kind = ForKind::kSerial;
+  Stmt body;
+  // kStore
+  int buffer = -1;
+  Expr index;
+  Expr value;
+  // kIf
+  Expr cond;
+  Stmt then_case, else_case;
+  // kSeq
+  std::vector<Stmt> seq;
+};
+
+Stmt For(Expr loop_var, Expr extent, ForKind kind, Stmt body);
+Stmt Store(int buffer, Expr index, Expr value);
+Stmt IfThenElse(Expr cond, Stmt then_case, Stmt else_case = Stmt());
+Stmt Seq(std::vector<Stmt> stmts);  // flattens nested sequences; one statement is returned as is
+
+enum class BufferScope : uint8_t { kArg, kWorkspace };
+enum class ArgRole : uint8_t { kInput, kOutput, kParam };
+std::string_view ArgRoleName(ArgRole r);  // "in", "out", "param"
+
+struct Buffer {
+  std::string name;
+  DType dtype;
+  std::vector<int64_t> shape;
+  BufferScope scope;
+  ArgRole role = ArgRole::kInput;  // kArg only
+  int64_t workspace_offset = 0;    // kWorkspace only: byte offset, a multiple of 64
+  // Integer kArg inputs only: every element lies in [range_min, range_max] (e.g. gather indices),
+  // so a measurement harness can generate valid data. Recorded in the kernel metadata.
+  bool has_range = false;
+  int64_t range_min = 0, range_max = 0;
+  int64_t NumElements() const;
+  int64_t NumBytes() const;
+};
+
+// One kernel entry: buffers [0, num_args) are the arguments in ABI order (inputs, then
+// outputs); the rest live in the workspace at their offsets.
+struct PrimFunc {
+  std::string name;
+  std::vector<Buffer> buffers;
+  int num_args = 0;
+  int64_t workspace_bytes = 0;
+  Stmt body;
+};
+
+std::string StmtToString(const Stmt& s);  // readable, C-like; for logs and test failures
+std::string PrimFuncToString(const PrimFunc& f);
+
+}  // namespace tunefarm::tir

@@ -1,0 +1,65 @@
+// Seeded random schedules over the step kinds, for tests that check many schedules against a
+// reference. Invalid steps are part of the point: they must be rejected cleanly.
+#pragma once
+
+#include <algorithm>
+#include <random>
+
+#include "compiler/schedule/state.h"
+
+namespace tunefarm::testing {
+
+struct RandomScheduleStats {
+  int applied = 0, rejected = 0;
+};
+
+// Applies `num_steps` random steps to random compute stages of `state`.
+inline RandomScheduleStats ApplyRandomSteps(schedule::State* state, std::mt19937_64* rng, int num_steps) {
+  RandomScheduleStats stats;
+  const auto& stages = state->dag().stages();
+  auto pick = [&](int n) { return static_cast<int>((*rng)() % static_cast<uint64_t>(std::max(n, 1))); };
+  static constexpr int64_t kFactors[] = {1, 2, 3, 4, 5, 8, 16};
+  for (int step = 0; step < num_steps; ++step) {
+    int stage = stages[pick(static_cast<int>(stages.size()))];
+    int n = static_cast<int>(state->stage(stage).iters.size());
+    absl::Status s;
+    switch (pick(5)) {
+      case 0: {
+        std::vector<std::optional<int64_t>> lengths;
+        for (int i = 0, count = 1 + pick(2); i < count; ++i) lengths.push_back(kFactors[pick(7)]);
+        s = state->Split(stage, pick(n), lengths);
+        break;
+      }
+      case 1: {
+        std::vector<int> order(n);
+        for (int i = 0; i < n; ++i) order[i] = i;
+        std::shuffle(order.begin(), order.end(), *rng);
+        s = state->Reorder(stage, order);
+        break;
+      }
+      case 2: {
+        int first = pick(n - 1);
+        s = state->Fuse(stage, {first, first + 1});
+        break;
+      }
+      case 3: {
+        static constexpr schedule::IterAnnotation kAnn[] = {schedule::IterAnnotation::kParallel,
+                                                            schedule::IterAnnotation::kVectorize,
+                                                            schedule::IterAnnotation::kUnroll};
+        s = state->Annotate(stage, pick(n), kAnn[pick(3)]);
+        break;
+      }
+      default:
+        s = state->PragmaAutoUnroll(stage, 0, 1 << pick(7));
+        break;
+    }
+    if (s.ok()) {
+      ++stats.applied;
+    } else {
+      ++stats.rejected;
+    }
+  }
+  return stats;
+}
+
+}  // namespace tunefarm::testing
