@@ -21,6 +21,8 @@ absl::Status ApplyFuse(const FuseStep& step, State* state) {
     const IterNode& n = stage.node_of(it);
     if (n.kind != kind) return error("cannot fuse a space iterator with a reduce iterator");
     if (stage.iters[it].annotation != IterAnnotation::kNone) return error("cannot fuse an annotated iterator");
+    if (!state->AttachedAt(step.stage, stage.iters[it].node).empty())
+      return error("stages are computed at this iterator (fuse before compute_at)");
     extent = (extent == kUnknownExtent || n.extent == kUnknownExtent) ? kUnknownExtent : extent * n.extent;
     name += (name.empty() ? "" : "@") + n.name;
     rel.from.push_back(stage.iters[it].node);

@@ -14,6 +14,8 @@ absl::Status ApplySplit(const SplitStep& step, State* state) {
   if (step.extent != parent.extent)
     return error(StrCat("recorded extent ", step.extent, " differs from the iterator's ", parent.extent));
   if (it.annotation != IterAnnotation::kNone) return error("cannot split an annotated iterator");
+  if (!state->AttachedAt(step.stage, it.node).empty())
+    return error("stages are computed at this iterator (split before compute_at)");
   int64_t product = 1;
   bool filled = true;
   for (const auto& l : step.lengths) {

@@ -16,23 +16,50 @@ std::string_view IterAnnotationName(IterAnnotation a) {
   return "?";
 }
 
-State::State(std::shared_ptr<const te::ComputeDag> dag) : dag_(std::move(dag)) {
-  for (int id = 0; id < dag_->num_tensors(); ++id) {
-    const te::TensorDef& t = dag_->tensor(id);
-    Stage s;
-    s.tensor_id = id;
-    s.is_placeholder = t.is_placeholder;
-    if (!t.is_placeholder) {
-      for (size_t i = 0; i < t.shape.size(); ++i)
-        s.nodes.push_back({StrCat("i", i), t.shape[i], IterKind::kSpace});
-      for (size_t i = 0; i < t.reduce_extents.size(); ++i)
-        s.nodes.push_back({StrCat("k", i), t.reduce_extents[i], IterKind::kReduce});
-      s.num_space_axes = static_cast<int>(t.shape.size());
-      s.num_reduce_axes = static_cast<int>(t.reduce_extents.size());
-      for (int n = 0; n < static_cast<int>(s.nodes.size()); ++n) s.iters.push_back({n, IterAnnotation::kNone});
-    }
-    stages_.push_back(std::move(s));
+namespace {
+
+Stage InitialStage(const te::ComputeDag& dag, int id) {
+  const te::TensorDef& t = dag.tensor(id);
+  Stage s;
+  s.tensor_id = id;
+  s.is_placeholder = t.is_placeholder;
+  if (t.is_placeholder) return s;
+  for (size_t i = 0; i < t.shape.size(); ++i) s.nodes.push_back({StrCat("i", i), t.shape[i], IterKind::kSpace});
+  for (size_t i = 0; i < t.reduce_extents.size(); ++i)
+    s.nodes.push_back({StrCat("k", i), t.reduce_extents[i], IterKind::kReduce});
+  s.num_space_axes = static_cast<int>(t.shape.size());
+  s.num_reduce_axes = static_cast<int>(t.reduce_extents.size());
+  for (int n = 0; n < static_cast<int>(s.nodes.size()); ++n) s.iters.push_back({n, IterAnnotation::kNone});
+  return s;
+}
+
+}  // namespace
+
+State::State(std::shared_ptr<const te::ComputeDag> dag) : original_dag_(dag), dag_(std::move(dag)) {
+  for (int id = 0; id < dag_->num_tensors(); ++id) stages_.push_back(InitialStage(*dag_, id));
+}
+
+void State::InsertStage(std::shared_ptr<const te::ComputeDag> dag, int inserted) {
+  dag_ = std::move(dag);
+  for (Stage& s : stages_) {
+    if (s.tensor_id >= inserted) ++s.tensor_id;
+    if (s.attach_stage >= inserted) ++s.attach_stage;
   }
+  stages_.insert(stages_.begin() + inserted, InitialStage(*dag_, inserted));
+}
+
+void State::ResetStage(int id) {
+  Stage fresh = InitialStage(*dag_, id);
+  fresh.scope = stages_[id].scope;
+  stages_[id] = std::move(fresh);
+}
+
+bool State::IsUntouched(int id) const {
+  const Stage& s = stages_[id];
+  if (!s.relations.empty() || s.auto_unroll_max_step != 0) return false;
+  for (size_t i = 0; i < s.iters.size(); ++i)
+    if (s.iters[i].node != static_cast<int>(i) || s.iters[i].annotation != IterAnnotation::kNone) return false;
+  return true;
 }
 
 absl::Status State::Apply(const Step& step) {
@@ -54,6 +81,31 @@ absl::Status State::Fuse(int stage, std::vector<int> iters) { return Apply(FuseS
 absl::Status State::Annotate(int stage, int iter, IterAnnotation a) { return Apply(AnnotationStep{stage, iter, a}); }
 absl::Status State::PragmaAutoUnroll(int stage, int iter, int max_step) {
   return Apply(PragmaStep{stage, iter, max_step});
+}
+
+absl::Status State::ComputeAt(int stage, int target_stage, int target_iter) {
+  return Apply(ComputeAtStep{stage, target_stage, target_iter});
+}
+absl::Status State::ComputeInline(int stage) { return Apply(ComputeInlineStep{stage}); }
+absl::Status State::ComputeRoot(int stage) { return Apply(ComputeRootStep{stage}); }
+absl::Status State::CacheWrite(int stage, std::string scope) { return Apply(CacheWriteStep{stage, std::move(scope)}); }
+absl::Status State::CacheRead(int stage, std::string scope, std::vector<int> readers) {
+  return Apply(CacheReadStep{stage, std::move(scope), std::move(readers)});
+}
+absl::Status State::Rfactor(int stage, int iter) { return Apply(RfactorStep{stage, iter}); }
+absl::Status State::FollowSplit(int stage, int iter, int src_step, int n_split) {
+  return Apply(FollowSplitStep{stage, iter, src_step, n_split});
+}
+absl::Status State::FollowFusedSplit(int stage, int iter, std::vector<int> src_steps, int level, bool factor_or_nparts) {
+  return Apply(FollowFusedSplitStep{stage, iter, std::move(src_steps), level, factor_or_nparts});
+}
+
+std::vector<int> State::AttachedAt(int stage, int node) const {
+  std::vector<int> out;
+  for (int s = 0; s < static_cast<int>(stages_.size()); ++s)
+    if (stages_[s].location == ComputeLocation::kAt && stages_[s].attach_stage == stage && stages_[s].attach_node == node)
+      out.push_back(s);
+  return out;
 }
 
 bool State::IsConcrete() const {
@@ -92,6 +144,10 @@ std::string State::ToString() const {
         StrAppend(&out, "(", n.extent, ")");
     }
     if (s.auto_unroll_max_step) StrAppend(&out, " [auto_unroll_max_step=", s.auto_unroll_max_step, "]");
+    if (s.location == ComputeLocation::kInlined) StrAppend(&out, " [inlined]");
+    if (s.location == ComputeLocation::kAt)
+      StrAppend(&out, " [at ", dag_->tensor(stages_[s.attach_stage].tensor_id).name, ".",
+                stages_[s.attach_stage].nodes[s.attach_node].name, "]");
     out += "\n";
   }
   return out;

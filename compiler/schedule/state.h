@@ -47,6 +47,13 @@ struct Iterator {
   IterAnnotation annotation = IterAnnotation::kNone;
 };
 
+// Where a stage's loop nest is emitted.
+enum class ComputeLocation : uint8_t {
+  kRoot,     // its own nest at the top level of the kernel
+  kInlined,  // no nest: consumers recompute its body where they read it
+  kAt,       // inside a consumer's loop: only the region that loop's iterations need
+};
+
 struct Stage {
   int tensor_id = -1;
   bool is_placeholder = false;
@@ -54,6 +61,10 @@ struct Stage {
   std::vector<IterRelation> relations;
   std::vector<Iterator> iters;  // current loop order, outermost first
   int auto_unroll_max_step = 0;
+  ComputeLocation location = ComputeLocation::kRoot;
+  std::string scope;  // cache stages: the scope they were created for ("local", "global")
+  int attach_stage = -1;  // kAt: the consumer stage
+  int attach_node = -1;   // kAt: the consumer's iterator node (stable across reorder)
 
   const IterNode& node_of(int iter) const { return nodes[iters[iter].node]; }
   int num_space_axes = 0;   // nodes [0, num_space_axes) are the original space axes
@@ -65,8 +76,11 @@ class State {
   // The initial state: every stage at root, loops in axis order, no annotations.
   explicit State(std::shared_ptr<const te::ComputeDag> dag);
 
+  // The DAG as scheduled so far: cache_read, cache_write and rfactor add stages to it.
   const te::ComputeDag& dag() const { return *dag_; }
   const std::shared_ptr<const te::ComputeDag>& dag_ptr() const { return dag_; }
+  // The DAG the schedule was written for (its workload key identifies the schedule's task).
+  const std::shared_ptr<const te::ComputeDag>& original_dag() const { return original_dag_; }
   const std::vector<Stage>& stages() const { return stages_; }
   const Stage& stage(int id) const { return stages_[id]; }
   const std::vector<Step>& steps() const { return steps_; }
@@ -81,6 +95,17 @@ class State {
   absl::Status Fuse(int stage, std::vector<int> iters);
   absl::Status Annotate(int stage, int iter, IterAnnotation annotation);
   absl::Status PragmaAutoUnroll(int stage, int iter, int max_step);
+  absl::Status ComputeAt(int stage, int target_stage, int target_iter);
+  absl::Status ComputeInline(int stage);
+  absl::Status ComputeRoot(int stage);
+  absl::Status FollowSplit(int stage, int iter, int src_step, int n_split);
+  absl::Status FollowFusedSplit(int stage, int iter, std::vector<int> src_steps, int level, bool factor_or_nparts);
+  absl::Status CacheWrite(int stage, std::string scope);
+  absl::Status CacheRead(int stage, std::string scope, std::vector<int> readers);
+  absl::Status Rfactor(int stage, int iter);
+
+  // Stages attached at `stage`'s iterator node `node`, producers first (topological order).
+  std::vector<int> AttachedAt(int stage, int node) const;
 
   // True when every split length is filled (a complete schedule, ready to lower).
   bool IsConcrete() const;
@@ -96,8 +121,16 @@ class State {
 
   // Used by steps to edit the state; not for other callers.
   Stage& mutable_stage(int id) { return stages_[id]; }
+  // Switches to `dag`, which has one more tensor at index `inserted` than the current one:
+  // a fresh stage goes there and every stage reference at or after it shifts by one.
+  void InsertStage(std::shared_ptr<const te::ComputeDag> dag, int inserted);
+  // Gives stage `id` the initial iterators of its (new) definition.
+  void ResetStage(int id);
+  // True when stage `id` has its initial loops: no split, fuse, reorder or annotation yet.
+  bool IsUntouched(int id) const;
 
  private:
+  std::shared_ptr<const te::ComputeDag> original_dag_;
   std::shared_ptr<const te::ComputeDag> dag_;
   std::vector<Stage> stages_;
   std::vector<Step> steps_;

@@ -32,6 +32,16 @@ json StepToJson(const Step& step) {
           [](const PragmaStep& s) {
             return json::array({"PR", s.stage, s.iter, StrCat("auto_unroll_max_step$", s.auto_unroll_max_step)});
           },
+          [](const ComputeAtStep& s) { return json::array({"CA", s.stage, s.target_stage, s.target_iter}); },
+          [](const ComputeInlineStep& s) { return json::array({"CI", s.stage}); },
+          [](const ComputeRootStep& s) { return json::array({"CR", s.stage}); },
+          [](const CacheWriteStep& s) { return json::array({"CHW", s.stage, s.scope}); },
+          [](const CacheReadStep& s) { return json::array({"CHR", s.stage, s.scope, s.readers}); },
+          [](const RfactorStep& s) { return json::array({"RF", s.stage, s.iter}); },
+          [](const FollowSplitStep& s) { return json::array({"FSP", s.stage, s.iter, s.src_step, s.n_split}); },
+          [](const FollowFusedSplitStep& s) {
+            return json::array({"FFSP", s.stage, s.iter, s.src_steps, s.level, s.factor_or_nparts ? 1 : 0});
+          },
       },
       step);
 }
@@ -107,6 +117,49 @@ absl::StatusOr<Step> StepFromJson(const json& j) {
         value < 0 || value > (1 << 20))
       return bad("unknown pragma");
     s.auto_unroll_max_step = static_cast<int>(value);
+    return Step(s);
+  }
+  if (tag == "CA") {
+    ComputeAtStep s;
+    if (j.size() != 4 || !Field(j, 1, &s.stage) || !Field(j, 2, &s.target_stage) || !Field(j, 3, &s.target_iter))
+      return bad("malformed compute_at step");
+    return Step(s);
+  }
+  if (tag == "CI" || tag == "CR") {
+    int stage;
+    if (j.size() != 2 || !Field(j, 1, &stage)) return bad("malformed step");
+    return tag == "CI" ? Step(ComputeInlineStep{stage}) : Step(ComputeRootStep{stage});
+  }
+  if (tag == "FSP") {
+    FollowSplitStep s;
+    if (j.size() != 5 || !Field(j, 1, &s.stage) || !Field(j, 2, &s.iter) || !Field(j, 3, &s.src_step) ||
+        !Field(j, 4, &s.n_split))
+      return bad("malformed follow_split step");
+    return Step(s);
+  }
+  if (tag == "FFSP") {
+    FollowFusedSplitStep s;
+    int flag;
+    if (j.size() != 6 || !Field(j, 1, &s.stage) || !Field(j, 2, &s.iter) || !Field(j, 3, &s.src_steps) ||
+        !Field(j, 4, &s.level) || !Field(j, 5, &flag) || (flag != 0 && flag != 1))
+      return bad("malformed follow_fused_split step");
+    s.factor_or_nparts = flag == 1;
+    return Step(s);
+  }
+  if (tag == "CHW") {
+    CacheWriteStep s;
+    if (j.size() != 3 || !Field(j, 1, &s.stage) || !Field(j, 2, &s.scope)) return bad("malformed cache_write step");
+    return Step(s);
+  }
+  if (tag == "CHR") {
+    CacheReadStep s;
+    if (j.size() != 4 || !Field(j, 1, &s.stage) || !Field(j, 2, &s.scope) || !Field(j, 3, &s.readers))
+      return bad("malformed cache_read step");
+    return Step(s);
+  }
+  if (tag == "RF") {
+    RfactorStep s;
+    if (j.size() != 3 || !Field(j, 1, &s.stage) || !Field(j, 2, &s.iter)) return bad("malformed rfactor step");
     return Step(s);
   }
   return bad(StrCat("unknown step tag '", tag, "'"));

@@ -7,7 +7,7 @@
 namespace tunefarm::schedule {
 
 std::string_view StepTag(const Step& step) {
-  static constexpr std::string_view kTags[] = {"SP", "RE", "FU", "AN", "PR"};
+  static constexpr std::string_view kTags[] = {"SP", "RE", "FU", "AN", "PR", "CA", "CI", "CR", "FSP", "FFSP", "CHW", "CHR", "RF"};
   return kTags[step.index()];
 }
 
@@ -18,6 +18,14 @@ absl::Status ApplyStep(const Step& step, State* state) {
     case 2: return ApplyFuse(std::get<FuseStep>(step), state);
     case 3: return ApplyAnnotation(std::get<AnnotationStep>(step), state);
     case 4: return ApplyPragma(std::get<PragmaStep>(step), state);
+    case 5: return ApplyComputeAt(std::get<ComputeAtStep>(step), state);
+    case 6: return ApplyComputeInline(std::get<ComputeInlineStep>(step), state);
+    case 7: return ApplyComputeRoot(std::get<ComputeRootStep>(step), state);
+    case 8: return ApplyFollowSplit(std::get<FollowSplitStep>(step), state);
+    case 9: return ApplyFollowFusedSplit(std::get<FollowFusedSplitStep>(step), state);
+    case 10: return ApplyCacheWrite(std::get<CacheWriteStep>(step), state);
+    case 11: return ApplyCacheRead(std::get<CacheReadStep>(step), state);
+    case 12: return ApplyRfactor(std::get<RfactorStep>(step), state);
   }
   return absl::InternalError("unknown step kind");
 }

@@ -8,6 +8,14 @@
 //   ["FU", stage, [iter, ...]]                            fuse consecutive iterators
 //   ["AN", stage, iter, "parallel"|"vectorize"|"unroll"]  annotate
 //   ["PR", stage, iter, "auto_unroll_max_step$N"]         pragma
+//   ["CA", stage, target_stage, target_iter]              compute_at
+//   ["CI", stage]                                         compute_inline
+//   ["CR", stage]                                         compute_root
+//   ["FSP", stage, iter, src_step, n_split]               follow_split
+//   ["FFSP", stage, iter, [src_step, ...], level, 0|1]    follow_fused_split (1: factor, 0: nparts)
+//   ["CHW", stage, scope]                                 cache_write
+//   ["CHR", stage, scope, [reader, ...]]                  cache_read
+//   ["RF", stage, iter]                                   rfactor
 #pragma once
 
 #include <cstdint>
@@ -45,8 +53,52 @@ struct PragmaStep {
   int stage = 0, iter = 0;
   int auto_unroll_max_step = 0;
 };
+// Split `iter` like an earlier split step: its first n_split-1 lengths, then the product of the
+// rest (so the tuner changes one split and the follower changes with it).
+struct FollowSplitStep {
+  int stage = 0, iter = 0;
+  int src_step = 0, n_split = 1;
+};
+// Split `iter` by the product of lengths[level] of several earlier split steps; as the inner
+// factor, or (factor_or_nparts false) as the number of outer parts.
+struct FollowFusedSplitStep {
+  int stage = 0, iter = 0;
+  std::vector<int> src_steps;
+  int level = 0;
+  bool factor_or_nparts = true;
+};
+// A new stage computes `stage`'s body into a scratch buffer; `stage` becomes a copy of it.
+// The new stage takes index `stage` (later stages shift by one).
+struct CacheWriteStep {
+  int stage = 0;
+  std::string scope;
+};
+// A new stage copies `stage` (a placeholder or stage) and `readers` read the copy instead.
+// The new stage takes index stage + 1 (later stages shift by one).
+struct CacheReadStep {
+  int stage = 0;
+  std::string scope;
+  std::vector<int> readers;
+};
+// Splits a reduction in two: a new stage (index `stage`, later ones shift) reduces everything
+// but reduce iterator `iter`, which becomes its first space axis; `stage` then reduces over it.
+// `iter` is an original reduce axis, or one half of a two-way split of one.
+struct RfactorStep {
+  int stage = 0, iter = 0;
+};
+struct ComputeAtStep {
+  int stage = 0, target_stage = 0, target_iter = 0;
+};
+struct ComputeInlineStep {
+  int stage = 0;
+};
+struct ComputeRootStep {
+  int stage = 0;
+};
 
-using Step = std::variant<SplitStep, ReorderStep, FuseStep, AnnotationStep, PragmaStep>;
+using Step = std::variant<SplitStep, ReorderStep, FuseStep, AnnotationStep, PragmaStep, ComputeAtStep,
+                          ComputeInlineStep, ComputeRootStep, FollowSplitStep, FollowFusedSplitStep, CacheWriteStep,
+                          CacheReadStep, RfactorStep>;
 
 // The short tag of a step kind ("SP", "RE", ...).
 std::string_view StepTag(const Step& step);
@@ -60,6 +112,14 @@ absl::Status ApplyReorder(const ReorderStep& s, State* state);
 absl::Status ApplyFuse(const FuseStep& s, State* state);
 absl::Status ApplyAnnotation(const AnnotationStep& s, State* state);
 absl::Status ApplyPragma(const PragmaStep& s, State* state);
+absl::Status ApplyComputeAt(const ComputeAtStep& s, State* state);
+absl::Status ApplyComputeInline(const ComputeInlineStep& s, State* state);
+absl::Status ApplyComputeRoot(const ComputeRootStep& s, State* state);
+absl::Status ApplyFollowSplit(const FollowSplitStep& s, State* state);
+absl::Status ApplyFollowFusedSplit(const FollowFusedSplitStep& s, State* state);
+absl::Status ApplyCacheWrite(const CacheWriteStep& s, State* state);
+absl::Status ApplyCacheRead(const CacheReadStep& s, State* state);
+absl::Status ApplyRfactor(const RfactorStep& s, State* state);
 
 // A Status for a rejected step: "<TAG> stage S iter I: <reason>".
 absl::Status StepError(std::string_view tag, int stage, int iter, std::string_view reason);

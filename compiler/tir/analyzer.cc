@@ -329,6 +329,35 @@ bool Analyzer::CanProve(const Expr& cond) const {
   return te::IsConstInt(Simplify(cond), &v) && v != 0;
 }
 
+bool RangeOverVars(const Expr& e, const std::unordered_map<int64_t, int64_t>& ranges, Expr* lo, Expr* hi) {
+  Analyzer an;
+  for (const auto& [id, extent] : ranges) an.BindLoop(id, extent);
+  LinearForm form = ToLinear(an.Simplify(e)), low, high;
+  low.constant = high.constant = form.constant;
+  for (const auto& [key, tc] : form.terms) {
+    const auto& [term, coeff] = tc;
+    bool has_ranged = false, has_other = false;
+    te::Visit(term, [&](const Expr& n) {
+      if (n->kind != ExprKind::kVar) return;
+      (ranges.count(n->int_value) ? has_ranged : has_other) = true;
+    });
+    if (!has_ranged) {
+      low.AddTerm(term, coeff);
+      high.AddTerm(term, coeff);
+      continue;
+    }
+    if (has_other) return false;
+    Interval b = an.Bound(term);
+    if (IsUnbounded(b)) return false;
+    Interval scaled = Scale(b, coeff);
+    low.constant += scaled.min;
+    high.constant += scaled.max;
+  }
+  *lo = FromLinear(low);
+  *hi = FromLinear(high);
+  return true;
+}
+
 Expr Substitute(const Expr& e, const std::unordered_map<int64_t, Expr>& vars) {
   return te::Rewrite(e, [&](const Expr& n) -> Expr {
     if (n->kind != ExprKind::kVar) return Expr();

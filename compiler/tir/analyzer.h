@@ -36,6 +36,11 @@ class Analyzer {
   std::unordered_map<int64_t, Interval> ranges_;
 };
 
+// The least and greatest value of `e` while each variable in `ranges` runs over [0, extent),
+// as expressions of the remaining variables. False when `e` is not linear in those variables
+// (or they mix non-linearly with others).
+bool RangeOverVars(const Expr& e, const std::unordered_map<int64_t, int64_t>& ranges, Expr* lo, Expr* hi);
+
 // Simplifies every expression of `s`, binding loop ranges on the way down; removes provably
 // true/false conditions and loops of extent 1 (substituting 0 for their variable).
 Stmt SimplifyStmt(const Stmt& s);

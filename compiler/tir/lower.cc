@@ -6,18 +6,19 @@
 
 #include "compiler/common/strings.h"
 #include "compiler/tir/analyzer.h"
+#include "compiler/tir/buffer_plan.h"
+#include "compiler/tir/region_inference.h"
 #include "compiler/tir/verify.h"
 
 namespace tunefarm::tir {
 namespace {
 
+using schedule::ComputeLocation;
 using schedule::IterAnnotation;
 using schedule::IterKind;
 using schedule::IterRelation;
 using schedule::Stage;
 using te::ExprKind;
-
-constexpr int64_t kWorkspaceAlign = 64;
 
 ForKind LoopKind(IterAnnotation a) {
   switch (a) {
@@ -30,64 +31,66 @@ ForKind LoopKind(IterAnnotation a) {
 
 Expr Idx(int64_t v) { return te::IntImm(te::kIndexType, v); }
 
-// Buffers of the kernel: inputs, outputs, then intermediates in the workspace.
-struct BufferPlan {
-  std::vector<Buffer> buffers;
-  std::vector<int> buffer_of_tensor;
-  int num_args = 0;
-  int64_t workspace_bytes = 0;
+using VarSet = std::vector<int64_t>;  // loop variables bound so far
+
+// Shared by the stages of one kernel.
+struct LoweringContext {
+  const schedule::State& state;
+  const BufferPlan& plan;
+  int64_t next_var_id = 0;
+  std::vector<Expr> inlined_bodies;  // per tensor: its body with inlined producers substituted
 };
 
-BufferPlan PlanBuffers(const te::ComputeDag& dag) {
-  BufferPlan plan;
-  plan.buffer_of_tensor.assign(dag.num_tensors(), -1);
-  auto add = [&](int tensor, BufferScope scope, ArgRole role) {
-    const te::TensorDef& t = dag.tensor(tensor);
-    Buffer b{t.name, t.dtype, t.shape, scope, role};
-    if (scope == BufferScope::kWorkspace) {
-      b.workspace_offset = plan.workspace_bytes;
-      plan.workspace_bytes += (b.NumBytes() + kWorkspaceAlign - 1) / kWorkspaceAlign * kWorkspaceAlign;
-    }
-    plan.buffer_of_tensor[tensor] = static_cast<int>(plan.buffers.size());
-    plan.buffers.push_back(std::move(b));
-  };
-  for (int id : dag.inputs()) add(id, BufferScope::kArg, dag.tensor(id).is_constant ? ArgRole::kParam : ArgRole::kInput);
-  for (int id : dag.outputs()) add(id, BufferScope::kArg, ArgRole::kOutput);
-  plan.num_args = static_cast<int>(plan.buffers.size());
-  for (int id : dag.stages())
-    if (plan.buffer_of_tensor[id] < 0) add(id, BufferScope::kWorkspace, ArgRole::kInput);
-  return plan;
+// A body with every read of an inlined stage replaced by that stage's (recursively inlined)
+// body at the read's indices. Stays at the te level (axes, tensor ids).
+Expr InlineProducers(const Expr& body, LoweringContext* ctx) {
+  return te::Rewrite(body, [&](const Expr& e) -> Expr {
+    if (e->kind != ExprKind::kLoad) return Expr();
+    int t = static_cast<int>(e->int_value);
+    if (ctx->state.stage(t).location != ComputeLocation::kInlined) return Expr();
+    Expr& inlined = ctx->inlined_bodies[t];
+    if (!inlined.defined()) inlined = InlineProducers(ctx->state.dag().tensor(t).body, ctx);
+    const std::vector<Expr>& indices = e->operands;
+    return te::Rewrite(inlined, [&](const Expr& n) -> Expr {
+      return n->kind == ExprKind::kAxis ? indices[n->int_value] : Expr();
+    });
+  });
 }
 
 Expr FlatIndex(const std::vector<Expr>& indices, const std::vector<int64_t>& shape) {
   Expr flat;
-  for (size_t d = 0; d < indices.size(); ++d) {
-    flat = flat.defined() ? flat * Idx(shape[d]) + indices[d] : indices[d];
-  }
+  for (size_t d = 0; d < indices.size(); ++d) flat = flat.defined() ? flat * Idx(shape[d]) + indices[d] : indices[d];
   return flat.defined() ? flat : Idx(0);
 }
 
-// Lowers one stage. Loop variables get ids from *next_var_id.
+// Lowers one stage: at the root (no region), or inside a consumer's loop over `region`.
 class StageLowering {
  public:
-  StageLowering(const te::ComputeDag& dag, const Stage& stage, const BufferPlan& plan, int64_t* next_var_id)
-      : dag_(dag), stage_(stage), plan_(plan), next_var_id_(next_var_id), tensor_(dag.tensor(stage.tensor_id)) {}
+  StageLowering(LoweringContext* ctx, int stage_id, const std::vector<AxisRegion>* region)
+      : ctx_(*ctx),
+        stage_id_(stage_id),
+        stage_(ctx->state.stage(stage_id)),
+        tensor_(ctx->state.dag().tensor(stage_.tensor_id)),
+        region_(region) {}
 
-  Stmt Lower() {
+  Stmt Lower(const VarSet& enclosing) {
+    ComputeExtents();
     MakeLoopVars();
     DeriveNodeValues();
     std::vector<Expr> space, reduce;
-    for (int i = 0; i < stage_.num_space_axes; ++i) space.push_back(value_[i]);
+    for (int i = 0; i < stage_.num_space_axes; ++i) {
+      space.push_back(region_ ? (*region_)[i].min + value_[i] : value_[i]);
+      if (region_) AddRegionGuards(space.back(), tensor_.shape[i]);
+    }
     for (int i = 0; i < stage_.num_reduce_axes; ++i) reduce.push_back(value_[stage_.num_space_axes + i]);
-    Expr body = BindAxes(tensor_.body, space, reduce);
-    int out_buffer = plan_.buffer_of_tensor[stage_.tensor_id];
+    te_body_ = InlineProducers(tensor_.body, &ctx_);
+    Expr body = BindAxes(te_body_, space, reduce);
+    int out_buffer = ctx_.plan.buffer_of_tensor[stage_.tensor_id];
     Expr out_index = FlatIndex(space, tensor_.shape);
 
     GuardSet none(guards_.size(), false);
     if (tensor_.reduce == te::ReduceKind::kNone)
-      return Build(AllLeaves(), 0, {}, none, [&](const VarSet&, const GuardSet&) {
-        return Store(out_buffer, out_index, body);
-      });
+      return Build(AllLeaves(), 0, enclosing, none, true, Leaf(Store(out_buffer, out_index, body)));
 
     Expr acc = te::Load(tensor_.dtype, out_buffer, {out_index});
     Stmt update = Store(out_buffer, out_index, te::ReduceCombine(tensor_.reduce, acc, body));
@@ -105,17 +108,20 @@ class StageLowering {
       inner_all.push_back(i);
       if (stage_.node_of(i).kind == IterKind::kSpace) inner_space.push_back(i);
     }
-    return Build(outer, 0, {}, none, [&](const VarSet& bound, const GuardSet& emitted) {
-      auto leaf = [](const Stmt& s) { return [s](const VarSet&, const GuardSet&) { return s; }; };
-      Stmt init_nest = FreshenLoopVars(Build(inner_space, 0, bound, emitted, leaf(init)), next_var_id_);
-      return Seq({init_nest, Build(inner_all, 0, bound, emitted, leaf(update))});
+    return Build(outer, 0, enclosing, none, true, [&](const VarSet& bound, const GuardSet& emitted) {
+      // Stages attached inside the reduction are computed in the update nest only.
+      Stmt init_nest = FreshenLoopVars(Build(inner_space, 0, bound, emitted, false, Leaf(init)), &ctx_.next_var_id);
+      return Seq({init_nest, Build(inner_all, 0, bound, emitted, true, Leaf(update))});
     });
   }
 
  private:
-  using VarSet = std::vector<int64_t>;  // loop variables bound so far
-  using GuardSet = std::vector<bool>;   // guards already checked by an enclosing statement
+  using GuardSet = std::vector<bool>;  // guards already checked by an enclosing statement
   using InnerFn = std::function<Stmt(const VarSet&, const GuardSet&)>;
+
+  static InnerFn Leaf(Stmt s) {
+    return [s](const VarSet&, const GuardSet&) { return s; };
+  }
 
   std::vector<int> AllLeaves() const {
     std::vector<int> all;
@@ -123,14 +129,46 @@ class StageLowering {
     return all;
   }
 
+  // Node extents for this lowering: the schedule's, or, inside a consumer, recomputed from the
+  // region the consumer needs (split outers and fused extents follow their inputs).
+  void ComputeExtents() {
+    extent_.clear();
+    for (const auto& n : stage_.nodes) extent_.push_back(n.extent);
+    if (!region_) return;
+    for (int i = 0; i < stage_.num_space_axes; ++i) extent_[i] = (*region_)[i].extent;
+    for (const IterRelation& rel : stage_.relations) {
+      if (rel.kind == IterRelation::kSplit) {
+        int64_t inner = 1;
+        for (size_t i = 1; i < rel.to.size(); ++i) inner *= extent_[rel.to[i]];
+        extent_[rel.to[0]] = (extent_[rel.from[0]] + inner - 1) / inner;
+      } else {
+        int64_t product = 1;
+        for (int f : rel.from) product *= extent_[f];
+        extent_[rel.to[0]] = product;
+      }
+    }
+  }
+
   void MakeLoopVars() {
     value_.assign(stage_.nodes.size(), Expr());
     loop_var_.resize(stage_.iters.size());
     for (size_t i = 0; i < stage_.iters.size(); ++i) {
       const auto& node = stage_.node_of(static_cast<int>(i));
-      loop_var_[i] = te::MakeVar(StrCat(tensor_.name, ".", node.name), (*next_var_id_)++);
+      loop_var_[i] = te::MakeVar(StrCat(tensor_.name, ".", node.name), ctx_.next_var_id++);
       value_[stage_.iters[i].node] = loop_var_[i];
     }
+  }
+
+  void AddGuard(Expr g) {
+    guard_vars_.push_back(VarsOf(g));
+    guards_.push_back(std::move(g));
+  }
+
+  // Inside a consumer the region may hang over the tensor's edge (a tail of the consumer's
+  // split): those points are skipped.
+  void AddRegionGuards(const Expr& coord, int64_t extent) {
+    AddGuard(te::Ge(coord, Idx(0)));
+    AddGuard(te::Lt(coord, Idx(extent)));
   }
 
   // Walks the relations newest first, so every relation's outputs have values before its inputs
@@ -139,25 +177,20 @@ class StageLowering {
     for (auto rel = stage_.relations.rbegin(); rel != stage_.relations.rend(); ++rel) {
       if (rel->kind == IterRelation::kSplit) {
         Expr v = value_[rel->to[0]];
-        int64_t covered = stage_.nodes[rel->to[0]].extent;
+        int64_t covered = extent_[rel->to[0]];
         for (size_t i = 1; i < rel->to.size(); ++i) {
-          int64_t ext = stage_.nodes[rel->to[i]].extent;
-          v = v * Idx(ext) + value_[rel->to[i]];
-          covered *= ext;
+          v = v * Idx(extent_[rel->to[i]]) + value_[rel->to[i]];
+          covered *= extent_[rel->to[i]];
         }
         value_[rel->from[0]] = v;
-        if (covered != stage_.nodes[rel->from[0]].extent) {
-          guards_.push_back(te::Lt(v, Idx(stage_.nodes[rel->from[0]].extent)));
-          guard_vars_.push_back(VarsOf(guards_.back()));
-        }
+        if (covered != extent_[rel->from[0]]) AddGuard(te::Lt(v, Idx(extent_[rel->from[0]])));
       } else {
         Expr fused = value_[rel->to[0]];
         int64_t inner_extent = 1;
         for (size_t i = rel->from.size(); i-- > 0;) {
-          int64_t ext = stage_.nodes[rel->from[i]].extent;
           Expr v = inner_extent == 1 ? fused : fused / Idx(inner_extent);
-          value_[rel->from[i]] = i == 0 ? v : v % Idx(ext);
-          inner_extent *= ext;
+          value_[rel->from[i]] = i == 0 ? v : v % Idx(extent_[rel->from[i]]);
+          inner_extent *= extent_[rel->from[i]];
         }
       }
     }
@@ -173,8 +206,9 @@ class StageLowering {
 
   // Loops over leaves[pos..] around inner(...). A guard is checked as soon as every variable it
   // uses is bound, so a tail check sits as far out as it can; `emitted` tracks what enclosing
-  // statements already checked.
-  Stmt Build(const std::vector<int>& leaves, size_t pos, VarSet bound, GuardSet emitted, const InnerFn& inner) {
+  // statements already checked. Stages attached at a loop are computed first thing inside it.
+  Stmt Build(const std::vector<int>& leaves, size_t pos, VarSet bound, GuardSet emitted, bool with_attached,
+             const InnerFn& inner) {
     std::vector<Expr> ready;
     for (size_t g = 0; g < guards_.size(); ++g) {
       if (emitted[g]) continue;
@@ -190,8 +224,10 @@ class StageLowering {
     } else {
       int leaf = leaves[pos];
       bound.push_back(loop_var_[leaf]->int_value);
-      Stmt loop_body = Build(leaves, pos + 1, bound, emitted, inner);
-      body = For(loop_var_[leaf], Idx(stage_.node_of(leaf).extent), LoopKind(stage_.iters[leaf].annotation), loop_body);
+      Stmt loop_body = Build(leaves, pos + 1, bound, emitted, with_attached, inner);
+      if (with_attached) loop_body = Seq({LowerAttached(leaf, bound), loop_body});
+      body = For(loop_var_[leaf], Idx(extent_[stage_.iters[leaf].node]), LoopKind(stage_.iters[leaf].annotation),
+                 loop_body);
     }
     if (ready.empty()) return body;
     Expr cond = ready[0];
@@ -199,29 +235,56 @@ class StageLowering {
     return IfThenElse(cond, body);
   }
 
-  Expr BindAxes(const Expr& body, const std::vector<Expr>& space, const std::vector<Expr>& reduce) const {
-    return te::Rewrite(body, [&](const Expr& e) -> Expr {
+  // Nests of the stages attached at iterator `leaf`, each over the region of it that the
+  // iterations below this loop read.
+  Stmt LowerAttached(int leaf, const VarSet& bound) {
+    std::vector<Stmt> nests;
+    for (int producer : ctx_.state.AttachedAt(stage_id_, stage_.iters[leaf].node)) {
+      std::unordered_map<int64_t, int64_t> inner;
+      for (size_t i = leaf + 1; i < stage_.iters.size(); ++i)
+        inner[loop_var_[i]->int_value] = extent_[stage_.iters[i].node];
+      std::vector<std::vector<Expr>> accesses;
+      int producer_tensor = ctx_.state.stage(producer).tensor_id;
+      te::Visit(bound_body_, [&](const Expr& e) {
+        if (e->kind == ExprKind::kLoad && e->int_value == producer_tensor) accesses.push_back(e->operands);
+      });
+      std::vector<AxisRegion> region =
+          InferRegion(accesses, inner, ctx_.state.dag().tensor(producer_tensor).shape);
+      nests.push_back(StageLowering(&ctx_, producer, &region).Lower(bound));
+    }
+    return Seq(std::move(nests));
+  }
+
+  // Replaces axes by their loop expressions and tensor reads by buffer loads. Reads of stages
+  // attached to this one keep their multi-dimensional indices in bound_body_ for region
+  // inference.
+  Expr BindAxes(const Expr& body, const std::vector<Expr>& space, const std::vector<Expr>& reduce) {
+    Expr with_vars = te::Rewrite(body, [&](const Expr& e) -> Expr {
       switch (e->kind) {
         case ExprKind::kAxis: return space[e->int_value];
         case ExprKind::kReduceAxis: return reduce[e->int_value];
-        case ExprKind::kLoad: {
-          const te::TensorDef& src = dag_.tensor(static_cast<int>(e->int_value));
-          return te::Load(e->dtype, plan_.buffer_of_tensor[e->int_value], {FlatIndex(e->operands, src.shape)});
-        }
         default: return Expr();
       }
     });
+    bound_body_ = with_vars;
+    return te::Rewrite(with_vars, [&](const Expr& e) -> Expr {
+      if (e->kind != ExprKind::kLoad) return Expr();
+      const te::TensorDef& src = ctx_.state.dag().tensor(static_cast<int>(e->int_value));
+      return te::Load(e->dtype, ctx_.plan.buffer_of_tensor[e->int_value], {FlatIndex(e->operands, src.shape)});
+    });
   }
 
-  const te::ComputeDag& dag_;
+  LoweringContext& ctx_;
+  int stage_id_;
   const Stage& stage_;
-  const BufferPlan& plan_;
-  int64_t* next_var_id_;
   const te::TensorDef& tensor_;
-  std::vector<Expr> value_;     // per iterator node: its value in terms of loop variables
-  std::vector<Expr> loop_var_;  // per current iterator
-  std::vector<Expr> guards_;    // conditions a point must meet (non-dividing splits)
-  std::vector<VarSet> guard_vars_;
+  const std::vector<AxisRegion>* region_;
+  Expr te_body_, bound_body_;
+  std::vector<int64_t> extent_;     // per iterator node
+  std::vector<Expr> value_;         // per iterator node: its value in terms of loop variables
+  std::vector<Expr> loop_var_;      // per current iterator
+  std::vector<Expr> guards_;        // conditions a point must meet
+  std::vector<VarSet> guard_vars_;  // the variables of each guard
 };
 
 // Marks inner serial loops as unrolled while the unrolled body stays under max_step statements.
@@ -266,12 +329,13 @@ Stmt AutoUnroll(const Stmt& s, int max_step, int64_t* size) {
 absl::StatusOr<PrimFunc> Lower(const schedule::State& state, std::string_view name) {
   if (!state.IsConcrete()) return absl::FailedPreconditionError("cannot lower a sketch: some split lengths are unfilled");
   const te::ComputeDag& dag = state.dag();
-  BufferPlan plan = PlanBuffers(dag);
-  int64_t next_var_id = 0;
+  BufferPlan plan = PlanBuffers(state);
+  LoweringContext ctx{state, plan, 0, std::vector<Expr>(dag.num_tensors())};
   std::vector<Stmt> nests;
   for (int tensor : dag.stages()) {
     const Stage& stage = state.stage(tensor);
-    Stmt nest = StageLowering(dag, stage, plan, &next_var_id).Lower();
+    if (stage.location != ComputeLocation::kRoot) continue;  // inlined, or emitted by its consumer
+    Stmt nest = StageLowering(&ctx, tensor, nullptr).Lower({});
     if (stage.auto_unroll_max_step > 0) {
       int64_t size = 0;
       nest = AutoUnroll(nest, stage.auto_unroll_max_step, &size);

@@ -23,7 +23,8 @@ inline RandomScheduleStats ApplyRandomSteps(schedule::State* state, std::mt19937
     int stage = stages[pick(static_cast<int>(stages.size()))];
     int n = static_cast<int>(state->stage(stage).iters.size());
     absl::Status s;
-    switch (pick(5)) {
+    int num_steps_so_far = static_cast<int>(state->steps().size());
+    switch (pick(13)) {
       case 0: {
         std::vector<std::optional<int64_t>> lengths;
         for (int i = 0, count = 1 + pick(2); i < count; ++i) lengths.push_back(kFactors[pick(7)]);
@@ -49,8 +50,42 @@ inline RandomScheduleStats ApplyRandomSteps(schedule::State* state, std::mt19937
         s = state->Annotate(stage, pick(n), kAnn[pick(3)]);
         break;
       }
-      default:
+      case 4:
         s = state->PragmaAutoUnroll(stage, 0, 1 << pick(7));
+        break;
+      case 5:
+        s = state->ComputeInline(stage);
+        break;
+      case 6: {
+        const auto& consumers = state->dag().consumers(stage);
+        if (consumers.empty()) {
+          s = state->ComputeAt(stage, stage, 0);  // invalid on purpose
+          break;
+        }
+        int target = consumers[pick(static_cast<int>(consumers.size()))];
+        s = state->ComputeAt(stage, target, pick(static_cast<int>(state->stage(target).iters.size())));
+        break;
+      }
+      case 7:
+        s = state->ComputeRoot(stage);
+        break;
+      case 8:
+        s = state->FollowSplit(stage, pick(n), pick(num_steps_so_far), 1 + pick(2));
+        break;
+      case 10:
+        s = state->CacheWrite(stage, "local");
+        break;
+      case 11: {
+        int producer = pick(stage + 1);  // any earlier tensor, placeholders included
+        s = state->CacheRead(producer, "shared", {stage});
+        break;
+      }
+      case 12:
+        s = state->Rfactor(stage, pick(n));
+        break;
+      default:
+        s = state->FollowFusedSplit(stage, pick(n), {pick(num_steps_so_far), pick(num_steps_so_far)}, pick(2),
+                                    pick(2) == 0);
         break;
     }
     if (s.ok()) {

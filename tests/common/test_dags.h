@@ -34,6 +34,44 @@ inline std::shared_ptr<const te::ComputeDag> ElementwiseChainDag(int64_t rows, i
   return b.Build({r});
 }
 
+// y[b, i] = sum_r pad(x)[b, i + r] * w[r] + 1, with pad(x) zero-padded by `pad` on both sides:
+// a producer (the pad stage) read with a halo.
+inline std::shared_ptr<const te::ComputeDag> PaddedConv1dDag(int64_t batch, int64_t n, int64_t r, int64_t pad) {
+  te::DagBuilder b;
+  auto x = b.Placeholder("x", te::DType::kFloat32, {batch, n});
+  auto w = b.Placeholder("w", te::DType::kFloat32, {r}, true);
+  auto p = b.Compute("pad", {batch, n + 2 * pad}, [&](const te::DagBuilder::Axes& i) {
+    te::Expr inside = te::And(te::Ge(i[1], pad), te::Lt(i[1], n + pad));
+    te::Expr clamped = te::Min(te::Max(i[1] - pad, 0), n - 1);
+    return te::Select(inside, x(i[0], clamped), te::Const(te::DType::kFloat32, 0));
+  });
+  int64_t out_n = n + 2 * pad - r + 1;
+  auto c = b.Reduce("conv", te::ReduceKind::kSum, {batch, out_n}, {r},
+                    [&](const te::DagBuilder::Axes& i, const te::DagBuilder::Axes& k) {
+                      return p(i[0], i[1] + k[0]) * w(k[0]);
+                    });
+  auto y = b.Compute("y", {batch, out_n}, [&](const te::DagBuilder::Axes& i) {
+    return c(i) + te::Const(te::DType::kFloat32, 1);
+  });
+  return b.Build({y});
+}
+
+inline std::vector<float> PaddedConv1dReference(const std::vector<float>& x, const std::vector<float>& w,
+                                                int64_t batch, int64_t n, int64_t r, int64_t pad) {
+  int64_t out_n = n + 2 * pad - r + 1;
+  std::vector<float> y(batch * out_n);
+  for (int64_t bi = 0; bi < batch; ++bi)
+    for (int64_t i = 0; i < out_n; ++i) {
+      double acc = 0;
+      for (int64_t k = 0; k < r; ++k) {
+        int64_t src = i + k - pad;
+        if (src >= 0 && src < n) acc += static_cast<double>(x[bi * n + src]) * w[k];
+      }
+      y[bi * out_n + i] = static_cast<float>(acc) + 1.f;
+    }
+  return y;
+}
+
 inline std::vector<float> RandomFloats(size_t n, uint64_t seed) {
   std::mt19937_64 rng(seed);
   std::uniform_real_distribution<float> dist(-1.f, 1.f);

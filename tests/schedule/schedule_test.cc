@@ -111,6 +111,31 @@ TEST(ScheduleState, AnnotationsStayConsistentUnderLaterSteps) {
   EXPECT_FALSE(v.Reorder(kGemm, {0, 2, 1}).ok());  // would move the vector loop outward
 }
 
+TEST(ScheduleState, FollowSplitsTakeTheirLengthsFromEarlierSplits) {
+  State s(testing::GemmBiasDag(64, 48, 32));
+  ASSERT_TRUE(s.Split(4, 0, {4, 2}).ok());                 // step 0: out's i -> 8 x 4 x 2
+  ASSERT_TRUE(s.FollowSplit(kGemm, 0, 0, 2).ok());         // C's i by [4, 2]
+  EXPECT_EQ(s.stage(kGemm).node_of(1).extent, 4);
+  EXPECT_EQ(s.stage(kGemm).node_of(2).extent, 2);
+  ASSERT_TRUE(s.FollowSplit(kGemm, 3, 0, 1).ok());         // C's j by [8] = 4 * 2
+  EXPECT_EQ(s.stage(kGemm).node_of(4).extent, 8);
+  ASSERT_TRUE(s.FollowFusedSplit(kGemm, 5, {0, 0}, 1, true).ok());  // k by [2 * 2]
+  EXPECT_EQ(s.stage(kGemm).node_of(6).extent, 4);
+  ASSERT_TRUE(s.Split(4, 3, {4}).ok());                     // step 4: out's j -> 12 x 4
+  ASSERT_TRUE(s.FollowFusedSplit(kGemm, 0, {4}, 0, false).ok());  // nparts 4 of C's i.0 (8)
+  EXPECT_EQ(s.stage(kGemm).node_of(0).extent, 4);
+  EXPECT_EQ(s.stage(kGemm).node_of(1).extent, 2);
+  auto bad = s.FollowSplit(kGemm, 0, 2, 1);
+  ASSERT_FALSE(bad.ok());
+  EXPECT_NE(std::string(bad.message()).find("FSP stage 3 iter 0: source step 2 is not a split"), std::string::npos) << bad;
+  bad = s.FollowSplit(kGemm, 0, 0, 3);
+  ASSERT_FALSE(bad.ok());
+  EXPECT_NE(std::string(bad.message()).find("n_split 3 must be in [1, 2]"), std::string::npos) << bad;
+  auto replayed = State::FromJson(s.original_dag(), s.ToJson());
+  ASSERT_TRUE(replayed.ok()) << replayed.status();
+  EXPECT_EQ(replayed->ToString(), s.ToString());
+}
+
 TEST(ScheduleJson, RoundTripReplaysTheSameState) {
   State s = TiledGemm();
   std::string json = s.ToJson();
@@ -118,7 +143,7 @@ TEST(ScheduleJson, RoundTripReplaysTheSameState) {
             "{\"format\":1,\"steps\":[[\"SP\",3,0,37,[8]],[\"SP\",3,2,29,[8]],[\"SP\",3,4,23,[4]],"
             "[\"RE\",3,[0,2,4,1,5,3]],[\"AN\",3,0,\"parallel\"],[\"AN\",3,5,\"vectorize\"],"
             "[\"PR\",3,0,\"auto_unroll_max_step$16\"]]}");
-  auto replayed = State::FromJson(s.dag_ptr(), json);
+  auto replayed = State::FromJson(s.original_dag(), json);
   ASSERT_TRUE(replayed.ok()) << replayed.status();
   EXPECT_EQ(replayed->ToJson(), json);
   EXPECT_EQ(replayed->Hash(), s.Hash());
@@ -147,7 +172,7 @@ TEST(ScheduleJson, RandomStatesRoundTrip) {
   for (int i = 0; i < 200; ++i) {
     State s(testing::GemmBiasDag(37, 29, 23));
     testing::ApplyRandomSteps(&s, &rng, 12);
-    auto replayed = State::FromJson(s.dag_ptr(), s.ToJson());
+    auto replayed = State::FromJson(s.original_dag(), s.ToJson());
     ASSERT_TRUE(replayed.ok()) << replayed.status() << "\n" << s.ToJson();
     EXPECT_EQ(replayed->ToString(), s.ToString());
   }
