@@ -1,0 +1,218 @@
+// Opening a database: identify the file, set the pragmas, run migrations.
+#include <array>
+#include <string>
+
+#include "absl/strings/str_cat.h"
+#include "absl/strings/str_format.h"
+#include "db/sqlite_handle.h"
+#include "db/text.h"
+#include "db/tuning_database.h"
+
+namespace tunefarm::db {
+namespace {
+
+using internal::Connection;
+using internal::StatementLease;
+using internal::WriteTransaction;
+
+// The whole schema, as an ordered list: migration i takes user_version i to
+// i + 1. Released migrations are never edited; a schema change appends one.
+constexpr std::array<std::string_view, 1> kMigrations = {
+    R"sql(
+CREATE TABLE workloads (
+  workload_id  INTEGER PRIMARY KEY,
+  workload_key TEXT NOT NULL UNIQUE,
+  dag_text     TEXT NOT NULL DEFAULT ''  -- canonical DAG text; '' until registered
+);
+CREATE TABLE targets (
+  target_id INTEGER PRIMARY KEY,
+  target    TEXT NOT NULL UNIQUE  -- canonical target string
+);
+CREATE TABLE jobs (
+  job_id          TEXT PRIMARY KEY,
+  spec_json       TEXT NOT NULL,
+  state           TEXT NOT NULL
+                  CHECK (state IN ('queued', 'running', 'done', 'failed', 'cancelled')),
+  trials_done     INTEGER NOT NULL DEFAULT 0,
+  trials_total    INTEGER NOT NULL,
+  error_message   TEXT NOT NULL DEFAULT '',
+  created_unix_ms INTEGER NOT NULL,
+  updated_unix_ms INTEGER NOT NULL
+);
+CREATE TABLE records (
+  id               INTEGER PRIMARY KEY,
+  record_id        TEXT NOT NULL UNIQUE,
+  workload_id      INTEGER NOT NULL REFERENCES workloads (workload_id),
+  target_id        INTEGER NOT NULL REFERENCES targets (target_id),
+  threads          INTEGER NOT NULL,
+  device_key       TEXT NOT NULL,
+  schedule_json    TEXT NOT NULL,
+  schedule_hash    TEXT NOT NULL,
+  costs_json       TEXT NOT NULL,  -- per-repeat seconds, a JSON array
+  mean_cost        REAL,           -- NULL when there are no costs
+  error_kind       INTEGER NOT NULL,  -- ErrorKind; 0 = none
+  error_code       INTEGER NOT NULL,
+  error_message    TEXT NOT NULL,
+  max_abs_error    REAL,           -- NULL when not checked
+  max_rel_error    REAL,
+  job_id           TEXT REFERENCES jobs (job_id),
+  created_unix_ms  INTEGER NOT NULL,
+  measured_unix_ms INTEGER NOT NULL,
+  UNIQUE (workload_id, target_id, threads, schedule_hash)
+);
+-- best() and top_k(): one seek, then rows already in cost order.
+CREATE INDEX records_best ON records (workload_id, target_id, threads, mean_cost)
+  WHERE error_kind = 0;
+CREATE INDEX records_job ON records (job_id) WHERE job_id IS NOT NULL;
+)sql",
+};
+
+struct FileIdentity {
+  uint32_t application_id = 0;
+  int user_version = 0;
+  int64_t object_count = 0;  // tables, indexes, ... in sqlite_schema
+};
+
+// One statement, so one read transaction: three separate reads could see a
+// half-created file (another process's migration committing in between).
+constexpr std::string_view kReadIdentity =
+    "SELECT (SELECT application_id FROM pragma_application_id),"
+    " (SELECT user_version FROM pragma_user_version),"
+    " (SELECT count(*) FROM sqlite_schema)";
+
+absl::StatusOr<FileIdentity> ReadIdentity(Connection& connection) {
+  absl::StatusOr<StatementLease> query = connection.Prepare(kReadIdentity);
+  absl::StatusOr<bool> row = query.ok() ? (*query)->Step() : query.status();
+  if (!row.ok()) {
+    // The first read of the header is where a foreign file shows up.
+    int rc = sqlite3_errcode(connection.handle());
+    if (rc == SQLITE_NOTADB) {
+      return absl::FailedPreconditionError(
+          internal::Cat(connection.path(), ": not a tunefarm database (not an SQLite file)"));
+    }
+    // SQLite opens files lazily: a missing permission shows up here.
+    if (rc == SQLITE_CANTOPEN) {
+      return absl::FailedPreconditionError(internal::Cat("cannot open ", connection.path(), ": ",
+                                                         sqlite3_errmsg(connection.handle())));
+    }
+    return row.status();
+  }
+  if (!*row) return connection.Error(SQLITE_INTERNAL, "reading the file identity");
+  FileIdentity identity;
+  identity.application_id = static_cast<uint32_t>((*query)->Int64(0));
+  identity.user_version = static_cast<int>((*query)->Int64(1));
+  identity.object_count = (*query)->Int64(2);
+  return identity;
+}
+
+// An empty file (application_id 0, nothing in it) becomes a tunefarm database;
+// anything else must carry our application_id and a schema we understand.
+absl::Status CheckIdentity(const Connection& connection, const FileIdentity& identity) {
+  bool empty =
+      identity.application_id == 0 && identity.user_version == 0 && identity.object_count == 0;
+  if (identity.application_id != TuningDatabase::kApplicationId && !empty) {
+    return absl::FailedPreconditionError(
+        absl::StrFormat("%s: not a tunefarm database (application_id 0x%08x)", connection.path(),
+                        identity.application_id));
+  }
+  if (identity.user_version > TuningDatabase::SchemaVersion()) {
+    return absl::FailedPreconditionError(
+        absl::StrFormat("%s: written by a newer tunefarm (schema version %d, this binary knows %d)",
+                        connection.path(), identity.user_version, TuningDatabase::SchemaVersion()));
+  }
+  return absl::OkStatus();
+}
+
+absl::Status SetPragmas(Connection& connection) {
+  // WAL: readers never block the writer, and the unfinished transaction of a
+  // killed writer is simply ignored by the next reader. NORMAL is safe in WAL:
+  // a commit survives a process crash (the WAL is in the OS page cache); only
+  // a power loss can drop the last commits, and even that never corrupts the file.
+  absl::StatusOr<StatementLease> wal = connection.Prepare("PRAGMA journal_mode = WAL");
+  if (!wal.ok()) return wal.status();
+  absl::StatusOr<bool> row = (*wal)->Step();
+  if (!row.ok()) return row.status();
+  std::string mode = *row ? (*wal)->Text(0) : "";
+  if (mode != "wal") {
+    return absl::FailedPreconditionError(
+        internal::Cat(connection.path(), ": cannot switch to WAL journal mode (got '", mode, "')"));
+  }
+  // foreign_keys is per connection and off by default. The page cache goes
+  // from SQLite's 2 MiB to 64 MiB: with less, a big batch or import of
+  // records thrashes the indexes (2.4x slower filling 100k records). It
+  // grows on demand; it is a bound, not an allocation.
+  return connection.Exec(
+      "PRAGMA synchronous = NORMAL; PRAGMA foreign_keys = ON; PRAGMA cache_size = -65536;");
+}
+
+absl::Status Migrate(Connection& connection) {
+  absl::StatusOr<WriteTransaction> transaction = WriteTransaction::Begin(connection);
+  if (!transaction.ok()) return transaction.status();
+  // Read again under the write lock: another process may have migrated.
+  absl::StatusOr<FileIdentity> identity = ReadIdentity(connection);
+  if (!identity.ok()) return identity.status();
+  if (absl::Status status = CheckIdentity(connection, *identity); !status.ok()) return status;
+  if (identity->user_version == TuningDatabase::SchemaVersion()) return absl::OkStatus();
+  for (int version = identity->user_version; version < TuningDatabase::SchemaVersion(); ++version) {
+    if (absl::Status status = connection.Exec(kMigrations[version]); !status.ok()) return status;
+  }
+  // PRAGMA takes no bound parameters; both values are our own integers.
+  if (absl::Status status = connection.Exec(internal::Cat(
+          "PRAGMA application_id = ", static_cast<int32_t>(TuningDatabase::kApplicationId),
+          "; PRAGMA user_version = ", TuningDatabase::SchemaVersion(), ";"));
+      !status.ok()) {
+    return status;
+  }
+  return transaction->Commit();
+}
+
+}  // namespace
+
+int TuningDatabase::SchemaVersion() { return static_cast<int>(kMigrations.size()); }
+
+absl::StatusOr<std::unique_ptr<TuningDatabase>> TuningDatabase::Open(const std::string& path,
+                                                                     const OpenOptions& options) {
+  int flags = SQLITE_OPEN_READWRITE | (options.create_if_missing ? SQLITE_OPEN_CREATE : 0);
+  absl::StatusOr<std::unique_ptr<Connection>> connection = Connection::Open(path, flags);
+  if (!connection.ok()) return connection.status();
+  Connection& c = **connection;
+  sqlite3_busy_timeout(c.handle(), options.busy_timeout_ms);
+
+  // Identify the file before writing anything to it, a foreign file included.
+  absl::StatusOr<FileIdentity> identity = ReadIdentity(c);
+  if (!identity.ok()) return identity.status();
+  if (absl::Status status = CheckIdentity(c, *identity); !status.ok()) return status;
+  if (absl::Status status = SetPragmas(c); !status.ok()) return status;
+  if (identity->user_version < SchemaVersion()) {
+    if (absl::Status status = Migrate(c); !status.ok()) return status;
+  }
+  return std::unique_ptr<TuningDatabase>(new TuningDatabase(std::move(*connection)));
+}
+
+TuningDatabase::TuningDatabase(std::unique_ptr<internal::Connection> connection)
+    : connection_(std::move(connection)) {}
+
+TuningDatabase::~TuningDatabase() = default;
+
+const std::string& TuningDatabase::path() const { return connection_->path(); }
+
+absl::Status TuningDatabase::CheckIntegrity() {
+  constexpr int kShown = 5;  // a broken file can list a hundred problems
+  absl::StatusOr<StatementLease> check = connection_->Prepare("PRAGMA integrity_check");
+  if (!check.ok()) return check.status();
+  std::string problems;
+  int count = 0;
+  while (true) {
+    absl::StatusOr<bool> row = (*check)->Step();
+    if (!row.ok()) return row.status();
+    if (!*row) break;
+    std::string line = (*check)->Text(0);
+    if (line == "ok") continue;
+    if (count++ < kShown) absl::StrAppend(&problems, problems.empty() ? "" : "; ", line);
+  }
+  if (count == 0) return absl::OkStatus();
+  if (count > kShown) absl::StrAppend(&problems, "; ... (", count - kShown, " more)");
+  return absl::DataLossError(internal::Cat(path(), ": integrity check failed: ", problems));
+}
+
+}  // namespace tunefarm::db

@@ -1,0 +1,173 @@
+// Opening: create, reopen, and the files the database must refuse.
+#include <sqlite3.h>
+
+#include <filesystem>
+#include <fstream>
+#include <random>
+#include <string>
+
+#include "db/tuning_database.h"
+#include "gmock/gmock.h"
+#include "gtest/gtest.h"
+#include "tests/db/db_test_util.h"
+
+namespace tunefarm::db {
+namespace {
+
+using ::testing::HasSubstr;
+using testing::MakeRecord;
+using testing::TempDir;
+
+// Runs SQL on a raw connection, outside TuningDatabase, to forge files.
+void RawExec(const std::string& path, const std::string& sql) {
+  sqlite3* db = nullptr;
+  ASSERT_EQ(sqlite3_open(path.c_str(), &db), SQLITE_OK);
+  char* error = nullptr;
+  int rc = sqlite3_exec(db, sql.c_str(), nullptr, nullptr, &error);
+  std::string message = error != nullptr ? error : "";
+  sqlite3_free(error);
+  sqlite3_close(db);
+  ASSERT_EQ(rc, SQLITE_OK) << message;
+}
+
+std::string RawQueryText(const std::string& path, const std::string& sql) {
+  sqlite3* db = nullptr;
+  EXPECT_EQ(sqlite3_open(path.c_str(), &db), SQLITE_OK);
+  sqlite3_stmt* stmt = nullptr;
+  EXPECT_EQ(sqlite3_prepare_v2(db, sql.c_str(), -1, &stmt, nullptr), SQLITE_OK);
+  std::string text;
+  if (sqlite3_step(stmt) == SQLITE_ROW) {
+    text = reinterpret_cast<const char*>(sqlite3_column_text(stmt, 0));
+  }
+  sqlite3_finalize(stmt);
+  sqlite3_close(db);
+  return text;
+}
+
+std::string ReadBytes(const std::string& path) {
+  std::ifstream in(path, std::ios::binary);
+  return std::string(std::istreambuf_iterator<char>(in), {});
+}
+
+TEST(DbOpen, CreatesThenReopensWithData) {
+  TempDir dir;
+  std::string path = dir.File("tunefarm.db");
+  TuningRecord record = MakeRecord("wl", "llvm -mcpu=znver3", 4, "h1", {1e-3, 2e-3});
+  {
+    absl::StatusOr<std::unique_ptr<TuningDatabase>> db = TuningDatabase::Open(path);
+    ASSERT_TRUE(db.ok()) << db.status();
+    ASSERT_TRUE((*db)->AddRecord(record).ok());
+  }
+  EXPECT_EQ(RawQueryText(path, "PRAGMA journal_mode"), "wal");
+  EXPECT_EQ(RawQueryText(path, "PRAGMA application_id"),
+            std::to_string(TuningDatabase::kApplicationId));
+  EXPECT_EQ(RawQueryText(path, "PRAGMA user_version"),
+            std::to_string(TuningDatabase::SchemaVersion()));
+
+  absl::StatusOr<std::unique_ptr<TuningDatabase>> reopened = TuningDatabase::Open(path);
+  ASSERT_TRUE(reopened.ok()) << reopened.status();
+  absl::StatusOr<std::optional<TuningRecord>> found = (*reopened)->FindRecord(record.record_id);
+  ASSERT_TRUE(found.ok()) << found.status();
+  ASSERT_TRUE(found->has_value());
+  EXPECT_EQ(**found, record);
+  EXPECT_TRUE((*reopened)->CheckIntegrity().ok());
+}
+
+TEST(DbOpen, MissingFileWithoutCreateNamesTheFile) {
+  TempDir dir;
+  std::string path = dir.File("absent.db");
+  OpenOptions options;
+  options.create_if_missing = false;
+  absl::StatusOr<std::unique_ptr<TuningDatabase>> db = TuningDatabase::Open(path, options);
+  ASSERT_FALSE(db.ok());
+  EXPECT_THAT(db.status().message(), HasSubstr("cannot open " + path));
+  EXPECT_FALSE(std::filesystem::exists(path));
+}
+
+TEST(DbOpen, RefusesRandomBytesAndLeavesThemAlone) {
+  TempDir dir;
+  std::string path = dir.File("random.db");
+  std::mt19937 rng(7);
+  std::string bytes(8192, '\0');
+  for (char& c : bytes) c = static_cast<char>(rng());
+  std::ofstream(path, std::ios::binary) << bytes;
+
+  absl::StatusOr<std::unique_ptr<TuningDatabase>> db = TuningDatabase::Open(path);
+  ASSERT_FALSE(db.ok());
+  EXPECT_EQ(db.status().code(), absl::StatusCode::kFailedPrecondition);
+  EXPECT_THAT(db.status().message(), HasSubstr(path + ": not a tunefarm database"));
+  EXPECT_EQ(ReadBytes(path), bytes);
+}
+
+TEST(DbOpen, RefusesSqliteFileOfAnotherApplication) {
+  TempDir dir;
+  std::string path = dir.File("other.db");
+  RawExec(path, "PRAGMA application_id = 305419896; CREATE TABLE notes (text TEXT);");
+
+  absl::StatusOr<std::unique_ptr<TuningDatabase>> db = TuningDatabase::Open(path);
+  ASSERT_FALSE(db.ok());
+  EXPECT_THAT(db.status().message(),
+              HasSubstr(path + ": not a tunefarm database (application_id 0x12345678)"));
+  // Refused before any pragma: the foreign file keeps its rollback journal.
+  EXPECT_EQ(RawQueryText(path, "PRAGMA journal_mode"), "delete");
+}
+
+TEST(DbOpen, RefusesSqliteFileWithTablesButNoApplicationId) {
+  TempDir dir;
+  std::string path = dir.File("plain.db");
+  RawExec(path, "CREATE TABLE records (x INTEGER);");
+
+  absl::StatusOr<std::unique_ptr<TuningDatabase>> db = TuningDatabase::Open(path);
+  ASSERT_FALSE(db.ok());
+  EXPECT_THAT(db.status().message(),
+              HasSubstr(path + ": not a tunefarm database (application_id 0x00000000)"));
+}
+
+TEST(DbOpen, RefusesDatabaseFromNewerBinary) {
+  TempDir dir;
+  std::string path = dir.File("newer.db");
+  ASSERT_TRUE(TuningDatabase::Open(path).ok());
+  int newer = TuningDatabase::SchemaVersion() + 4;
+  RawExec(path, "PRAGMA user_version = " + std::to_string(newer));
+
+  absl::StatusOr<std::unique_ptr<TuningDatabase>> db = TuningDatabase::Open(path);
+  ASSERT_FALSE(db.ok());
+  EXPECT_THAT(
+      db.status().message(),
+      HasSubstr(path + ": written by a newer tunefarm (schema version " + std::to_string(newer) +
+                ", this binary knows " + std::to_string(TuningDatabase::SchemaVersion()) + ")"));
+}
+
+TEST(DbOpen, ReportsCorruptionNamingTheFile) {
+  TempDir dir;
+  std::string path = dir.File("corrupt.db");
+  {
+    absl::StatusOr<std::unique_ptr<TuningDatabase>> db = TuningDatabase::Open(path);
+    ASSERT_TRUE(db.ok()) << db.status();
+    std::vector<TuningRecord> records;
+    for (int i = 0; i < 2000; ++i) {
+      records.push_back(MakeRecord("wl" + std::to_string(i % 10), "t", 1, "h" + std::to_string(i),
+                                   {1e-3 * (i + 1)}));
+    }
+    ASSERT_TRUE((*db)->AddRecords(records).ok());
+  }  // the last connection to close checkpoints the WAL into the file
+  std::string bytes = ReadBytes(path);
+  ASSERT_GT(bytes.size(), 64u * 4096);
+  // Scribble over pages in the middle of the file, past the schema page.
+  std::mt19937 rng(11);
+  for (size_t i = 8 * 4096; i < bytes.size() - 4096; i += 3) bytes[i] = static_cast<char>(rng());
+  std::ofstream(path, std::ios::binary | std::ios::trunc) << bytes;
+
+  // The header page is intact, so the file opens; the damage shows on use.
+  absl::StatusOr<std::unique_ptr<TuningDatabase>> db = TuningDatabase::Open(path);
+  ASSERT_TRUE(db.ok()) << db.status();
+  absl::Status count = (*db)->RecordCount().status();
+  EXPECT_EQ(count.code(), absl::StatusCode::kDataLoss) << count;
+  EXPECT_THAT(count.message(), HasSubstr(path + ": database disk image is malformed"));
+  absl::Status integrity = (*db)->CheckIntegrity();
+  EXPECT_EQ(integrity.code(), absl::StatusCode::kDataLoss) << integrity;
+  EXPECT_THAT(integrity.message(), HasSubstr(path + ": integrity check failed: "));
+}
+
+}  // namespace
+}  // namespace tunefarm::db
