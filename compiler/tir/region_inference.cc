@@ -3,6 +3,7 @@
 #include <algorithm>
 
 #include "compiler/tir/analyzer.h"
+#include "compiler/tir/injected_bug.h"
 
 namespace tunefarm::tir {
 
@@ -32,6 +33,7 @@ std::vector<AxisRegion> InferRegion(const std::vector<std::vector<Expr>>& access
       hi_off = std::max(hi_off, h);
     }
     int64_t extent = hi_off - lo_off + 1;
+    if (CurrentInjectedBug() == InjectedBug::kShrinkComputeAtRegion && extent > 1) --extent;
     if (!ok || extent > shape[d]) {
       region.push_back(whole);
       continue;

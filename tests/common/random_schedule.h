@@ -23,7 +23,14 @@ inline RandomScheduleStats ApplyRandomSteps(schedule::State* state, std::mt19937
     int stage = stages[pick(static_cast<int>(stages.size()))];
     int n = static_cast<int>(state->stage(stage).iters.size());
     absl::Status s;
-    int num_steps_so_far = static_cast<int>(state->steps().size());
+    // Follow splits name an earlier split step; pick among those (or any step, to be rejected).
+    std::vector<int> splits;
+    for (size_t i = 0; i < state->steps().size(); ++i)
+      if (std::holds_alternative<schedule::SplitStep>(state->steps()[i])) splits.push_back(static_cast<int>(i));
+    auto pick_split = [&]() {
+      if (splits.empty() || pick(8) == 0) return pick(static_cast<int>(state->steps().size()) + 1);
+      return splits[pick(static_cast<int>(splits.size()))];
+    };
     switch (pick(13)) {
       case 0: {
         std::vector<std::optional<int64_t>> lengths;
@@ -70,7 +77,7 @@ inline RandomScheduleStats ApplyRandomSteps(schedule::State* state, std::mt19937
         s = state->ComputeRoot(stage);
         break;
       case 8:
-        s = state->FollowSplit(stage, pick(n), pick(num_steps_so_far), 1 + pick(2));
+        s = state->FollowSplit(stage, pick(n), pick_split(), 1 + pick(2));
         break;
       case 10:
         s = state->CacheWrite(stage, "local");
@@ -84,7 +91,7 @@ inline RandomScheduleStats ApplyRandomSteps(schedule::State* state, std::mt19937
         s = state->Rfactor(stage, pick(n));
         break;
       default:
-        s = state->FollowFusedSplit(stage, pick(n), {pick(num_steps_so_far), pick(num_steps_so_far)}, pick(2),
+        s = state->FollowFusedSplit(stage, pick(n), {pick_split(), pick_split()}, pick(2),
                                     pick(2) == 0);
         break;
     }

@@ -1,0 +1,12 @@
+// Deliberate lowering bugs, switched on only by the property test that proves it can catch
+// them (tests/property). Off by default; never set in production code.
+#pragma once
+
+namespace tunefarm::tir {
+
+enum class InjectedBug { kNone, kDropSplitTailGuard, kShrinkComputeAtRegion };
+
+void SetInjectedBugForTesting(InjectedBug bug);
+InjectedBug CurrentInjectedBug();
+
+}  // namespace tunefarm::tir
