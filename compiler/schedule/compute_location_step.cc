@@ -1,13 +1,12 @@
 // compute_at / compute_inline / compute_root: where a stage's loop nest is emitted.
+#include <algorithm>
+
 #include "compiler/common/strings.h"
 #include "compiler/schedule/step_common.h"
 
 namespace tunefarm::schedule {
 namespace {
 
-bool Reads(const te::ComputeDag& dag, int consumer_tensor, int producer_tensor) {
-  return dag.analysis(consumer_tensor).reads.count(producer_tensor) > 0;
-}
 
 // Stages that are attached at `stage` (they would lose their loop).
 bool HasAttachedStages(const State& state, int stage) {
@@ -27,10 +26,11 @@ absl::Status ApplyComputeAt(const ComputeAtStep& step, State* state) {
   const Stage& target = state->stage(step.target_stage);
   const te::ComputeDag& dag = state->dag();
   if (dag.analysis(stage.tensor_id).is_output) return error("an output stage cannot be computed inside another stage");
-  if (!Reads(dag, target.tensor_id, stage.tensor_id))
+  // Every reader must run inside the target's loop; one reader keeps the rule simple.
+  std::vector<int> consumers = state->EffectiveConsumers(step.stage);
+  if (std::find(consumers.begin(), consumers.end(), step.target_stage) == consumers.end())
     return error(StrCat("stage ", step.target_stage, " does not read this stage"));
-  // Every consumer must run inside the target's loop; one consumer keeps the rule simple.
-  if (dag.consumers(stage.tensor_id).size() != 1) return error("compute_at needs a stage with exactly one consumer");
+  if (consumers.size() != 1) return error("compute_at needs a stage with exactly one consumer");
   if (target.location == ComputeLocation::kInlined) return error("the target stage is inlined");
   if (stage.location == ComputeLocation::kInlined) return error("the stage is inlined");
   Stage& st = state->mutable_stage(step.stage);

@@ -1,5 +1,7 @@
 #include "compiler/schedule/state.h"
 
+#include <algorithm>
+
 #include "compiler/common/sha256.h"
 #include "compiler/common/strings.h"
 #include "compiler/schedule/step_json.h"
@@ -63,9 +65,37 @@ bool State::IsUntouched(int id) const {
 }
 
 absl::Status State::Apply(const Step& step) {
-  if (auto s = ApplyStep(step, this); !s.ok()) return s;
-  steps_.push_back(step);
+  // Steps that add a stage can reroute reads away from a stage's compute_at target; they are
+  // applied to a copy and kept only if every attachment still holds.
+  bool adds_stage = std::holds_alternative<CacheWriteStep>(step) || std::holds_alternative<CacheReadStep>(step) ||
+                    std::holds_alternative<RfactorStep>(step);
+  if (!adds_stage) {
+    if (auto s = ApplyStep(step, this); !s.ok()) return s;
+    steps_.push_back(step);
+    return absl::OkStatus();
+  }
+  State next = *this;
+  if (auto s = ApplyStep(step, &next); !s.ok()) return s;
+  for (const Stage& st : next.stages_) {
+    if (st.location != ComputeLocation::kAt) continue;
+    std::vector<int> readers = next.EffectiveConsumers(st.tensor_id);
+    if (readers.size() != 1 || readers[0] != st.attach_stage)
+      return absl::InvalidArgumentError(StrCat(StepTag(step), ": stage ", st.tensor_id, " is computed at stage ",
+                                               st.attach_stage, ", which would no longer be its only reader"));
+  }
+  next.steps_.push_back(step);
+  *this = std::move(next);
   return absl::OkStatus();
+}
+
+std::vector<int> State::EffectiveConsumers(int stage) const {
+  std::vector<int> out;
+  for (int c : dag_->consumers(stage)) {
+    std::vector<int> found = stages_[c].location == ComputeLocation::kInlined ? EffectiveConsumers(c) : std::vector<int>{c};
+    for (int f : found)
+      if (std::find(out.begin(), out.end(), f) == out.end()) out.push_back(f);
+  }
+  return out;
 }
 
 absl::Status State::Split(int stage, int iter, std::vector<std::optional<int64_t>> lengths) {

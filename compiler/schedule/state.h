@@ -104,6 +104,10 @@ class State {
   absl::Status CacheRead(int stage, std::string scope, std::vector<int> readers);
   absl::Status Rfactor(int stage, int iter);
 
+  // The stages that read `stage`, looking through inlined readers (their reads move into their
+  // own readers once their bodies are substituted).
+  std::vector<int> EffectiveConsumers(int stage) const;
+
   // Stages attached at `stage`'s iterator node `node`, producers first (topological order).
   std::vector<int> AttachedAt(int stage, int node) const;
 

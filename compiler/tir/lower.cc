@@ -64,6 +64,8 @@ Expr FlatIndex(const std::vector<Expr>& indices, const std::vector<int64_t>& sha
   return flat.defined() ? flat : Idx(0);
 }
 
+Stmt AutoUnroll(const Stmt& s, int max_step, int64_t* size);
+
 // Lowers one stage: at the root (no region), or inside a consumer's loop over `region`.
 class StageLowering {
  public:
@@ -74,7 +76,16 @@ class StageLowering {
         tensor_(ctx->state.dag().tensor(stage_.tensor_id)),
         region_(region) {}
 
+  // The stage's nest with its auto-unroll pragma applied (attached stages keep theirs too).
   Stmt Lower(const VarSet& enclosing) {
+    Stmt nest = LowerNest(enclosing);
+    if (stage_.auto_unroll_max_step <= 0) return nest;
+    int64_t size = 0;
+    return AutoUnroll(nest, stage_.auto_unroll_max_step, &size);
+  }
+
+ private:
+  Stmt LowerNest(const VarSet& enclosing) {
     ComputeExtents();
     MakeLoopVars();
     DeriveNodeValues();
@@ -116,7 +127,6 @@ class StageLowering {
     });
   }
 
- private:
   using GuardSet = std::vector<bool>;  // guards already checked by an enclosing statement
   using InnerFn = std::function<Stmt(const VarSet&, const GuardSet&)>;
 
@@ -337,12 +347,7 @@ absl::StatusOr<PrimFunc> Lower(const schedule::State& state, std::string_view na
   for (int tensor : dag.stages()) {
     const Stage& stage = state.stage(tensor);
     if (stage.location != ComputeLocation::kRoot) continue;  // inlined, or emitted by its consumer
-    Stmt nest = StageLowering(&ctx, tensor, nullptr).Lower({});
-    if (stage.auto_unroll_max_step > 0) {
-      int64_t size = 0;
-      nest = AutoUnroll(nest, stage.auto_unroll_max_step, &size);
-    }
-    nests.push_back(nest);
+    nests.push_back(StageLowering(&ctx, tensor, nullptr).Lower({}));
   }
   PrimFunc f;
   f.name = std::string(name);

@@ -64,12 +64,14 @@ inline RandomScheduleStats ApplyRandomSteps(schedule::State* state, std::mt19937
         s = state->ComputeInline(stage);
         break;
       case 6: {
-        const auto& consumers = state->dag().consumers(stage);
-        if (consumers.empty()) {
+        // Any later stage: the direct reader, or one reading through inlined stages (others
+        // are rejected).
+        int num_tensors = state->dag().num_tensors();
+        if (stage + 1 >= num_tensors) {
           s = state->ComputeAt(stage, stage, 0);  // invalid on purpose
           break;
         }
-        int target = consumers[pick(static_cast<int>(consumers.size()))];
+        int target = stage + 1 + pick(num_tensors - stage - 1);
         s = state->ComputeAt(stage, target, pick(static_cast<int>(state->stage(target).iters.size())));
         break;
       }

@@ -141,6 +141,17 @@ TEST(ScheduleProperty, RegressionSchedules) {
     ASSERT_FALSE(s.ok());
     EXPECT_NE(std::string(s.status().message()).find("cache_read before compute_at"), std::string::npos);
   }
+  // cache_read of an inlined copy whose producer was computed at the reader: the new copy became
+  // the reader, at the root, before the producer ran. Steps that add stages now re-check every
+  // compute_at and are rejected when one would break.
+  {
+    auto dag = ElementwiseChainDag(5, 7);
+    auto s = State::FromJson(
+        dag, R"({"format":1,"steps":[["CHR",2,"shared",[3]],["CI",3],["CA",2,4,1],["CHR",3,"shared",[4]]]})");
+    ASSERT_FALSE(s.ok());
+    EXPECT_NE(std::string(s.status().message()).find("would no longer be its only reader"), std::string::npos)
+        << s.status();
+  }
 }
 
 }  // namespace

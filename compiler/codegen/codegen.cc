@@ -1,0 +1,57 @@
+#include "compiler/codegen/codegen.h"
+
+#include "compiler/codegen/compile_module.h"
+#include "compiler/codegen/object_emitter.h"
+#include "compiler/codegen/shared_object.h"
+#include "compiler/common/strings.h"
+#include "llvm/AsmParser/Parser.h"
+#include "llvm/IR/LLVMContext.h"
+#include "llvm/IR/Module.h"
+#include "llvm/Support/SourceMgr.h"
+#include "llvm/Support/raw_ostream.h"
+#include "llvm/Target/TargetMachine.h"
+
+namespace tunefarm::codegen {
+
+absl::StatusOr<std::string> BuildObject(const std::vector<tir::PrimFunc>& funcs, const Target& target) {
+  absl::StatusOr<CompiledModule> compiled = CompileModule(funcs, target, /*optimize=*/true);
+  if (!compiled.ok()) return compiled.status();
+  return EmitObjectFile(*compiled->module, *compiled->machine);
+}
+
+absl::StatusOr<std::string> BuildSharedObject(const std::vector<tir::PrimFunc>& funcs,
+                                              const Target& target) {
+  absl::StatusOr<std::string> object = BuildObject(funcs, target);
+  if (!object.ok()) return object.status();
+  return LinkSharedObject(*object);
+}
+
+absl::StatusOr<std::string> EmitLlvmIr(const std::vector<tir::PrimFunc>& funcs, const Target& target,
+                                       bool optimized) {
+  absl::StatusOr<CompiledModule> compiled = CompileModule(funcs, target, optimized);
+  if (!compiled.ok()) return compiled.status();
+  std::string text;
+  llvm::raw_string_ostream os(text);
+  compiled->module->print(os, nullptr);
+  os.flush();
+  return text;
+}
+
+absl::StatusOr<std::string> BuildObjectFromLlvmIr(std::string_view llvm_ir, const Target& target) {
+  absl::StatusOr<CompiledModule> compiled = PrepareModule(target);
+  if (!compiled.ok()) return compiled.status();
+  llvm::SMDiagnostic diagnostic;
+  compiled->module = llvm::parseAssemblyString(llvm::StringRef(llvm_ir.data(), llvm_ir.size()),
+                                               diagnostic, *compiled->context);
+  if (compiled->module == nullptr) {
+    return absl::InvalidArgumentError(StrCat("LLVM IR line ", diagnostic.getLineNo(), ": ",
+                                             diagnostic.getMessage().str()));
+  }
+  compiled->module->setTargetTriple(compiled->machine->getTargetTriple().str());
+  compiled->module->setDataLayout(compiled->machine->createDataLayout());
+  if (absl::Status s = VerifyLlvmModule(*compiled->module); !s.ok()) return s;
+  OptimizeLlvmModule(*compiled->module, *compiled->machine);
+  return EmitObjectFile(*compiled->module, *compiled->machine);
+}
+
+}  // namespace tunefarm::codegen

@@ -1,0 +1,58 @@
+// The code generator's public API: loop-IR PrimFuncs -> kernels following the kernel ABI
+// (deploy/tunefarm_abi.h) through LLVM 19. No LLVM type appears here; every failure (a
+// malformed PrimFunc, a bad target, an LLVM verifier error, a link error) is a Status.
+// How loops, vectors, parallelism and math are emitted: docs/codegen.md.
+#pragma once
+
+#include <map>
+#include <memory>
+#include <string>
+#include <string_view>
+#include <vector>
+
+#include "absl/status/status.h"
+#include "absl/status/statusor.h"
+#include "compiler/codegen/target.h"
+#include "compiler/tir/stmt.h"
+#include "deploy/tunefarm_abi.h"
+
+namespace tunefarm::codegen {
+
+// The kernel library as a shared object's bytes: one entry per PrimFunc plus the ABI symbols.
+// The same inputs give the same bytes, in any process.
+absl::StatusOr<std::string> BuildSharedObject(const std::vector<tir::PrimFunc>& funcs,
+                                              const Target& target);
+
+// The same code as an ELF relocatable object (e.g. for an AArch64 target from an x86 host).
+absl::StatusOr<std::string> BuildObject(const std::vector<tir::PrimFunc>& funcs, const Target& target);
+
+// The LLVM IR text of the module, before or after the O3 pipeline (for debugging and tests).
+absl::StatusOr<std::string> EmitLlvmIr(const std::vector<tir::PrimFunc>& funcs, const Target& target,
+                                       bool optimized = true);
+
+// Verifies, optimizes and emits LLVM IR text (e.g. an edited EmitLlvmIr dump) as an object.
+absl::StatusOr<std::string> BuildObjectFromLlvmIr(std::string_view llvm_ir, const Target& target);
+
+// The same kernels compiled in memory with LLVM's ORC JIT, for tests and the tuner's local
+// checks. `target` must describe this machine (e.g. HostTarget()).
+class JitModule {
+ public:
+  static absl::StatusOr<std::unique_ptr<JitModule>> Compile(const std::vector<tir::PrimFunc>& funcs,
+                                                            const Target& target);
+  ~JitModule();
+  JitModule(const JitModule&) = delete;
+  JitModule& operator=(const JitModule&) = delete;
+
+  // The entry named `name`, or null.
+  tunefarm_kernel_fn Lookup(std::string_view name) const;
+  // Sets the module's tunefarm_host_api (null until set: parallel loops then fail with
+  // TUNEFARM_ERR_NO_HOST_API).
+  void SetHostApi(const tunefarm_host_api* api);
+
+ private:
+  struct State;
+  explicit JitModule(std::unique_ptr<State> state);
+  std::unique_ptr<State> state_;
+};
+
+}  // namespace tunefarm::codegen

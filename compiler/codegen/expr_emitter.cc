@@ -1,0 +1,340 @@
+#include "compiler/codegen/expr_emitter.h"
+
+#include "compiler/common/check.h"
+#include "llvm/IR/Constants.h"
+#include "llvm/IR/DerivedTypes.h"
+#include "llvm/IR/IRBuilder.h"
+#include "llvm/IR/Intrinsics.h"
+
+namespace tunefarm::codegen {
+namespace {
+
+using llvm::Value;
+using te::DType;
+using te::Expr;
+using te::ExprKind;
+using Kind = LaneValue::Kind;
+
+LaneValue Scalar(Value* v) { return {Kind::kScalar, v, 0}; }
+LaneValue Vector(Value* v) { return {Kind::kVector, v, 0}; }
+LaneValue Ramp(Value* base, int64_t stride) {
+  return stride == 0 ? Scalar(base) : LaneValue{Kind::kRamp, base, stride};
+}
+
+bool IsUnsigned(DType t) { return !te::IsSigned(t); }  // uint8 and bool
+
+llvm::Align AlignOf(DType t) { return llvm::Align(te::DTypeBytes(t)); }
+
+}  // namespace
+
+llvm::Type* ExprEmitter::ValueType(DType t) const {
+  llvm::LLVMContext& ctx = b_.getContext();
+  switch (t) {
+    case DType::kBool: return llvm::Type::getInt1Ty(ctx);
+    case DType::kInt8:
+    case DType::kUInt8: return llvm::Type::getInt8Ty(ctx);
+    case DType::kInt16: return llvm::Type::getInt16Ty(ctx);
+    case DType::kInt32: return llvm::Type::getInt32Ty(ctx);
+    case DType::kInt64: return llvm::Type::getInt64Ty(ctx);
+    case DType::kFloat32: return llvm::Type::getFloatTy(ctx);
+    case DType::kFloat64: return llvm::Type::getDoubleTy(ctx);
+  }
+  TF_CHECK(false, "unknown dtype");
+  return nullptr;
+}
+
+llvm::Type* ExprEmitter::MemoryType(DType t) const {
+  return t == DType::kBool ? llvm::Type::getInt8Ty(b_.getContext()) : ValueType(t);
+}
+
+llvm::Type* ExprEmitter::LaneType(DType t, bool memory) const {
+  llvm::Type* elem = memory ? MemoryType(t) : ValueType(t);
+  return llvm::FixedVectorType::get(elem, scope_->lanes);
+}
+
+LaneValue ExprEmitter::Emit(const Expr& e, const ExprScope& scope) {
+  scope_ = &scope;
+  memo_.clear();
+  return Rec(e);
+}
+
+Value* ExprEmitter::EmitScalar(const Expr& e, const ExprScope& scope) {
+  LaneValue v = Emit(e, scope);
+  TF_CHECK(v.kind == Kind::kScalar, "expected a value that is the same in every lane");
+  return v.value;
+}
+
+Value* ExprEmitter::ToVector(const LaneValue& v) {
+  const int lanes = scope_->lanes;
+  switch (v.kind) {
+    case Kind::kVector: return v.value;
+    case Kind::kScalar: return b_.CreateVectorSplat(lanes, v.value);
+    case Kind::kRamp: {
+      std::vector<llvm::Constant*> offsets;
+      for (int i = 0; i < lanes; ++i) offsets.push_back(b_.getInt64(v.stride * i));
+      return b_.CreateAdd(b_.CreateVectorSplat(lanes, v.value), llvm::ConstantVector::get(offsets));
+    }
+  }
+  return nullptr;
+}
+
+LaneValue ExprEmitter::Rec(const Expr& e) {
+  auto cached = memo_.find(e.get());
+  if (cached != memo_.end()) return cached->second;
+  LaneValue out;
+  const DType t = e->dtype;
+  switch (e->kind) {
+    case ExprKind::kIntImm: {
+      llvm::Type* type = ValueType(t);
+      uint64_t bits = static_cast<uint64_t>(e->int_value);
+      unsigned width = type->getIntegerBitWidth();
+      if (width < 64) bits &= (uint64_t{1} << width) - 1;
+      out = Scalar(llvm::ConstantInt::get(type, bits));
+      break;
+    }
+    case ExprKind::kFloatImm:
+      out = Scalar(llvm::ConstantFP::get(ValueType(t), e->float_value));
+      break;
+    case ExprKind::kVar:
+      if (e->int_value == scope_->lane_var) {
+        out = Ramp(scope_->lane_base, 1);
+      } else {
+        auto it = scope_->vars.find(e->int_value);
+        TF_CHECK(it != scope_->vars.end(), "unbound variable (ValidatePrimFuncs checks this)");
+        out = Scalar(it->second);
+      }
+      break;
+    case ExprKind::kNot: {
+      LaneValue a = Rec(e->operands[0]);
+      out = a.kind == Kind::kScalar ? Scalar(b_.CreateNot(a.value)) : Vector(b_.CreateNot(ToVector(a)));
+      break;
+    }
+    case ExprKind::kSelect: {
+      LaneValue c = Rec(e->operands[0]);
+      LaneValue x = Rec(e->operands[1]);
+      LaneValue y = Rec(e->operands[2]);
+      if (c.kind == Kind::kScalar && x.kind == Kind::kScalar && y.kind == Kind::kScalar) {
+        out = Scalar(b_.CreateSelect(c.value, x.value, y.value));
+      } else {
+        Value* cond = c.kind == Kind::kScalar ? c.value : ToVector(c);
+        out = Vector(b_.CreateSelect(cond, ToVector(x), ToVector(y)));
+      }
+      break;
+    }
+    case ExprKind::kCast: {
+      const Expr& src = e->operands[0];
+      LaneValue a = Rec(src);
+      if (a.kind == Kind::kScalar) {
+        out = Scalar(CastValue(src->dtype, t, a.value));
+      } else {
+        out = Vector(CastValue(src->dtype, t, ToVector(a)));
+      }
+      break;
+    }
+    case ExprKind::kCall: {
+      std::vector<LaneValue> args;
+      bool all_scalar = true;
+      for (const Expr& op : e->operands) {
+        args.push_back(Rec(op));
+        all_scalar = all_scalar && args.back().kind == Kind::kScalar;
+      }
+      std::vector<Value*> vals;
+      for (const LaneValue& a : args) vals.push_back(all_scalar ? a.value : ToVector(a));
+      Value* r = EmitIntrinsic(b_, static_cast<te::Intrinsic>(e->int_value), vals[0],
+                               vals.size() > 1 ? vals[1] : nullptr, te::IsSigned(t), math_);
+      out = all_scalar ? Scalar(r) : Vector(r);
+      break;
+    }
+    case ExprKind::kLoad:
+      out = Load(e);
+      break;
+    case ExprKind::kAxis:
+    case ExprKind::kReduceAxis:
+      TF_CHECK(false, "te axis in the loop IR (ValidatePrimFuncs checks this)");
+      break;
+    default:
+      out = Binary(e, Rec(e->operands[0]), Rec(e->operands[1]));
+      break;
+  }
+  memo_.emplace(e.get(), out);
+  return out;
+}
+
+LaneValue ExprEmitter::Binary(const Expr& e, LaneValue a, LaneValue b) {
+  const ExprKind kind = e->kind;
+  const DType t = e->operands[0]->dtype;
+  if (a.kind == Kind::kScalar && b.kind == Kind::kScalar) {
+    bool cmp = te::IsCompare(kind) || kind == ExprKind::kAnd || kind == ExprKind::kOr;
+    return Scalar(cmp ? Compare(kind, t, a.value, b.value) : Arith(kind, t, a.value, b.value));
+  }
+  // Affine arithmetic keeps ramps, so index expressions stay recognisable as contiguous.
+  bool no_vector = a.kind != Kind::kVector && b.kind != Kind::kVector;
+  if (no_vector && t == te::kIndexType) {
+    auto base = [&](const LaneValue& v) { return v.value; };
+    auto stride = [&](const LaneValue& v) { return v.kind == Kind::kRamp ? v.stride : 0; };
+    if (kind == ExprKind::kAdd) {
+      return Ramp(b_.CreateAdd(base(a), base(b)), stride(a) + stride(b));
+    }
+    if (kind == ExprKind::kSub) {
+      return Ramp(b_.CreateSub(base(a), base(b)), stride(a) - stride(b));
+    }
+    if (kind == ExprKind::kMul) {
+      auto* ca = llvm::dyn_cast<llvm::ConstantInt>(a.value);
+      auto* cb = llvm::dyn_cast<llvm::ConstantInt>(b.value);
+      if (a.kind == Kind::kRamp && b.kind == Kind::kScalar && cb) {
+        return Ramp(b_.CreateMul(a.value, cb), a.stride * cb->getSExtValue());
+      }
+      if (b.kind == Kind::kRamp && a.kind == Kind::kScalar && ca) {
+        return Ramp(b_.CreateMul(ca, b.value), b.stride * ca->getSExtValue());
+      }
+    }
+  }
+  Value* va = ToVector(a);
+  Value* vb = ToVector(b);
+  bool cmp = te::IsCompare(kind) || kind == ExprKind::kAnd || kind == ExprKind::kOr;
+  return Vector(cmp ? Compare(kind, t, va, vb) : Arith(kind, t, va, vb));
+}
+
+Value* ExprEmitter::Arith(ExprKind kind, DType t, Value* a, Value* b) {
+  if (te::IsFloat(t)) {
+    switch (kind) {
+      case ExprKind::kAdd: return b_.CreateFAdd(a, b);
+      case ExprKind::kSub: return b_.CreateFSub(a, b);
+      case ExprKind::kMul: return b_.CreateFMul(a, b);
+      case ExprKind::kDiv: return b_.CreateFDiv(a, b);
+      // std::min / std::max: the first operand wins ties and NaN comparisons.
+      case ExprKind::kMin: return b_.CreateSelect(b_.CreateFCmpOLT(b, a), b, a);
+      case ExprKind::kMax: return b_.CreateSelect(b_.CreateFCmpOLT(a, b), b, a);
+      default: break;
+    }
+    TF_CHECK(false, "float operator not supported");
+  }
+  const bool is_unsigned = IsUnsigned(t);
+  switch (kind) {
+    case ExprKind::kAdd: return b_.CreateAdd(a, b);
+    case ExprKind::kSub: return b_.CreateSub(a, b);
+    case ExprKind::kMul: return b_.CreateMul(a, b);
+    case ExprKind::kMin:
+      return b_.CreateBinaryIntrinsic(is_unsigned ? llvm::Intrinsic::umin : llvm::Intrinsic::smin, a, b);
+    case ExprKind::kMax:
+      return b_.CreateBinaryIntrinsic(is_unsigned ? llvm::Intrinsic::umax : llvm::Intrinsic::smax, a, b);
+    case ExprKind::kDiv:
+    case ExprKind::kMod: {
+      if (is_unsigned) return kind == ExprKind::kDiv ? b_.CreateUDiv(a, b) : b_.CreateURem(a, b);
+      // Floor semantics: truncating division, then step down when the remainder is non-zero
+      // and its sign differs from the divisor's. For a positive constant divisor LLVM folds
+      // the sign test to r < 0.
+      Value* q = b_.CreateSDiv(a, b);
+      Value* r = b_.CreateSRem(a, b);
+      Value* zero = llvm::Constant::getNullValue(a->getType());
+      Value* fix = b_.CreateAnd(b_.CreateICmpNE(r, zero), b_.CreateICmpSLT(b_.CreateXor(r, b), zero));
+      if (kind == ExprKind::kDiv) return b_.CreateSub(q, b_.CreateZExt(fix, a->getType()));
+      return b_.CreateAdd(r, b_.CreateSelect(fix, b, zero));
+    }
+    default: break;
+  }
+  TF_CHECK(false, "not an arithmetic operator");
+  return nullptr;
+}
+
+Value* ExprEmitter::Compare(ExprKind kind, DType t, Value* a, Value* b) {
+  if (kind == ExprKind::kAnd) return b_.CreateAnd(a, b);
+  if (kind == ExprKind::kOr) return b_.CreateOr(a, b);
+  if (te::IsFloat(t)) {
+    // Ordered compares, except != which is true for NaN, as in C.
+    switch (kind) {
+      case ExprKind::kEq: return b_.CreateFCmpOEQ(a, b);
+      case ExprKind::kNe: return b_.CreateFCmpUNE(a, b);
+      case ExprKind::kLt: return b_.CreateFCmpOLT(a, b);
+      case ExprKind::kLe: return b_.CreateFCmpOLE(a, b);
+      case ExprKind::kGt: return b_.CreateFCmpOGT(a, b);
+      case ExprKind::kGe: return b_.CreateFCmpOGE(a, b);
+      default: break;
+    }
+  } else {
+    const bool u = IsUnsigned(t);
+    switch (kind) {
+      case ExprKind::kEq: return b_.CreateICmpEQ(a, b);
+      case ExprKind::kNe: return b_.CreateICmpNE(a, b);
+      case ExprKind::kLt: return u ? b_.CreateICmpULT(a, b) : b_.CreateICmpSLT(a, b);
+      case ExprKind::kLe: return u ? b_.CreateICmpULE(a, b) : b_.CreateICmpSLE(a, b);
+      case ExprKind::kGt: return u ? b_.CreateICmpUGT(a, b) : b_.CreateICmpSGT(a, b);
+      case ExprKind::kGe: return u ? b_.CreateICmpUGE(a, b) : b_.CreateICmpSGE(a, b);
+      default: break;
+    }
+  }
+  TF_CHECK(false, "not a comparison");
+  return nullptr;
+}
+
+Value* ExprEmitter::CastValue(DType from, DType to, Value* v) {
+  if (from == to) return v;
+  llvm::Type* dst = ValueType(to);
+  if (v->getType()->isVectorTy()) {
+    dst = llvm::VectorType::get(dst, llvm::cast<llvm::VectorType>(v->getType())->getElementCount());
+  }
+  if (to == DType::kBool) {
+    Value* zero = llvm::Constant::getNullValue(v->getType());
+    return te::IsFloat(from) ? b_.CreateFCmpUNE(v, zero) : b_.CreateICmpNE(v, zero);
+  }
+  if (te::IsFloat(from)) {
+    if (te::IsFloat(to)) return b_.CreateFPCast(v, dst);
+    // Truncates toward zero like C; out-of-range values saturate and NaN gives 0 (fptosi
+    // alone would give poison).
+    auto id = IsUnsigned(to) ? llvm::Intrinsic::fptoui_sat : llvm::Intrinsic::fptosi_sat;
+    return b_.CreateIntrinsic(id, {dst, v->getType()}, {v});
+  }
+  if (te::IsFloat(to)) return IsUnsigned(from) ? b_.CreateUIToFP(v, dst) : b_.CreateSIToFP(v, dst);
+  return b_.CreateIntCast(v, dst, /*isSigned=*/!IsUnsigned(from));
+}
+
+LaneValue ExprEmitter::AsIndex(const Expr& index) {
+  LaneValue v = Rec(index);
+  if (index->dtype == te::kIndexType) return v;
+  if (v.kind == Kind::kScalar) return Scalar(CastValue(index->dtype, te::kIndexType, v.value));
+  return Vector(CastValue(index->dtype, te::kIndexType, ToVector(v)));
+}
+
+LaneValue ExprEmitter::Load(const Expr& e) {
+  const DType t = e->dtype;
+  llvm::Type* mem = MemoryType(t);
+  Value* base = scope_->buffers[e->int_value];
+  LaneValue idx = AsIndex(e->operands[0]);
+  Value* loaded;
+  bool vector = true;
+  if (idx.kind == Kind::kScalar) {
+    loaded = b_.CreateAlignedLoad(mem, b_.CreateInBoundsGEP(mem, base, idx.value), AlignOf(t));
+    vector = false;
+  } else if (idx.kind == Kind::kRamp && idx.stride == 1) {
+    loaded = b_.CreateAlignedLoad(LaneType(t, true), b_.CreateInBoundsGEP(mem, base, idx.value), AlignOf(t));
+  } else {
+    Value* ptrs = b_.CreateInBoundsGEP(mem, base, ToVector(idx));
+    loaded = b_.CreateMaskedGather(LaneType(t, true), ptrs, AlignOf(t));
+  }
+  if (t == DType::kBool) loaded = b_.CreateICmpNE(loaded, llvm::Constant::getNullValue(loaded->getType()));
+  return vector ? Vector(loaded) : Scalar(loaded);
+}
+
+void ExprEmitter::EmitStore(int buffer, const Expr& index, const Expr& value, const ExprScope& scope) {
+  scope_ = &scope;
+  memo_.clear();
+  const DType t = value->dtype;
+  llvm::Type* mem = MemoryType(t);
+  Value* base = scope.buffers[buffer];
+  LaneValue idx = AsIndex(index);
+  LaneValue val = Rec(value);
+  auto to_memory = [&](Value* v) {
+    return t == DType::kBool ? b_.CreateZExt(v, v->getType()->isVectorTy() ? LaneType(t, true) : mem) : v;
+  };
+  if (idx.kind == Kind::kScalar) {
+    TF_CHECK(val.kind == Kind::kScalar, "lane-dependent value stored to one address (see vector_plan.h)");
+    b_.CreateAlignedStore(to_memory(val.value), b_.CreateInBoundsGEP(mem, base, idx.value), AlignOf(t));
+  } else if (idx.kind == Kind::kRamp && idx.stride == 1) {
+    b_.CreateAlignedStore(to_memory(ToVector(val)), b_.CreateInBoundsGEP(mem, base, idx.value), AlignOf(t));
+  } else {
+    Value* ptrs = b_.CreateInBoundsGEP(mem, base, ToVector(idx));
+    b_.CreateMaskedScatter(to_memory(ToVector(val)), ptrs, AlignOf(t));
+  }
+}
+
+}  // namespace tunefarm::codegen

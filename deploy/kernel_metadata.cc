@@ -1,0 +1,288 @@
+#include "deploy/kernel_metadata.h"
+
+#include <limits>
+#include <set>
+
+#include <nlohmann/json.hpp>
+
+namespace tunefarm::deploy {
+namespace {
+
+using nlohmann::json;
+
+struct DTypeInfo {
+  std::string_view name;
+  size_t bytes;
+  bool is_integer;
+};
+
+constexpr DTypeInfo kDTypes[] = {
+    {"float16", 2, false}, {"bfloat16", 2, false}, {"float32", 4, false}, {"float64", 8, false},
+    {"int8", 1, true},     {"int16", 2, true},     {"int32", 4, true},    {"int64", 8, true},
+    {"uint8", 1, true},    {"uint16", 2, true},    {"uint32", 4, true},   {"uint64", 8, true},
+    {"bool", 1, true},
+};
+
+const DTypeInfo* FindDType(std::string_view name) {
+  for (const DTypeInfo& info : kDTypes) {
+    if (info.name == name) return &info;
+  }
+  return nullptr;
+}
+
+// Validation stops at the first problem; `Fail` records it with the JSON path where it is.
+class Parser {
+ public:
+  Status error() const { return error_; }
+
+  bool Fail(const std::string& where, const std::string& what) {
+    error_ = Status(StatusCode::kBadMetadata, (where.empty() ? "" : where + ": ") + what);
+    return false;
+  }
+
+  const json* Member(const json& object, const std::string& where, const char* key,
+                     bool required = true) {
+    auto it = object.find(key);
+    if (it == object.end()) {
+      if (required) Fail(where, std::string("missing field \"") + key + "\"");
+      return nullptr;
+    }
+    return &*it;
+  }
+
+  bool String(const json& value, const std::string& where, std::string* out) {
+    if (!value.is_string()) return Fail(where, "expected a string, got " + Describe(value));
+    *out = value.get<std::string>();
+    return true;
+  }
+
+  bool Int64(const json& value, const std::string& where, int64_t* out) {
+    if (!value.is_number_integer()) {
+      return Fail(where, "expected an integer, got " + Describe(value));
+    }
+    if (value.is_number_unsigned() &&
+        value.get<uint64_t>() > static_cast<uint64_t>(std::numeric_limits<int64_t>::max())) {
+      return Fail(where, "integer " + Dump(value) + " is out of range");
+    }
+    *out = value.get<int64_t>();
+    return true;
+  }
+
+  bool NonNegative(const json& value, const std::string& where, int64_t* out) {
+    if (!Int64(value, where, out)) return false;
+    if (*out < 0) return Fail(where, "expected a non-negative integer, got " + Dump(value));
+    return true;
+  }
+
+  bool Metadata(const json& root, KernelMetadata* out) {
+    if (!root.is_object()) return Fail("", "expected a JSON object, got " + Describe(root));
+    const json* format = Member(root, "", "format");
+    int64_t format_value = 0;
+    if (format == nullptr || !Int64(*format, "format", &format_value)) return false;
+    if (format_value != kMetadataFormat) {
+      return Fail("format", "this runtime reads metadata format " +
+                                std::to_string(kMetadataFormat) + ", got " +
+                                std::to_string(format_value));
+    }
+    out->format = static_cast<int32_t>(format_value);
+    const json* target = Member(root, "", "target");
+    if (target == nullptr || !String(*target, "target", &out->target)) return false;
+
+    const json* entries = Member(root, "", "entries");
+    if (entries == nullptr) return false;
+    if (!entries->is_array()) return Fail("entries", "expected an array, got " + Describe(*entries));
+    std::set<std::string> names;
+    for (size_t i = 0; i < entries->size(); ++i) {
+      const std::string where = "entries[" + std::to_string(i) + "]";
+      EntryInfo entry;
+      if (!Entry((*entries)[i], where, &entry)) return false;
+      if (!names.insert(entry.name).second) {
+        return Fail(where + ".name", "duplicate entry \"" + entry.name + "\"");
+      }
+      out->entries.push_back(std::move(entry));
+    }
+    return true;
+  }
+
+ private:
+  static std::string Describe(const json& value) {
+    std::string text = Dump(value);
+    if (text.size() > 40) text = text.substr(0, 37) + "...";
+    return std::string(value.type_name()) + " " + text;
+  }
+
+  // Never throws: invalid UTF-8 is replaced rather than reported.
+  static std::string Dump(const json& value) {
+    return value.dump(-1, ' ', false, json::error_handler_t::replace);
+  }
+
+  static bool IsIdentifier(const std::string& name) {
+    if (name.empty() || (name[0] >= '0' && name[0] <= '9')) return false;
+    for (char c : name) {
+      const bool ok = (c >= 'a' && c <= 'z') || (c >= 'A' && c <= 'Z') ||
+                      (c >= '0' && c <= '9') || c == '_';
+      if (!ok) return false;
+    }
+    return true;
+  }
+
+  bool Entry(const json& value, const std::string& where, EntryInfo* out) {
+    if (!value.is_object()) return Fail(where, "expected an object, got " + Describe(value));
+    const json* name = Member(value, where, "name");
+    if (name == nullptr || !String(*name, where + ".name", &out->name)) return false;
+    // The name is looked up with dlsym, so it must be a plain C symbol.
+    if (!IsIdentifier(out->name)) {
+      return Fail(where + ".name", "\"" + out->name + "\" is not a C identifier");
+    }
+    const json* workspace = Member(value, where, "workspace_bytes");
+    int64_t workspace_bytes = 0;
+    if (workspace == nullptr ||
+        !NonNegative(*workspace, where + ".workspace_bytes", &workspace_bytes)) {
+      return false;
+    }
+    out->workspace_bytes = static_cast<uint64_t>(workspace_bytes);
+
+    const json* args = Member(value, where, "args");
+    if (args == nullptr) return false;
+    if (!args->is_array()) return Fail(where + ".args", "expected an array, got " + Describe(*args));
+    std::set<std::string> arg_names;
+    bool seen_output = false;
+    for (size_t i = 0; i < args->size(); ++i) {
+      const std::string arg_where = where + ".args[" + std::to_string(i) + "]";
+      ArgInfo arg;
+      if (!Arg((*args)[i], arg_where, &arg)) return false;
+      if (!arg_names.insert(arg.name).second) {
+        return Fail(arg_where + ".name", "duplicate argument \"" + arg.name + "\"");
+      }
+      // The calling convention passes inputs first, then outputs.
+      if (arg.role == ArgRole::kOut) {
+        seen_output = true;
+      } else if (seen_output) {
+        return Fail(arg_where + ".role", std::string("\"") + ArgRoleName(arg.role) +
+                                             "\" argument after an output; inputs come first");
+      }
+      out->args.push_back(std::move(arg));
+    }
+    return true;
+  }
+
+  bool Arg(const json& value, const std::string& where, ArgInfo* out) {
+    if (!value.is_object()) return Fail(where, "expected an object, got " + Describe(value));
+    const json* name = Member(value, where, "name");
+    if (name == nullptr || !String(*name, where + ".name", &out->name)) return false;
+    if (out->name.empty()) return Fail(where + ".name", "empty argument name");
+
+    const json* dtype = Member(value, where, "dtype");
+    if (dtype == nullptr || !String(*dtype, where + ".dtype", &out->dtype)) return false;
+    const DTypeInfo* info = FindDType(out->dtype);
+    if (info == nullptr) return Fail(where + ".dtype", "unknown dtype \"" + out->dtype + "\"");
+
+    const json* shape = Member(value, where, "shape");
+    if (shape == nullptr) return false;
+    if (!shape->is_array()) return Fail(where + ".shape", "expected an array, got " + Describe(*shape));
+    int64_t max_elements = std::numeric_limits<int64_t>::max() / static_cast<int64_t>(info->bytes);
+    int64_t elements = 1;
+    for (size_t i = 0; i < shape->size(); ++i) {
+      const std::string dim_where = where + ".shape[" + std::to_string(i) + "]";
+      int64_t extent = 0;
+      if (!NonNegative((*shape)[i], dim_where, &extent)) return false;
+      if (extent != 0 && elements > max_elements / extent) {
+        return Fail(where + ".shape", "the argument's byte size overflows int64");
+      }
+      elements *= extent;
+      out->shape.push_back(extent);
+    }
+
+    const json* role = Member(value, where, "role");
+    std::string role_name;
+    if (role == nullptr || !String(*role, where + ".role", &role_name)) return false;
+    if (role_name == "in") {
+      out->role = ArgRole::kIn;
+    } else if (role_name == "out") {
+      out->role = ArgRole::kOut;
+    } else if (role_name == "param") {
+      out->role = ArgRole::kParam;
+    } else {
+      return Fail(where + ".role", "expected \"in\", \"out\" or \"param\", got \"" + role_name + "\"");
+    }
+
+    const json* range = Member(value, where, "range", /*required=*/false);
+    if (range != nullptr) return Range(*range, where + ".range", *info, out);
+    return true;
+  }
+
+  bool Range(const json& value, const std::string& where, const DTypeInfo& dtype, ArgInfo* out) {
+    if (!dtype.is_integer) {
+      return Fail(where, "a value range is only allowed on integer arguments, this one is " +
+                             std::string(dtype.name));
+    }
+    if (!value.is_array() || value.size() != 2) {
+      return Fail(where, "expected [lo, hi], got " + Describe(value));
+    }
+    ValueRange range;
+    if (!Int64(value[0], where + "[0]", &range.lo) || !Int64(value[1], where + "[1]", &range.hi)) {
+      return false;
+    }
+    if (range.lo > range.hi) {
+      return Fail(where, "lo " + std::to_string(range.lo) + " is greater than hi " +
+                             std::to_string(range.hi));
+    }
+    out->range = range;
+    return true;
+  }
+
+  Status error_;
+};
+
+}  // namespace
+
+const char* ArgRoleName(ArgRole role) {
+  switch (role) {
+    case ArgRole::kIn: return "in";
+    case ArgRole::kOut: return "out";
+    case ArgRole::kParam: return "param";
+  }
+  return "?";
+}
+
+size_t DTypeBytes(std::string_view dtype) {
+  const DTypeInfo* info = FindDType(dtype);
+  return info == nullptr ? 0 : info->bytes;
+}
+
+bool IsIntegerDType(std::string_view dtype) {
+  const DTypeInfo* info = FindDType(dtype);
+  return info != nullptr && info->is_integer;
+}
+
+int64_t ArgInfo::NumElements() const {
+  int64_t elements = 1;
+  for (int64_t extent : shape) elements *= extent;
+  return elements;
+}
+
+const EntryInfo* KernelMetadata::FindEntry(std::string_view name) const {
+  for (const EntryInfo& entry : entries) {
+    if (entry.name == name) return &entry;
+  }
+  return nullptr;
+}
+
+Result<KernelMetadata> ParseKernelMetadata(std::string_view text) {
+  json root;
+  try {
+    root = json::parse(text.begin(), text.end());
+  } catch (const json::exception& e) {
+    return Status(StatusCode::kBadMetadata, std::string("not valid JSON: ") + e.what());
+  }
+  Parser parser;
+  KernelMetadata metadata;
+  try {
+    if (!parser.Metadata(root, &metadata)) return parser.error();
+  } catch (const std::exception& e) {  // e.g. bad_alloc: nothing may escape the runtime's API
+    return Status(StatusCode::kBadMetadata, std::string("cannot read metadata: ") + e.what());
+  }
+  return metadata;
+}
+
+}  // namespace tunefarm::deploy

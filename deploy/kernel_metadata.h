@@ -1,0 +1,64 @@
+// The metadata record a kernel library exports as `tunefarm_metadata` (see tunefarm_abi.h and
+// docs/kernel-abi.md), parsed into plain structs.
+#ifndef TUNEFARM_DEPLOY_KERNEL_METADATA_H_
+#define TUNEFARM_DEPLOY_KERNEL_METADATA_H_
+
+#include <cstdint>
+#include <optional>
+#include <string>
+#include <string_view>
+#include <vector>
+
+#include "deploy/status.h"
+
+namespace tunefarm::deploy {
+
+// The only metadata "format" this runtime reads.
+inline constexpr int32_t kMetadataFormat = 1;
+
+enum class ArgRole { kIn, kOut, kParam };
+
+const char* ArgRoleName(ArgRole role);
+
+// Bytes per element of a dtype name ("float32" -> 4), or 0 for a name the runtime does not know.
+size_t DTypeBytes(std::string_view dtype);
+bool IsIntegerDType(std::string_view dtype);
+
+struct ValueRange {
+  int64_t lo = 0;
+  int64_t hi = 0;  // inclusive
+};
+
+struct ArgInfo {
+  std::string name;
+  std::string dtype;            // "float32", "int64", ...: a name DTypeBytes knows
+  std::vector<int64_t> shape;   // every extent >= 0; empty for a scalar
+  ArgRole role = ArgRole::kIn;
+  std::optional<ValueRange> range;  // integer args only: the values a kernel accepts
+
+  int64_t NumElements() const;
+  int64_t NumBytes() const { return NumElements() * static_cast<int64_t>(DTypeBytes(dtype)); }
+};
+
+struct EntryInfo {
+  std::string name;
+  uint64_t workspace_bytes = 0;
+  std::vector<ArgInfo> args;  // inputs and params, then outputs: the order of `args` in a call
+};
+
+struct KernelMetadata {
+  int32_t format = kMetadataFormat;
+  std::string target;  // canonical target string, e.g. "llvm -mtriple=x86_64-linux-gnu"
+  std::vector<EntryInfo> entries;
+
+  // The entry named `name`, or null.
+  const EntryInfo* FindEntry(std::string_view name) const;
+};
+
+// Parses and validates the JSON text. Errors (kBadMetadata) say which field is wrong and why,
+// e.g. `entries[0].args[2].role: expected "in", "out" or "param", got "inout"`.
+Result<KernelMetadata> ParseKernelMetadata(std::string_view json);
+
+}  // namespace tunefarm::deploy
+
+#endif  // TUNEFARM_DEPLOY_KERNEL_METADATA_H_

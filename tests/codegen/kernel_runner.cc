@@ -1,0 +1,164 @@
+#include "tests/codegen/kernel_runner.h"
+
+#include <gtest/gtest.h>
+#include <unistd.h>
+
+#include <cstdio>
+#include <cstdlib>
+#include <fstream>
+
+#include "compiler/codegen/host_target.h"
+#include "compiler/common/strings.h"
+#include "deploy/thread_pool.h"
+
+namespace tunefarm::codegen::testing {
+
+std::string BackendName(Backend b) { return b == Backend::kJit ? "jit" : "so"; }
+
+std::string RunCommand(const std::string& command) {
+  std::string out;
+  FILE* pipe = popen(command.c_str(), "r");
+  if (pipe == nullptr) return out;
+  char buf[4096];
+  size_t n;
+  while ((n = fread(buf, 1, sizeof(buf), pipe)) > 0) out.append(buf, n);
+  pclose(pipe);
+  return out;
+}
+
+std::string WriteTempFile(const std::string& bytes, const std::string& suffix) {
+  static std::vector<std::string>* files = [] {
+    auto* v = new std::vector<std::string>();
+    std::atexit([] {
+      for (const std::string& f : *files) unlink(f.c_str());
+    });
+    return v;
+  }();
+  const char* tmp = std::getenv("TMPDIR");
+  std::string pattern = StrCat(tmp && *tmp ? tmp : "/tmp", "/tunefarm-codegen-test-XXXXXX", suffix);
+  std::vector<char> path(pattern.begin(), pattern.end());
+  path.push_back('\0');
+  int fd = mkstemps(path.data(), static_cast<int>(suffix.size()));
+  EXPECT_GE(fd, 0);
+  if (fd < 0) return "";
+  close(fd);
+  std::ofstream(path.data(), std::ios::binary).write(bytes.data(), static_cast<std::streamsize>(bytes.size()));
+  files->push_back(path.data());
+  return path.data();
+}
+
+std::vector<std::string> UndefinedSymbols(const std::string& so_bytes) {
+  std::string path = WriteTempFile(so_bytes, ".so");
+  std::string out = RunCommand(StrCat(TF_LLVM_TOOLS_DIR, "/llvm-nm -D --undefined-only ", path, " && echo NM_OK"));
+  std::vector<std::string> symbols;
+  bool ok = false;
+  for (std::string_view line : StrSplit(out, '\n', /*skip_empty=*/true)) {
+    if (line == "NM_OK") {
+      ok = true;
+      continue;
+    }
+    // "                 U memcpy"
+    std::vector<std::string_view> words = StrSplit(line, ' ', /*skip_empty=*/true);
+    symbols.emplace_back(words.back());
+  }
+  EXPECT_TRUE(ok) << "llvm-nm failed: " << out;
+  return symbols;
+}
+
+std::string Disassemble(const std::string& bytes) {
+  std::string path = WriteTempFile(bytes, ".o");
+  return RunCommand(StrCat(TF_LLVM_TOOLS_DIR, "/llvm-objdump -d --no-show-raw-insn ", path));
+}
+
+std::unique_ptr<KernelRunner> KernelRunner::Create(const std::vector<tir::PrimFunc>& funcs, Backend backend,
+                                                   const std::string& target_text) {
+  Target target = HostTarget();
+  if (!target_text.empty()) {
+    absl::StatusOr<Target> parsed = Target::Parse(target_text);
+    EXPECT_TRUE(parsed.ok()) << parsed.status();
+    if (!parsed.ok()) return nullptr;
+    target = *parsed;
+  }
+  auto runner = std::unique_ptr<KernelRunner>(new KernelRunner());
+  runner->funcs_ = funcs;
+  runner->backend_ = backend;
+  if (backend == Backend::kJit) {
+    absl::StatusOr<std::unique_ptr<JitModule>> jit = JitModule::Compile(funcs, target);
+    EXPECT_TRUE(jit.ok()) << jit.status();
+    if (!jit.ok()) return nullptr;
+    runner->jit_ = std::move(*jit);
+    runner->jit_->SetHostApi(deploy::HostApi());
+  } else {
+    absl::StatusOr<std::string> so = BuildSharedObject(funcs, target);
+    EXPECT_TRUE(so.ok()) << so.status();
+    if (!so.ok()) return nullptr;
+    for (const std::string& sym : UndefinedSymbols(*so)) {
+      EXPECT_TRUE(sym == "memcpy" || sym == "memset" || sym == "memmove") << "imports " << sym;
+    }
+    auto library = deploy::KernelLibrary::LoadFromBytes(so->data(), so->size(), funcs[0].name);
+    EXPECT_TRUE(library.ok()) << library.status().ToString();
+    if (!library.ok()) return nullptr;
+    runner->library_ = std::move(library.value());
+  }
+  return runner;
+}
+
+int32_t KernelRunner::Run(const std::string& name, std::vector<void*> args, int threads) {
+  deploy::ThreadPool pool(threads);
+  const int32_t n = static_cast<int32_t>(args.size());
+  if (backend_ == Backend::kSharedObject) {
+    library_->set_thread_pool(&pool);
+    deploy::Status s = library_->Call(name, args.data(), n);
+    library_->set_thread_pool(nullptr);
+    if (s.ok()) return 0;
+    EXPECT_EQ(s.code(), deploy::StatusCode::kKernelError) << s.ToString();
+    return s.code() == deploy::StatusCode::kKernelError ? s.kernel_code() : -1;
+  }
+  int64_t workspace_bytes = 0;
+  for (const tir::PrimFunc& f : funcs_) {
+    if (f.name == name) workspace_bytes = f.workspace_bytes;
+  }
+  deploy::AlignedBuffer workspace = std::move(deploy::AlignedBuffer::Allocate(workspace_bytes).value());
+  tunefarm_kernel_fn fn = jit_->Lookup(name);
+  EXPECT_NE(fn, nullptr) << name;
+  if (fn == nullptr) return -1;
+  deploy::ScopedCurrentPool scope(&pool);
+  return fn(args.data(), n, workspace.data());
+}
+
+tir::Buffer Arg(const std::string& name, te::DType t, std::vector<int64_t> shape, tir::ArgRole role) {
+  tir::Buffer b;
+  b.name = name;
+  b.dtype = t;
+  b.shape = std::move(shape);
+  b.scope = tir::BufferScope::kArg;
+  b.role = role;
+  return b;
+}
+
+tir::Buffer Workspace(const std::string& name, te::DType t, std::vector<int64_t> shape, int64_t offset) {
+  tir::Buffer b;
+  b.name = name;
+  b.dtype = t;
+  b.shape = std::move(shape);
+  b.scope = tir::BufferScope::kWorkspace;
+  b.workspace_offset = offset;
+  return b;
+}
+
+tir::PrimFunc MakeFunc(const std::string& name, std::vector<tir::Buffer> buffers, int num_args,
+                       tir::Stmt body, int64_t workspace_bytes) {
+  tir::PrimFunc f;
+  f.name = name;
+  f.buffers = std::move(buffers);
+  f.num_args = num_args;
+  f.body = std::move(body);
+  f.workspace_bytes = workspace_bytes;
+  return f;
+}
+
+te::Expr LoadAt(const tir::PrimFunc& f, int buffer, te::Expr index) {
+  return te::Load(f.buffers[buffer].dtype, buffer, {std::move(index)});
+}
+
+}  // namespace tunefarm::codegen::testing
