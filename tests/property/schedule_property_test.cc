@@ -15,6 +15,7 @@
 #include "compiler/tir/injected_bug.h"
 #include "compiler/tir/interpreter.h"
 #include "compiler/tir/lower.h"
+#include "tests/codegen/kernel_runner.h"
 #include "tests/common/dag_evaluator.h"
 #include "tests/common/random_schedule.h"
 #include "tests/common/test_dags.h"
@@ -44,8 +45,52 @@ Inputs MakeInputs(const te::ComputeDag& dag, uint64_t seed) {
   return in;
 }
 
-// Lowers `state`, interprets it, compares with the reference. Empty string when they agree.
-std::string Check(const State& state, const Inputs& in, const std::vector<std::vector<double>>& ref) {
+std::string Compare(const std::vector<float*>& outs, const std::vector<size_t>& sizes,
+                    const std::vector<std::vector<double>>& ref, std::string_view path) {
+  for (size_t o = 0; o < outs.size(); ++o)
+    for (size_t i = 0; i < sizes[o]; ++i) {
+      double want = ref[o][i], got = outs[o][i];
+      if (!(std::fabs(got - want) <= 1e-4 + 1e-4 * std::fabs(want)))
+        return StrCat(path, ": output ", o, " element ", i, ": got ", got, ", want ", want);
+    }
+  return "";
+}
+
+// Builds `f` into a .so, loads it with the deploy runtime and runs it at 1 and 3 threads, so a
+// scratch buffer wrongly shared by parallel tasks shows up.
+std::string CheckCompiled(const tir::PrimFunc& f, const te::ComputeDag& dag, const Inputs& in,
+                          const std::vector<std::vector<double>>& ref) {
+  using codegen::testing::Array;
+  auto runner = codegen::testing::KernelRunner::Create({f}, codegen::testing::Backend::kSharedObject);
+  if (!runner) return "could not build the .so";
+  for (int threads : {1, 3}) {
+    std::vector<Array<float>> arrays;
+    std::vector<size_t> sizes;
+    for (const auto& v : in.f32) {
+      arrays.emplace_back(v.size());
+      std::copy(v.begin(), v.end(), arrays.back().data());
+    }
+    for (int id : dag.outputs()) {
+      sizes.push_back(dag.tensor(id).NumElements());
+      arrays.emplace_back(sizes.back());
+      std::fill(arrays.back().data(), arrays.back().data() + sizes.back(), NAN);
+    }
+    std::vector<void*> args;
+    std::vector<float*> outs;
+    for (size_t i = 0; i < arrays.size(); ++i) {
+      args.push_back(arrays[i].data());
+      if (i >= in.f32.size()) outs.push_back(arrays[i].data());
+    }
+    if (int32_t code = runner->Run("kernel", args, threads); code != 0) return StrCat(".so returned ", code);
+    if (auto err = Compare(outs, sizes, ref, StrCat(".so at ", threads, " threads")); !err.empty()) return err;
+  }
+  return "";
+}
+
+// Lowers `state`, interprets it (and, if `compile`, runs it as a .so), compares with the
+// reference. Empty string when they agree.
+std::string Check(const State& state, const Inputs& in, const std::vector<std::vector<double>>& ref,
+                  bool compile = false) {
   auto f = tir::Lower(state, "kernel");
   if (!f.ok()) return StrCat("lowering failed: ", std::string(f.status().message()));
   std::vector<std::vector<float>> outs;
@@ -54,23 +99,21 @@ std::string Check(const State& state, const Inputs& in, const std::vector<std::v
   for (int id : state.dag().outputs()) outs.emplace_back(state.dag().tensor(id).NumElements(), NAN);
   for (auto& o : outs) args.push_back(o.data());
   if (auto s = tir::Interpret(*f, args); !s.ok()) return StrCat("interpreter: ", std::string(s.message()));
-  for (size_t o = 0; o < outs.size(); ++o)
-    for (size_t i = 0; i < outs[o].size(); ++i) {
-      double want = ref[o][i], got = outs[o][i];
-      if (!(std::fabs(got - want) <= 1e-4 + 1e-4 * std::fabs(want)))
-        return StrCat("output ", o, " element ", i, ": got ", got, ", want ", want);
-    }
-  return "";
+  std::vector<float*> out_ptrs;
+  std::vector<size_t> sizes;
+  for (auto& o : outs) out_ptrs.push_back(o.data()), sizes.push_back(o.size());
+  if (auto err = Compare(out_ptrs, sizes, ref, "interpreter"); !err.empty()) return err;
+  return compile ? CheckCompiled(*f, state.dag(), in, ref) : "";
 }
 
 struct RunStats {
-  int sequences = 0, mismatches = 0, steps_applied = 0, steps_rejected = 0;
+  int sequences = 0, compiled = 0, mismatches = 0, steps_applied = 0, steps_rejected = 0;
   std::map<std::string, int> kinds;  // applied steps by tag
   std::string first_failure;
 };
 
 // One seeded sequence: a DAG from the six, random sizes, 6 to 20 random steps.
-void RunSequence(uint64_t seed, RunStats* stats) {
+void RunSequence(uint64_t seed, RunStats* stats, int compile_every = 0) {
   std::mt19937_64 rng(seed);
   auto cases = PropertyCases();
   const PropertyCase& c = cases[seed % cases.size()];
@@ -83,7 +126,9 @@ void RunSequence(uint64_t seed, RunStats* stats) {
   ++stats->sequences;
   Inputs in = MakeInputs(*dag, seed);
   auto ref = DagEvaluator(*dag).Run(in.f64);
-  std::string err = Check(state, in, ref);
+  bool compile = compile_every > 0 && seed % compile_every == 0;
+  stats->compiled += compile;
+  std::string err = Check(state, in, ref, compile);
   if (!err.empty()) {
     ++stats->mismatches;
     if (stats->first_failure.empty())
@@ -100,9 +145,10 @@ TEST(ScheduleProperty, RandomSequencesMatchThePlainEvaluation) {
   RunStats stats;
   for (uint64_t seed : kRegressionSeeds) RunSequence(seed, &stats);
   const int n = SequenceCount();
-  for (int seed = 0; seed < n; ++seed) RunSequence(1000 + seed, &stats);
-  std::printf("schedule property: %d sequences, %d mismatches, %d steps applied, %d rejected\n", stats.sequences,
-              stats.mismatches, stats.steps_applied, stats.steps_rejected);
+  for (int seed = 0; seed < n; ++seed) RunSequence(1000 + seed, &stats, /*compile_every=*/10);
+  std::printf("schedule property: %d sequences (%d also built to a .so and run at 1 and 3 threads), %d mismatches, "
+              "%d steps applied, %d rejected\n",
+              stats.sequences, stats.compiled, stats.mismatches, stats.steps_applied, stats.steps_rejected);
   for (const auto& [tag, count] : stats.kinds) std::printf("  %-4s %6d\n", tag.c_str(), count);
   EXPECT_EQ(stats.mismatches, 0) << stats.first_failure;
   if (n >= 2000) {
