@@ -1,0 +1,252 @@
+#include "compiler/schedule/default_rules.h"
+
+#include <algorithm>
+#include <set>
+
+#include "compiler/common/strings.h"
+
+namespace tunefarm::schedule {
+namespace {
+
+// --- Facts the rules key on ---
+
+int NumSpace(const State& s, int stage) { return s.stage(stage).num_space_axes; }
+const te::StageAnalysis& Analysis(const State& s, int stage) { return s.dag().analysis(stage); }
+
+bool AtRoot(const State& s, int stage) {
+  const Stage& st = s.stage(stage);
+  return !st.is_placeholder && st.location == ComputeLocation::kRoot;
+}
+
+// The space axis whose tile is reused across the vector axis: absent from a read that walks
+// the vector (innermost) axis. GEMM C[i,j]: B[k,j] walks j and lacks i -> i. Conv NCHW: the
+// input walks ow and lacks the output channel -> k. -1 when every read uses every axis.
+int RowAxis(const State& s, int stage) {
+  int n = NumSpace(s, stage);
+  if (n < 2) return -1;
+  int vector_axis = n - 1;
+  int best = -1;
+  for (const auto& [tensor, index_lists] : Analysis(s, stage).reads) {
+    for (const auto& indices : index_lists) {
+      std::set<int64_t> used;
+      for (const te::Expr& i : indices)
+        te::Visit(i, [&](const te::Expr& e) {
+          if (e->kind == te::ExprKind::kAxis) used.insert(e->int_value);
+        });
+      if (!used.count(vector_axis)) continue;
+      for (int a = n - 2; a >= 0; --a)
+        if (!used.count(a) && s.dag().tensor(stage).shape[a] > 1) best = std::max(best, a);
+    }
+  }
+  return best;
+}
+
+// Columns per vector loop: the whole axis when it is short, else two or one vectors' worth,
+// preferring a factor that divides the extent (a tail keeps codegen on the scalar path).
+int64_t VectorFactor(int64_t extent, int lanes) {
+  if (extent <= 2 * lanes) return extent;
+  if (extent % (2 * lanes) == 0) return 2 * lanes;
+  return lanes;
+}
+
+int64_t RowFactor(int64_t extent) { return extent <= 4 ? extent : 4; }
+
+int FindIter(const State& s, int stage, std::string_view name) {
+  const Stage& st = s.stage(stage);
+  for (size_t i = 0; i < st.iters.size(); ++i)
+    if (st.node_of(static_cast<int>(i)).name == name) return static_cast<int>(i);
+  return -1;
+}
+
+// Splits space axis `axis` by `factor` unless the factor covers it; returns the inner name.
+absl::Status SplitAxis(State* s, int stage, int axis, int64_t factor, std::string* inner) {
+  std::string name = StrCat("i", axis);
+  int64_t extent = s->dag().tensor(stage).shape[axis];
+  if (factor >= extent) {
+    *inner = name;
+    return absl::OkStatus();
+  }
+  *inner = name + ".1";
+  return s->Split(stage, FindIter(*s, stage, name), {factor});
+}
+
+struct Tiling {
+  int row_axis = -1;
+  int64_t row_factor = 1, vector_factor = 1;
+};
+
+Tiling ChooseTiling(const State& s, int reuse_stage, const RuleContext& ctx) {
+  Tiling t;
+  const auto& shape = s.dag().tensor(reuse_stage).shape;
+  t.row_axis = RowAxis(s, reuse_stage);
+  t.vector_factor = VectorFactor(shape.back(), ctx.vector_lanes);
+  if (t.row_axis >= 0) t.row_factor = RowFactor(shape[t.row_axis]);
+  return t;
+}
+
+// Splits the row and vector axes, then orders loops as
+//   [outer space parts] [reduce axes] [row tile] [vector tile]
+// with the row tile unrolled and the vector tile vectorized. Returns the number of outer loops.
+absl::StatusOr<int> TileForRegisters(State* s, int stage, const Tiling& t) {
+  int n = NumSpace(*s, stage);
+  std::string row_inner, vec_inner;
+  if (t.row_axis >= 0)
+    if (auto st = SplitAxis(s, stage, t.row_axis, t.row_factor, &row_inner); !st.ok()) return st;
+  if (auto st = SplitAxis(s, stage, n - 1, t.vector_factor, &vec_inner); !st.ok()) return st;
+  const Stage& st = s->stage(stage);
+  std::vector<int> outer, reduce, inner;
+  for (int i = 0; i < static_cast<int>(st.iters.size()); ++i) {
+    const IterNode& node = st.node_of(i);
+    if (node.name == row_inner || node.name == vec_inner) continue;
+    (node.kind == IterKind::kReduce ? reduce : outer).push_back(i);
+  }
+  if (!row_inner.empty()) inner.push_back(FindIter(*s, stage, row_inner));
+  inner.push_back(FindIter(*s, stage, vec_inner));
+  std::vector<int> order = outer;
+  order.insert(order.end(), reduce.begin(), reduce.end());
+  order.insert(order.end(), inner.begin(), inner.end());
+  if (auto r = s->Reorder(stage, order); !r.ok()) return r;
+  int last = static_cast<int>(order.size()) - 1;
+  if (auto r = s->Annotate(stage, last, IterAnnotation::kVectorize); !r.ok()) return r;
+  if (!row_inner.empty() && s->stage(stage).node_of(last - 1).extent > 1)
+    if (auto r = s->Annotate(stage, last - 1, IterAnnotation::kUnroll); !r.ok()) return r;
+  return static_cast<int>(outer.size());
+}
+
+// Fuses loops [0, count) and runs them in parallel (when there is more than one iteration).
+absl::Status ParallelizeOuter(State* s, int stage, int count) {
+  if (count <= 0) return absl::OkStatus();
+  if (count > 1)
+    if (auto st = s->Fuse(stage, [&] {
+          std::vector<int> v(count);
+          for (int i = 0; i < count; ++i) v[i] = i;
+          return v;
+        }());
+        !st.ok())
+      return st;
+  if (s->stage(stage).node_of(0).extent <= 1) return absl::OkStatus();
+  return s->Annotate(stage, 0, IterAnnotation::kParallel);
+}
+
+// The one reuse-heavy stage whose only reader (through inlined stages) is `stage`.
+int TiledProducerOf(const State& s, int stage) {
+  for (int p = 0; p < stage; ++p) {
+    if (!AtRoot(s, p) || !Analysis(s, p).needs_multi_level_tiling) continue;
+    std::vector<int> readers = s.EffectiveConsumers(p);
+    if (readers.size() == 1 && readers[0] == stage && s.dag().tensor(p).shape == s.dag().tensor(stage).shape) return p;
+  }
+  return -1;
+}
+
+// --- The rules ---
+
+bool InlineCondition(const State& s, int stage, const RuleContext&) {
+  return AtRoot(s, stage) && Analysis(s, stage).strictly_inlinable;
+}
+absl::Status InlineApply(State* s, int stage, const RuleContext&) { return s->ComputeInline(stage); }
+
+bool EpilogueCondition(const State& s, int stage, const RuleContext&) {
+  return AtRoot(s, stage) && !Analysis(s, stage).has_reduction && TiledProducerOf(s, stage) >= 0;
+}
+absl::Status EpilogueApply(State* s, int stage, const RuleContext& ctx) {
+  int producer = TiledProducerOf(*s, stage);
+  Tiling t = ChooseTiling(*s, producer, ctx);
+  auto outer = TileForRegisters(s, stage, t);
+  if (!outer.ok()) return outer.status();
+  if (auto st = ParallelizeOuter(s, stage, *outer); !st.ok()) return st;
+  // A single tile has no loop to host the producer: it stays at the root for the tile rule.
+  if (*outer == 0) return absl::OkStatus();
+  if (auto st = s->ComputeAt(producer, stage, 0); !st.ok()) return st;
+  return TileForRegisters(s, producer, t).status();
+}
+
+bool TileCondition(const State& s, int stage, const RuleContext&) {
+  return AtRoot(s, stage) && Analysis(s, stage).needs_multi_level_tiling;
+}
+absl::Status TileApply(State* s, int stage, const RuleContext& ctx) {
+  auto outer = TileForRegisters(s, stage, ChooseTiling(*s, stage, ctx));
+  if (!outer.ok()) return outer.status();
+  return ParallelizeOuter(s, stage, *outer);
+}
+
+bool ReductionCondition(const State& s, int stage, const RuleContext&) {
+  return AtRoot(s, stage) && Analysis(s, stage).has_reduction;
+}
+absl::Status ReductionApply(State* s, int stage, const RuleContext& ctx) {
+  int n = NumSpace(*s, stage);
+  if (n == 0) return absl::OkStatus();
+  if (n == 1) return ParallelizeOuter(s, stage, 1);  // one row per task, reduce inside
+  // Move the innermost space loop inside the reduce loops and vectorize it.
+  std::string vec_inner;
+  if (auto st = SplitAxis(s, stage, n - 1, VectorFactor(s->dag().tensor(stage).shape[n - 1], ctx.vector_lanes), &vec_inner);
+      !st.ok())
+    return st;
+  const Stage& st = s->stage(stage);
+  std::vector<int> outer, reduce;
+  for (int i = 0; i < static_cast<int>(st.iters.size()); ++i) {
+    if (st.node_of(i).name == vec_inner) continue;
+    (st.node_of(i).kind == IterKind::kReduce ? reduce : outer).push_back(i);
+  }
+  std::vector<int> order = outer;
+  order.insert(order.end(), reduce.begin(), reduce.end());
+  order.push_back(FindIter(*s, stage, vec_inner));
+  if (auto r = s->Reorder(stage, order); !r.ok()) return r;
+  if (auto r = s->Annotate(stage, static_cast<int>(order.size()) - 1, IterAnnotation::kVectorize); !r.ok()) return r;
+  return ParallelizeOuter(s, stage, static_cast<int>(outer.size()));
+}
+
+bool ElementwiseCondition(const State& s, int stage, const RuleContext&) { return AtRoot(s, stage); }
+absl::Status ElementwiseApply(State* s, int stage, const RuleContext& ctx) {
+  int n = NumSpace(*s, stage);
+  if (n == 0) return absl::OkStatus();
+  if (n > 1) {
+    std::vector<int> all(n);
+    for (int i = 0; i < n; ++i) all[i] = i;
+    if (auto st = s->Fuse(stage, all); !st.ok()) return st;
+  }
+  int64_t extent = s->stage(stage).node_of(0).extent;
+  int64_t vf = VectorFactor(extent, ctx.vector_lanes);
+  if (vf >= extent) return s->Annotate(stage, 0, IterAnnotation::kVectorize);
+  if (auto st = s->Split(stage, 0, {vf}); !st.ok()) return st;
+  if (auto st = s->Annotate(stage, 1, IterAnnotation::kVectorize); !st.ok()) return st;
+  return s->Annotate(stage, 0, IterAnnotation::kParallel);
+}
+
+}  // namespace
+
+const std::vector<ScheduleRule>& DefaultRules() {
+  static const std::vector<ScheduleRule> kRules = {
+      {"inline", InlineCondition, InlineApply},
+      {"tile+epilogue", EpilogueCondition, EpilogueApply},
+      {"tile", TileCondition, TileApply},
+      {"reduction", ReductionCondition, ReductionApply},
+      {"elementwise", ElementwiseCondition, ElementwiseApply},
+  };
+  return kRules;
+}
+
+absl::StatusOr<State> ApplyDefaultSchedule(std::shared_ptr<const te::ComputeDag> dag, const RuleContext& ctx,
+                                           std::vector<std::string>* applied) {
+  State state(std::move(dag));
+  const auto& rules = DefaultRules();
+  auto run = [&](int stage, size_t first_rule, size_t end_rule) -> absl::Status {
+    for (size_t r = first_rule; r < end_rule; ++r) {
+      if (!rules[r].condition(state, stage, ctx)) continue;
+      if (auto st = rules[r].apply(&state, stage, ctx); !st.ok())
+        return absl::InternalError(StrCat("default rule '", rules[r].name, "' on stage ", stage, ": ",
+                                          std::string(st.message())));
+      if (applied) applied->push_back(StrCat(state.dag().tensor(stage).name, ": ", rules[r].name));
+      return absl::OkStatus();
+    }
+    return absl::OkStatus();
+  };
+  // Inlining first, so the other rules see readers through inlined stages; then the rest,
+  // outputs first, so an epilogue claims its producer before the producer is visited.
+  for (int stage = state.dag().num_tensors() - 1; stage >= 0; --stage)
+    if (auto st = run(stage, 0, 1); !st.ok()) return st;
+  for (int stage = state.dag().num_tensors() - 1; stage >= 0; --stage)
+    if (auto st = run(stage, 1, rules.size()); !st.ok()) return st;
+  return state;
+}
+
+}  // namespace tunefarm::schedule

@@ -1,0 +1,46 @@
+// Default schedules as rules: an ordered table of small rules, each with a condition and an
+// action on one stage, applied to a (fused) compute DAG from its outputs backwards. The same
+// rules schedule a conv alone and a conv + bias + relu + add; the tuner's sketch rules extend
+// this machinery with choices where these rules make fixed ones.
+//
+// The table (first matching rule wins for a stage):
+//   1. inline          strictly inlinable stages (elementwise, padding) are inlined
+//   2. tile+epilogue   a reuse-heavy stage (GEMM, conv) read by an elementwise output: the
+//                      output is tiled, the stage is computed per output tile and tiled for
+//                      registers inside it
+//   3. tile            a reuse-heavy stage with no such consumer: tiled for registers itself
+//   4. reduction       a reduction without reuse (pooling, row sums): outer loops parallel,
+//                      the innermost space loop moved inside the reduce loops and vectorized
+//   5. elementwise     anything else at the root: loops fused, split by the vector width,
+//                      outer part parallel, inner part vectorized
+#pragma once
+
+#include <string>
+#include <string_view>
+#include <vector>
+
+#include "absl/status/status.h"
+#include "compiler/schedule/state.h"
+
+namespace tunefarm::schedule {
+
+struct RuleContext {
+  int vector_lanes = 8;  // float32 lanes of the target's vectors
+  int num_threads = 1;
+};
+
+struct ScheduleRule {
+  std::string_view name;
+  bool (*condition)(const State& state, int stage, const RuleContext& ctx);
+  absl::Status (*apply)(State* state, int stage, const RuleContext& ctx);
+};
+
+// The rules above, in order.
+const std::vector<ScheduleRule>& DefaultRules();
+
+// Applies the first matching rule to every stage, outputs first. `applied`, if given, receives
+// "stage: rule" lines (for logs and tests).
+absl::StatusOr<State> ApplyDefaultSchedule(std::shared_ptr<const te::ComputeDag> dag, const RuleContext& ctx,
+                                           std::vector<std::string>* applied = nullptr);
+
+}  // namespace tunefarm::schedule
