@@ -6,6 +6,8 @@
 
 #include <cerrno>
 #include <cstring>
+#include <exception>
+#include <new>
 
 namespace tunefarm::deploy {
 namespace {
@@ -60,21 +62,41 @@ int FdWithUnusedName(int fd) {
   return result;
 }
 
+// Runs `body`, turning an escaping exception (in practice bad_alloc from a string or vector)
+// into a Status: nothing may be thrown out of the runtime's API.
+template <typename Body>
+auto WithoutExceptions(Body body) -> decltype(body()) {
+  try {
+    return body();
+  } catch (const std::bad_alloc&) {
+    return Status(StatusCode::kOutOfMemory, "out of memory");
+  } catch (const std::exception& e) {
+    return Status(StatusCode::kInternal, e.what());
+  }
+}
+
 }  // namespace
 
 Result<std::unique_ptr<KernelLibrary>> KernelLibrary::Load(const std::string& path,
                                                            ThreadPool* pool) {
-  if (path.empty()) return Status(StatusCode::kInvalidArgument, "empty kernel library path");
-  // Without a '/', dlopen would search LD_LIBRARY_PATH and the system directories.
-  const std::string dlopen_path = path.find('/') == std::string::npos ? "./" + path : path;
-  return Open(dlopen_path, path, pool);
+  return WithoutExceptions([&]() -> Result<std::unique_ptr<KernelLibrary>> {
+    if (path.empty()) return Status(StatusCode::kInvalidArgument, "empty kernel library path");
+    // Without a '/', dlopen would search LD_LIBRARY_PATH and the system directories.
+    const std::string dlopen_path = path.find('/') == std::string::npos ? "./" + path : path;
+    return Open(dlopen_path, path, pool);
+  });
 }
 
 Result<std::unique_ptr<KernelLibrary>> KernelLibrary::LoadFromBytes(const void* data,
                                                                     size_t size,
                                                                     std::string_view name,
                                                                     ThreadPool* pool) {
-  std::string display(name);
+  return WithoutExceptions([&] { return LoadImage(data, size, std::string(name), pool); });
+}
+
+Result<std::unique_ptr<KernelLibrary>> KernelLibrary::LoadImage(const void* data, size_t size,
+                                                                std::string display,
+                                                                ThreadPool* pool) {
   if (data == nullptr || size == 0) {
     return Status(StatusCode::kInvalidArgument, display + ": empty kernel library image");
   }
@@ -206,6 +228,10 @@ Status KernelLibrary::CheckArgs(const Entry& entry, void** args, int32_t num_arg
 }
 
 Status KernelLibrary::Call(std::string_view entry_name, void** args, int32_t num_args) {
+  return WithoutExceptions([&] { return CallEntry(entry_name, args, num_args); });
+}
+
+Status KernelLibrary::CallEntry(std::string_view entry_name, void** args, int32_t num_args) {
   const Entry* entry = FindEntry(entry_name);
   if (entry == nullptr) {
     std::string known;

@@ -68,6 +68,10 @@ class KernelLibrary {
 
   KernelLibrary(void* handle, std::string name, ThreadPool* pool)
       : handle_(handle), name_(std::move(name)), pool_(pool) {}
+  // The bodies of LoadFromBytes and Call, which wrap them to catch exceptions.
+  static Result<std::unique_ptr<KernelLibrary>> LoadImage(const void* data, size_t size,
+                                                          std::string display, ThreadPool* pool);
+  Status CallEntry(std::string_view entry, void** args, int32_t num_args);
   // dlopens `dlopen_path`; `name` is what errors call it.
   static Result<std::unique_ptr<KernelLibrary>> Open(const std::string& dlopen_path,
                                                      std::string name, ThreadPool* pool);

@@ -1,6 +1,6 @@
 #include "deploy/thread_pool.h"
 
-#include <system_error>
+#include <exception>
 
 namespace tunefarm::deploy {
 namespace {
@@ -62,13 +62,12 @@ const tunefarm_host_api kHostApi = {
 ThreadPool::ThreadPool(int32_t num_threads)
     : claim_(Pack(0, kClosed)), first_error_(kNoError) {
   const int32_t num_workers = num_threads > 1 ? num_threads - 1 : 0;
-  workers_.reserve(num_workers);
-  for (int32_t i = 0; i < num_workers; ++i) {
-    try {
-      workers_.emplace_back([this] { WorkerLoop(); });
-    } catch (const std::system_error&) {
-      break;  // keep the threads we have; num_threads() tells the caller
-    }
+  try {
+    workers_.reserve(num_workers);
+    for (int32_t i = 0; i < num_workers; ++i) workers_.emplace_back([this] { WorkerLoop(); });
+  } catch (const std::exception&) {
+    // system_error (no more threads) or bad_alloc: keep the threads we have;
+    // num_threads() tells the caller.
   }
 }
 
@@ -188,7 +187,8 @@ void ThreadPool::WorkerLoop() {
 uint64_t ThreadPool::WaitForClaimChange(uint64_t last) {
   for (int i = 0; i < kSpinIterations; ++i) {
     const uint64_t claim = claim_.load(std::memory_order_acquire);
-    if (claim != last) return claim;
+    // stop_ too: the destructor's final claim value may be the one this worker saw last.
+    if (claim != last || stop_.load(std::memory_order_relaxed)) return claim;
     SpinWait(i);
   }
   std::unique_lock<std::mutex> lock(job_mutex_);
@@ -196,7 +196,7 @@ uint64_t ThreadPool::WaitForClaimChange(uint64_t last) {
   uint64_t claim;
   job_cv_.wait(lock, [&] {
     claim = claim_.load(std::memory_order_seq_cst);
-    return claim != last;
+    return claim != last || stop_.load(std::memory_order_relaxed);
   });
   sleeping_workers_.fetch_sub(1, std::memory_order_relaxed);
   return claim;

@@ -1,14 +1,14 @@
 // The thread pool behind tunefarm_host_api::parallel_for.
 //
 // A pool of N threads is the calling thread plus N-1 workers; N=1 runs everything on the
-// caller. ParallelFor hands tasks out through one atomic counter, the caller takes tasks too,
+// caller. ParallelFor hands tasks out through one atomic claim word, the caller takes tasks too,
 // and it returns when every task has finished. It runs once per parallel loop of every kernel
-// call, so the hot path allocates nothing: workers spin briefly on a generation counter, then
+// call, so the hot path allocates nothing: workers spin briefly on the job's claim word, then
 // sleep on a condition variable.
 //
 // Nesting: a ParallelFor issued from inside a task (on any pool) runs its tasks inline, in
-// order, on that thread. Generated code only parallelises its outermost loop, and running the
-// inner one inline cannot deadlock on a pool whose threads are all busy with the outer one.
+// order, on that thread: the outer loop already keeps every thread busy, and an inner loop
+// that waited for the pool's threads could deadlock on them.
 #ifndef TUNEFARM_DEPLOY_THREAD_POOL_H_
 #define TUNEFARM_DEPLOY_THREAD_POOL_H_
 

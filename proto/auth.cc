@@ -1,0 +1,84 @@
+#include "proto/auth.h"
+
+#include <sys/stat.h>
+
+#include <cerrno>
+#include <cstdlib>
+#include <cstring>
+#include <fstream>
+#include <sstream>
+
+#include "absl/status/status.h"
+#include "absl/strings/ascii.h"
+#include "absl/strings/str_cat.h"
+
+namespace tunefarm::wire {
+
+absl::StatusOr<std::string> LoadToken(std::string_view token_file) {
+  std::string token;
+  if (!token_file.empty()) {
+    const std::string path(token_file);
+    struct stat st {};
+    if (stat(path.c_str(), &st) != 0) {
+      return absl::NotFoundError(
+          absl::StrCat("token file ", path, ": ", std::strerror(errno)));
+    }
+    if ((st.st_mode & (S_IRWXG | S_IRWXO)) != 0) {
+      return absl::PermissionDeniedError(absl::StrCat(
+          "token file ", path, " is accessible by group or others; run: chmod 600 ", path));
+    }
+    std::ifstream in(path, std::ios::binary);
+    if (!in) return absl::PermissionDeniedError(absl::StrCat("cannot read token file ", path));
+    std::ostringstream text;
+    text << in.rdbuf();
+    token = text.str();
+    absl::StripAsciiWhitespace(&token);
+    if (token.empty()) return absl::InvalidArgumentError(absl::StrCat("token file ", path, " is empty"));
+    return token;
+  }
+  const char* env = std::getenv(kTokenEnvVar);
+  if (env != nullptr) token = env;
+  absl::StripAsciiWhitespace(&token);
+  if (token.empty()) {
+    return absl::InvalidArgumentError(
+        absl::StrCat("no token: pass --token-file FILE or set ", kTokenEnvVar));
+  }
+  return token;
+}
+
+void AddToken(grpc::ClientContext& context, std::string_view token) {
+  context.AddMetadata(kTokenMetadataKey, std::string(token));
+}
+
+bool ConstantTimeEquals(std::string_view a, std::string_view b) {
+  // Runs over b (the expected token) whatever a is, so timing reveals neither content nor
+  // where the first mismatch is; the length difference is folded in at the end.
+  unsigned char diff = a.size() == b.size() ? 0 : 1;
+  for (size_t i = 0; i < b.size(); ++i) {
+    const unsigned char x = i < a.size() ? static_cast<unsigned char>(a[i]) : 0;
+    diff |= x ^ static_cast<unsigned char>(b[i]);
+  }
+  return diff == 0;
+}
+
+grpc::Status CheckToken(const grpc::ServerContextBase& context, std::string_view expected) {
+  const auto& metadata = context.client_metadata();
+  const auto [first, last] = metadata.equal_range(kTokenMetadataKey);
+  if (first == last) {
+    return grpc::Status(grpc::StatusCode::UNAUTHENTICATED,
+                        absl::StrCat("missing ", kTokenMetadataKey, " metadata"));
+  }
+  // Exactly one entry: a second one would let a caller probe with several guesses at once.
+  if (std::next(first) != last) {
+    return grpc::Status(grpc::StatusCode::UNAUTHENTICATED,
+                        absl::StrCat("more than one ", kTokenMetadataKey, " entry"));
+  }
+  const std::string_view given(first->second.data(), first->second.size());
+  if (expected.empty() || !ConstantTimeEquals(given, expected)) {
+    return grpc::Status(grpc::StatusCode::UNAUTHENTICATED,
+                        absl::StrCat("wrong ", kTokenMetadataKey));
+  }
+  return grpc::Status::OK;
+}
+
+}  // namespace tunefarm::wire

@@ -1,0 +1,38 @@
+// The farm's shared-secret rule: every call carries the token as `tunefarm-token` metadata, and
+// every handler checks it first. gRPC 1.51 cannot do this for us on plaintext channels (call
+// credentials need TLS; server interceptors cannot reject a call), hence these helpers.
+#ifndef TUNEFARM_PROTO_AUTH_H_
+#define TUNEFARM_PROTO_AUTH_H_
+
+#include <string>
+#include <string_view>
+
+#include <grpcpp/client_context.h>
+#include <grpcpp/server_context.h>
+#include <grpcpp/support/status.h>
+
+#include "absl/status/statusor.h"
+
+namespace tunefarm::wire {
+
+inline constexpr char kTokenMetadataKey[] = "tunefarm-token";
+inline constexpr char kTokenEnvVar[] = "TUNEFARM_TOKEN";
+
+// Reads the token from `token_file` when it is non-empty, else from $TUNEFARM_TOKEN. A token
+// file readable by group or others is refused (like ssh keys): chmod 600 it. Surrounding
+// whitespace (the trailing newline of `echo`) is dropped; an empty token is an error.
+absl::StatusOr<std::string> LoadToken(std::string_view token_file);
+
+// Client side: attach the token to one call.
+void AddToken(grpc::ClientContext& context, std::string_view token);
+
+// Server side: OK when the call carries exactly `expected` (compared in constant time), else
+// UNAUTHENTICATED naming what is wrong (missing or wrong), never echoing either token.
+grpc::Status CheckToken(const grpc::ServerContextBase& context, std::string_view expected);
+
+// Equality that takes the same time wherever the first difference is.
+bool ConstantTimeEquals(std::string_view a, std::string_view b);
+
+}  // namespace tunefarm::wire
+
+#endif  // TUNEFARM_PROTO_AUTH_H_

@@ -1,0 +1,161 @@
+#include "tracker/tracker_state.h"
+
+#include <gtest/gtest.h>
+
+#include <thread>
+
+#include "tests/farm/recording_listener.h"
+
+namespace tunefarm::tracker {
+namespace {
+
+using testing::RecordingListener;
+using namespace std::chrono_literals;
+
+// A TrackerState on a hand-driven clock.
+struct FakeClockTracker {
+  Clock::time_point now = Clock::time_point() + 1h;
+  TrackerState state{Options()};
+
+  TrackerOptions Options() {
+    TrackerOptions options;
+    options.agent_timeout = 1000ms;
+    options.now = [this] { return now; };
+    return options;
+  }
+};
+
+v1::RegisterRequest Agent(const std::string& key, const std::string& address) {
+  v1::RegisterRequest request;
+  request.set_key(key);
+  request.set_address(address);
+  request.mutable_facts()->set_cpu_model("Test CPU");
+  return request;
+}
+
+v1::AcquireRequest Want(const std::string& key) {
+  v1::AcquireRequest request;
+  request.set_key(key);
+  return request;
+}
+
+TEST(FarmTrackerState, RegisterRejectsBadRequestsNamingTheField) {
+  TrackerOptions options;
+  TrackerState state(options);
+  absl::StatusOr<v1::RegisterReply> no_key = state.Register(Agent("", "h:1"));
+  EXPECT_TRUE(absl::IsInvalidArgument(no_key.status()));
+  EXPECT_NE(no_key.status().message().find("key"), std::string_view::npos);
+  absl::StatusOr<v1::RegisterReply> no_address = state.Register(Agent("cpu", ""));
+  EXPECT_NE(no_address.status().message().find("address"), std::string_view::npos);
+  v1::RegisterRequest huge = Agent("cpu", "h:1");
+  huge.set_capacity(5000);
+  EXPECT_NE(state.Register(huge).status().message().find("capacity"), std::string_view::npos);
+  EXPECT_TRUE(absl::IsInvalidArgument(
+      state.Acquire(Want(""), "c", std::make_shared<RecordingListener>()).status()));
+}
+
+TEST(FarmTrackerState, RegisterReplyCarriesTimingAndUniqueIds) {
+  FakeClockTracker t;
+  absl::StatusOr<v1::RegisterReply> a = t.state.Register(Agent("cpu", "h:1"));
+  absl::StatusOr<v1::RegisterReply> b = t.state.Register(Agent("cpu", "h:2"));
+  ASSERT_TRUE(a.ok() && b.ok());
+  EXPECT_NE(a->agent_id(), b->agent_id());
+  EXPECT_EQ(a->agent_timeout_ms(), 1000);
+  EXPECT_EQ(a->heartbeat_interval_ms(), 200);
+}
+
+TEST(FarmTrackerState, SilentAgentIsDroppedAndItsLeaseRevoked) {
+  FakeClockTracker t;
+  const std::string quiet = t.state.Register(Agent("cpu", "h:1"))->agent_id();
+  const std::string chatty = t.state.Register(Agent("cpu", "h:2"))->agent_id();
+  auto on_quiet = std::make_shared<RecordingListener>();
+  ASSERT_TRUE(t.state.Acquire(Want("cpu"), "c1", on_quiet).ok());
+  ASSERT_EQ(on_quiet->last(), "granted h:1");
+
+  t.now += 600ms;
+  ASSERT_TRUE(t.state.Heartbeat(chatty).ok());
+  EXPECT_EQ(t.state.ExpireSilentAgents(), 0);
+  t.now += 600ms;  // quiet: 1200 ms, chatty: 600 ms
+  EXPECT_EQ(t.state.ExpireSilentAgents(), 1);
+  EXPECT_EQ(on_quiet->last(), "revoked agent silent for 1200 ms");
+  EXPECT_GE(on_quiet->flushes(), 2);  // the revocation was delivered, not only recorded
+
+  EXPECT_TRUE(absl::IsNotFound(t.state.Heartbeat(quiet)));
+  EXPECT_TRUE(t.state.Heartbeat(chatty).ok());
+  v1::ListDevicesReply list = t.state.ListDevices("");
+  ASSERT_EQ(list.devices_size(), 1);
+  EXPECT_EQ(list.devices(0).agent_id(), chatty);
+}
+
+TEST(FarmTrackerState, SameAddressRegisteringAgainReplacesTheOldEntry) {
+  FakeClockTracker t;
+  const std::string old_id = t.state.Register(Agent("cpu", "h:1"))->agent_id();
+  auto holder = std::make_shared<RecordingListener>();
+  ASSERT_TRUE(t.state.Acquire(Want("cpu"), "c1", holder).ok());
+  const std::string new_id = t.state.Register(Agent("cpu", "h:1"))->agent_id();
+  EXPECT_NE(old_id, new_id);
+  EXPECT_EQ(holder->last(), "revoked agent at h:1 registered again");
+  EXPECT_TRUE(absl::IsNotFound(t.state.Heartbeat(old_id)));
+  EXPECT_EQ(t.state.ListDevices("").devices_size(), 1);
+}
+
+TEST(FarmTrackerState, UnregisterRevokesAtOnceAndUnknownIdIsNotFound) {
+  FakeClockTracker t;
+  const std::string id = t.state.Register(Agent("cpu", "h:1"))->agent_id();
+  auto holder = std::make_shared<RecordingListener>();
+  ASSERT_TRUE(t.state.Acquire(Want("cpu"), "c1", holder).ok());
+  ASSERT_TRUE(t.state.Unregister(id).ok());
+  EXPECT_EQ(holder->last(), "revoked agent left the farm");
+  EXPECT_TRUE(absl::IsNotFound(t.state.Unregister(id)));
+}
+
+TEST(FarmTrackerState, ListDevicesShowsPoolsStateHoldersAndWaitingKeys) {
+  FakeClockTracker t;
+  ASSERT_TRUE(t.state.Register(Agent("cpu", "h:2")).ok());
+  ASSERT_TRUE(t.state.Register(Agent("cpu", "h:1")).ok());
+  ASSERT_TRUE(t.state.Register(Agent("arm", "h:3")).ok());
+  ASSERT_TRUE(t.state.Acquire(Want("cpu"), "alice", std::make_shared<RecordingListener>()).ok());
+  ASSERT_TRUE(t.state.Acquire(Want("gpu"), "bob", std::make_shared<RecordingListener>()).ok());
+  t.now += 250ms;
+
+  v1::ListDevicesReply all = t.state.ListDevices("");
+  ASSERT_EQ(all.pools_size(), 3);
+  EXPECT_EQ(all.pools(0).key(), "arm");
+  EXPECT_EQ(all.pools(1).key(), "cpu");
+  EXPECT_EQ(all.pools(1).devices(), 2);
+  EXPECT_EQ(all.pools(1).leased(), 1);
+  EXPECT_EQ(all.pools(2).key(), "gpu");
+  EXPECT_EQ(all.pools(2).devices(), 0);
+  EXPECT_EQ(all.pools(2).waiting(), 1);
+  ASSERT_EQ(all.devices_size(), 3);
+  // Sorted by key, then address; alice got h:2, the cpu device that registered first.
+  EXPECT_EQ(all.devices(1).address(), "h:1");
+  EXPECT_EQ(all.devices(1).state(), v1::DEVICE_STATE_IDLE);
+  EXPECT_EQ(all.devices(2).address(), "h:2");
+  EXPECT_EQ(all.devices(2).state(), v1::DEVICE_STATE_BUSY);
+  ASSERT_EQ(all.devices(2).holders_size(), 1);
+  EXPECT_EQ(all.devices(2).holders(0), "alice");
+  EXPECT_EQ(all.devices(2).facts().cpu_model(), "Test CPU");
+  EXPECT_EQ(all.devices(2).last_seen_ms_ago(), 250);
+
+  v1::ListDevicesReply arm = t.state.ListDevices("arm");
+  ASSERT_EQ(arm.devices_size(), 1);
+  EXPECT_EQ(arm.pools_size(), 1);
+}
+
+TEST(FarmTrackerState, ReaperThreadDropsSilentAgentsOnItsOwn) {
+  TrackerOptions options;
+  options.agent_timeout = 40ms;
+  TrackerState state(options);
+  state.StartReaper();
+  ASSERT_TRUE(state.Register(Agent("cpu", "h:1")).ok());
+  const auto deadline = Clock::now() + 5s;
+  while (state.ListDevices("").devices_size() > 0 && Clock::now() < deadline) {
+    std::this_thread::sleep_for(5ms);
+  }
+  EXPECT_EQ(state.ListDevices("").devices_size(), 0);
+  state.StopReaper();
+}
+
+}  // namespace
+}  // namespace tunefarm::tracker

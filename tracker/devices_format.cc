@@ -1,0 +1,70 @@
+#include "tracker/devices_format.h"
+
+#include <algorithm>
+#include <vector>
+
+#include <google/protobuf/util/json_util.h>
+
+#include "absl/strings/str_cat.h"
+#include "absl/strings/str_join.h"
+
+namespace tunefarm::tracker {
+namespace {
+
+// Left-aligned columns, two spaces apart.
+std::string Columns(const std::vector<std::vector<std::string>>& rows) {
+  std::vector<size_t> width;
+  for (const auto& row : rows) {
+    width.resize(std::max(width.size(), row.size()));
+    for (size_t i = 0; i < row.size(); ++i) width[i] = std::max(width[i], row[i].size());
+  }
+  std::string out;
+  for (const auto& row : rows) {
+    std::string line;
+    for (size_t i = 0; i < row.size(); ++i) {
+      line += row[i];
+      if (i + 1 < row.size()) line += std::string(width[i] - row[i].size() + 2, ' ');
+    }
+    absl::StrAppend(&out, line, "\n");
+  }
+  return out;
+}
+
+std::string Cpu(const v1::HardwareFacts& facts) {
+  if (!facts.cpu_model().empty()) return facts.cpu_model();
+  if (!facts.cpu_part().empty()) return absl::StrCat(facts.cpu_vendor(), " ", facts.cpu_part());
+  return facts.arch().empty() ? "-" : facts.arch();
+}
+
+}  // namespace
+
+std::string FormatDevicesTable(const v1::ListDevicesReply& reply) {
+  if (reply.pools().empty()) return "no devices registered\n";
+  std::vector<std::vector<std::string>> pools = {{"POOL", "DEVICES", "LEASED", "WAITING"}};
+  for (const v1::PoolInfo& p : reply.pools()) {
+    pools.push_back({p.key(), absl::StrCat(p.devices()), absl::StrCat(p.leased(), "/", p.capacity()),
+                     absl::StrCat(p.waiting())});
+  }
+  std::vector<std::vector<std::string>> devices = {
+      {"KEY", "ADDRESS", "STATE", "LEASED", "HOLDERS", "CPU", "CORES", "LAST SEEN", "AGENT"}};
+  for (const v1::DeviceInfo& d : reply.devices()) {
+    devices.push_back({d.key(), d.address(), d.state() == v1::DEVICE_STATE_BUSY ? "busy" : "idle",
+                       absl::StrCat(d.leased(), "/", d.capacity()),
+                       d.holders().empty() ? "-" : absl::StrJoin(d.holders(), ","),
+                       Cpu(d.facts()), absl::StrCat(d.facts().physical_cores()),
+                       absl::StrCat(d.last_seen_ms_ago(), " ms ago"), d.agent_id()});
+  }
+  return absl::StrCat(Columns(pools), "\n", Columns(devices));
+}
+
+std::string FormatDevicesJson(const v1::ListDevicesReply& reply) {
+  google::protobuf::util::JsonPrintOptions options;
+  options.add_whitespace = true;
+  options.preserve_proto_field_names = true;
+  options.always_print_primitive_fields = true;
+  std::string json;
+  (void)google::protobuf::util::MessageToJsonString(reply, &json, options);
+  return json;
+}
+
+}  // namespace tunefarm::tracker
