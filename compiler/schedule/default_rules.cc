@@ -41,15 +41,21 @@ int RowAxis(const State& s, int stage) {
   return best;
 }
 
-// Columns per vector loop: the whole axis when it is short, else two or one vectors' worth,
-// preferring a factor that divides the extent (a tail keeps codegen on the scalar path).
+// Columns per vector loop: the whole axis when it is short, else four, two or one vectors'
+// worth, preferring a factor that divides the extent (a tail puts a guard inside the vector
+// loop, and codegen then falls back to scalar code).
 int64_t VectorFactor(int64_t extent, int lanes) {
-  if (extent <= 2 * lanes) return extent;
-  if (extent % (2 * lanes) == 0) return 2 * lanes;
+  if (extent <= 4 * lanes) return extent;
+  for (int64_t f : {4 * lanes, 2 * lanes, lanes})
+    if (extent % f == 0) return f;
   return lanes;
 }
 
-int64_t RowFactor(int64_t extent) { return extent <= 4 ? extent : 4; }
+// Rows of the register tile: with four vectors per row, eight rows fill 32 vector registers.
+int64_t RowFactor(int64_t extent) {
+  if (extent <= 8) return extent;
+  return extent % 8 == 0 ? 8 : 4;
+}
 
 int FindIter(const State& s, int stage, std::string_view name) {
   const Stage& st = s.stage(stage);
