@@ -1,35 +1,41 @@
 #include "compiler/ops/elementwise.h"
 
-#include "compiler/common/check.h"
+#include "compiler/common/strings.h"
 
 namespace tunefarm::ops {
 
+absl::StatusOr<Tensor> BiasAdd(DagBuilder& b, const Tensor& x, const Tensor& bias, const BiasAddParams& p,
+                               std::string name) {
+  if (auto s = CheckShape("bias_add", "x", x.shape); !s.ok()) return s;
+  if (auto s = CheckDType("bias_add", "x", x.dtype, DTypeSet::kNumeric); !s.ok()) return s;
+  auto axis = NormalizeAxis("bias_add", p.axis, static_cast<int>(x.shape.size()));
+  if (!axis.ok()) return axis.status();
+  if (bias.dtype != x.dtype) return OpError("bias_add", "bias and x have different dtypes");
+  if (bias.shape.size() != 1 || bias.shape[0] != x.shape[*axis])
+    return OpError("bias_add", StrCat("bias has shape ", ShapeString(bias.shape), ", expected [", x.shape[*axis], "]"));
+  return b.Compute(std::move(name), x.shape, [&](const Axes& i) { return x(i) + bias(i[*axis]); });
+}
+
 Tensor BiasAdd(DagBuilder& b, const Tensor& x, const Tensor& bias, int axis, std::string name) {
-  TF_CHECK(bias.shape.size() == 1 && bias.shape[0] == x.shape[axis], "bias length must match the axis");
-  return b.Compute(std::move(name), x.shape, [&](const DagBuilder::Axes& i) { return x(i) + bias(i[axis]); });
+  return OrDie(BiasAdd(b, x, bias, BiasAddParams{axis}, std::move(name)));
 }
 
 Tensor Relu(DagBuilder& b, const Tensor& x, std::string name) {
-  return b.Compute(std::move(name), x.shape,
-                   [&](const DagBuilder::Axes& i) { return te::Max(x(i), te::Const(x.dtype, 0)); });
+  UnaryParams p;
+  p.op = UnaryOp::kRelu;
+  return OrDie(Unary(b, x, p, std::move(name)));
 }
 
 Tensor Map(DagBuilder& b, const Tensor& x, te::Expr (*fn)(te::Expr), std::string name) {
-  return b.Compute(std::move(name), x.shape, [&](const DagBuilder::Axes& i) { return fn(x(i)); });
+  return b.Compute(std::move(name), x.shape, [&](const Axes& i) { return fn(x(i)); });
 }
-
-namespace {
-Tensor Zip(DagBuilder& b, const Tensor& x, const Tensor& y, te::ExprKind kind, std::string name) {
-  TF_CHECK(x.shape == y.shape, "elementwise operands must have the same shape");
-  return b.Compute(std::move(name), x.shape, [&](const DagBuilder::Axes& i) { return te::Binary(kind, x(i), y(i)); });
-}
-}  // namespace
 
 Tensor Add(DagBuilder& b, const Tensor& x, const Tensor& y, std::string name) {
-  return Zip(b, x, y, te::ExprKind::kAdd, std::move(name));
+  return OrDie(Binary(b, x, y, BinaryOp::kAdd, std::move(name)));
 }
+
 Tensor Mul(DagBuilder& b, const Tensor& x, const Tensor& y, std::string name) {
-  return Zip(b, x, y, te::ExprKind::kMul, std::move(name));
+  return OrDie(Binary(b, x, y, BinaryOp::kMul, std::move(name)));
 }
 
 }  // namespace tunefarm::ops

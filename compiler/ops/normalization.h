@@ -1,19 +1,43 @@
-// Softmax and layer normalization over the last axis, as several stages (reductions and
-// elementwise), so schedules can fuse and place them.
+// Softmax, log-softmax, layer normalization and batch normalization (inference), as several
+// stages (reductions and elementwise) so schedules can fuse and place them. float32, float64.
 #pragma once
 
 #include <string>
 
-#include "compiler/te/compute_dag.h"
+#include "compiler/ops/op_common.h"
 
 namespace tunefarm::ops {
 
-using te::DagBuilder;
-using Tensor = te::DagBuilder::Tensor;
+struct SoftmaxParams {
+  int64_t axis = -1;  // ONNX opset 13: one axis, may be negative
+};
+// exp(x - max) / sum(exp(x - max)) along the axis: stages .max, .exp, .sum, then the output.
+absl::StatusOr<Tensor> Softmax(DagBuilder& b, const Tensor& x, const SoftmaxParams& p, std::string name = "softmax");
+// x - max - log(sum(exp(x - max))) along the axis: stages .max, .sum, then the output.
+absl::StatusOr<Tensor> LogSoftmax(DagBuilder& b, const Tensor& x, const SoftmaxParams& p,
+                                  std::string name = "log_softmax");
 
-// out = exp(x - max(x)) / sum(exp(x - max(x))) along the last axis.
+struct LayerNormParams {
+  int64_t axis = -1;  // normalises over axes [axis, rank) (ONNX LayerNormalization)
+  double epsilon = 1e-5;
+};
+// (x - mean) / sqrt(var + eps) * gamma + beta; gamma and beta have shape x.shape[axis:].
+// Stages .mean and .var (two-pass variance), then the output.
+absl::StatusOr<Tensor> LayerNorm(DagBuilder& b, const Tensor& x, const Tensor& gamma, const Tensor& beta,
+                                 const LayerNormParams& p, std::string name = "layer_norm");
+
+struct BatchNormParams {
+  double epsilon = 1e-5;
+};
+// Inference batch norm over [N, C, D...] with per-channel [C] gamma, beta, mean, var:
+// (x - mean) * gamma / sqrt(var + eps) + beta. The per-channel scale gamma / sqrt(var + eps) is
+// its own stage (".scale", C elements), so the per-element work is one multiply-add.
+absl::StatusOr<Tensor> BatchNormInference(DagBuilder& b, const Tensor& x, const Tensor& gamma, const Tensor& beta,
+                                          const Tensor& mean, const Tensor& var, const BatchNormParams& p,
+                                          std::string name = "batch_norm");
+
+// --- Short forms over the last axis for callers with trusted shapes: abort on bad shapes. ---
 Tensor Softmax(DagBuilder& b, const Tensor& x, std::string name = "softmax");
-// out = (x - mean) / sqrt(var + eps) * gamma + beta along the last axis (gamma, beta: [last]).
 Tensor LayerNorm(DagBuilder& b, const Tensor& x, const Tensor& gamma, const Tensor& beta, double eps,
                  std::string name = "layer_norm");
 

@@ -1,18 +1,38 @@
-// 2-D max and average pooling over NCHW with padding.
+// Max and average pooling over [N, C, D...] (1-D, 2-D, 3-D, ...) with padding, dilation, ceil
+// mode and count_include_pad (ONNX MaxPool / AveragePool), and global pooling.
 #pragma once
 
 #include <array>
 #include <string>
+#include <vector>
 
-#include "compiler/te/compute_dag.h"
+#include "compiler/ops/op_common.h"
 
 namespace tunefarm::ops {
 
-using te::DagBuilder;
-using Tensor = te::DagBuilder::Tensor;
-
 enum class PoolKind { kMax, kAvg };
 
+struct PoolParams {
+  PoolKind kind = PoolKind::kMax;
+  std::vector<int64_t> kernel;    // one per spatial axis
+  std::vector<int64_t> stride;    // empty: 1
+  std::vector<int64_t> padding;   // begins, then ends (ONNX pads order); empty: 0
+  std::vector<int64_t> dilation;  // empty: 1
+  // Output extent ceil((D + pads - dilation * (k - 1) - 1) / stride) + 1, dropping a last
+  // window that would start in the end padding (as ONNX and PyTorch do).
+  bool ceil_mode = false;
+  // Average only: the divisor counts the padding (not the ceil-mode overhang past it).
+  bool count_include_pad = false;
+};
+
+// Max: every numeric dtype (padding never wins). Avg: float32, float64.
+// Padding is a separate "<name>.pad" stage the schedule can inline.
+absl::StatusOr<Tensor> Pool(DagBuilder& b, const Tensor& x, const PoolParams& p, std::string name = "pool");
+
+// Pools every spatial axis: [N, C, D...] -> [N, C, 1...]. Same dtypes as Pool.
+absl::StatusOr<Tensor> GlobalPool(DagBuilder& b, const Tensor& x, PoolKind kind, std::string name = "global_pool");
+
+// --- Short form for callers with trusted shapes (tests, benchmarks): aborts on bad shapes. ---
 struct Pool2dParams {
   PoolKind kind = PoolKind::kMax;
   std::array<int64_t, 2> kernel{2, 2};
@@ -20,7 +40,6 @@ struct Pool2dParams {
   std::array<int64_t, 4> padding{0, 0, 0, 0};  // top, left, bottom, right
   bool count_include_pad = true;               // avg only
 };
-
 Tensor Pool2dNchw(DagBuilder& b, const Tensor& input, const Pool2dParams& p, std::string name = "pool2d");
 
 }  // namespace tunefarm::ops

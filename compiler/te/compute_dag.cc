@@ -15,6 +15,7 @@ std::string_view ReduceKindName(ReduceKind k) {
     case ReduceKind::kSum: return "sum";
     case ReduceKind::kMax: return "max";
     case ReduceKind::kMin: return "min";
+    case ReduceKind::kProd: return "prod";
   }
   return "?";
 }
@@ -35,6 +36,8 @@ Expr ReduceIdentity(ReduceKind kind, DType dtype) {
       if (dtype == DType::kUInt8) return IntImm(dtype, 255);
       if (dtype == DType::kBool) return IntImm(dtype, 1);
       return IntImm(dtype, std::numeric_limits<int64_t>::max() >> (64 - 8 * DTypeBytes(dtype)));
+    case ReduceKind::kProd:
+      return Const(dtype, 1);
     default:
       return Const(dtype, 0);
   }
@@ -45,6 +48,7 @@ Expr ReduceCombine(ReduceKind kind, Expr acc, Expr value) {
     case ReduceKind::kSum: return acc + value;
     case ReduceKind::kMax: return Max(acc, value);
     case ReduceKind::kMin: return Min(acc, value);
+    case ReduceKind::kProd: return acc * value;
     default: TF_CHECK(false, "combine without a reduction");
   }
   return Expr();

@@ -15,7 +15,7 @@
 
 namespace tunefarm::te {
 
-enum class ReduceKind : uint8_t { kNone, kSum, kMax, kMin };
+enum class ReduceKind : uint8_t { kNone, kSum, kMax, kMin, kProd };
 std::string_view ReduceKindName(ReduceKind k);
 
 // One tensor of the DAG. A placeholder has no body; a compute stage defines element
@@ -34,7 +34,7 @@ struct TensorDef {
   int64_t NumElements() const;
 };
 
-// Identity value of a reduction (0 for sum, lowest for max, highest for min).
+// Identity value of a reduction (0 for sum, lowest for max, highest for min, 1 for prod).
 Expr ReduceIdentity(ReduceKind kind, DType dtype);
 // Combines an accumulator with a new value.
 Expr ReduceCombine(ReduceKind kind, Expr acc, Expr value);

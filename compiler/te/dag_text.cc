@@ -85,8 +85,11 @@ absl::StatusOr<TensorDef> ParseTensorLine(std::string_view text, int id, const s
     t.is_constant = role == "constant";
   } else if (kind == "compute") {
     std::string_view reduce = NextToken(text, &pos);
-    if (reduce == "sum" || reduce == "max" || reduce == "min") {
-      t.reduce = reduce == "sum" ? ReduceKind::kSum : reduce == "max" ? ReduceKind::kMax : ReduceKind::kMin;
+    if (reduce == "sum" || reduce == "max" || reduce == "min" || reduce == "prod") {
+      t.reduce = reduce == "sum"   ? ReduceKind::kSum
+                 : reduce == "max" ? ReduceKind::kMax
+                 : reduce == "min" ? ReduceKind::kMin
+                                   : ReduceKind::kProd;
       auto extents = ParseShape(NextToken(text, &pos), line);
       if (!extents.ok()) return extents.status();
       if (extents->empty()) return LineError(line, "reduction without reduce axes");

@@ -108,6 +108,18 @@ class DagEvaluator {
     return 0;
   }
 
+  static double Combine(te::ReduceKind kind, double acc, double v) {
+    switch (kind) {
+      case te::ReduceKind::kSum: return acc + v;
+      case te::ReduceKind::kMax: return std::fmax(acc, v);
+      case te::ReduceKind::kMin: return std::fmin(acc, v);
+      case te::ReduceKind::kProd: return acc * v;
+      case te::ReduceKind::kNone: break;
+    }
+    TF_CHECK(false, "combine without a reduction");
+    return 0;
+  }
+
   // Visits every point of `extents` (row-major), setting *point.
   template <typename Fn>
   static void ForEachPoint(const std::vector<int64_t>& extents, std::vector<int64_t>* point, Fn&& fn) {
@@ -135,7 +147,7 @@ class DagEvaluator {
         acc = Eval(te::ReduceIdentity(t.reduce, t.dtype));
         ForEachPoint(t.reduce_extents, &raxes_, [&] {
           double v = Eval(t.body);
-          acc = t.reduce == te::ReduceKind::kSum ? acc + v : t.reduce == te::ReduceKind::kMax ? std::fmax(acc, v) : std::fmin(acc, v);
+          acc = Combine(t.reduce, acc, v);
         });
       }
       out[flat++] = Round(t.dtype, acc);

@@ -1,0 +1,21 @@
+// Gather along one axis (ONNX Gather). Data of any dtype, int32 or int64 indices.
+#pragma once
+
+#include <string>
+
+#include "compiler/ops/op_common.h"
+
+namespace tunefarm::ops {
+
+struct GatherParams {
+  int64_t axis = 0;  // may be negative
+};
+
+// data [D0..Da..Dn], indices [I...] -> [D0..Da-1, I..., Da+1..Dn]; out[.., j.., ..] =
+// data[.., indices[j..], ..]. A negative index counts from the end (ONNX); an index still
+// outside [0, Da) after that is clamped into it (ONNX leaves it undefined; clamping keeps the
+// kernel's reads in bounds).
+absl::StatusOr<Tensor> Gather(DagBuilder& b, const Tensor& data, const Tensor& indices, const GatherParams& p,
+                              std::string name = "gather");
+
+}  // namespace tunefarm::ops

@@ -1,0 +1,56 @@
+// Elementwise unary ops (ONNX Relu, LeakyRelu, Sigmoid, ..., Not), Clip and Cast.
+#pragma once
+
+#include <optional>
+#include <string>
+
+#include "compiler/ops/op_common.h"
+
+namespace tunefarm::ops {
+
+enum class UnaryOp {
+  kRelu,         // max(x, 0)                              signed ints, floats
+  kLeakyRelu,    // x < 0 ? alpha * x : x                  floats
+  kSigmoid,      // 1 / (1 + exp(-x))                      floats
+  kTanh,         //                                        floats
+  kExp,          //                                        floats
+  kLog,          //                                        floats
+  kSqrt,         //                                        floats
+  kAbs,          // |x| (ints wrap: abs(-128) is -128)      numeric
+  kNeg,          // -x (ints wrap)                         signed ints, floats
+  kErf,          //                                        floats
+  kGelu,         // x / 2 * (1 + erf(x / sqrt(2)))         floats
+  kHardSigmoid,  // max(0, min(1, alpha * x + beta))       floats
+  kHardSwish,    // x * max(0, min(1, x / 6 + 1/2))        floats
+  kSoftplus,     // log(1 + exp(x)), computed stably       floats
+  kFloor,        //                                        floats
+  kCeil,         //                                        floats
+  kNot,          // logical not                            bool
+};
+std::string_view UnaryOpName(UnaryOp op);
+
+struct UnaryParams {
+  UnaryOp op = UnaryOp::kRelu;
+  // kLeakyRelu: alpha (ONNX default 0.01). kHardSigmoid: alpha, beta (ONNX defaults 0.2, 0.5).
+  std::optional<double> alpha, beta;
+};
+
+absl::StatusOr<Tensor> Unary(DagBuilder& b, const Tensor& x, const UnaryParams& p, std::string name = "");
+
+// The expression of a unary op applied to one value (for fusing it into another stage's body).
+// The dtype must be allowed for the op (Unary checks it).
+Expr UnaryExpr(const UnaryParams& p, const Expr& x);
+
+// out = min(max(x, min), max); a missing bound does not clamp. Bounds are converted to x's dtype
+// (truncated and saturated for integers). Numeric dtypes.
+struct ClipParams {
+  std::optional<double> min, max;
+};
+absl::StatusOr<Tensor> Clip(DagBuilder& b, const Tensor& x, const ClipParams& p, std::string name = "clip");
+
+// Conversion between any two dtypes: float -> int truncates toward zero (values outside the
+// target's range are undefined, as in ONNX), anything -> bool is `!= 0`, bool -> number is 0/1,
+// int -> int wraps.
+absl::StatusOr<Tensor> Cast(DagBuilder& b, const Tensor& x, DType to, std::string name = "cast");
+
+}  // namespace tunefarm::ops
