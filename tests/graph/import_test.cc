@@ -1,0 +1,230 @@
+// ONNX importer: the shared models, hostile files, and a parse-only conformance sweep.
+#include <gtest/gtest.h>
+
+#include <chrono>
+#include <filesystem>
+#include <fstream>
+#include <nlohmann/json.hpp>
+#include <random>
+#include <sstream>
+
+#include "compiler/frontend/onnx_importer.h"
+#include "onnx/onnx_pb.h"
+
+namespace tunefarm::frontend {
+namespace {
+
+namespace fs = std::filesystem;
+const std::string kShared = TUNEFARM_SHARED_DIR;
+
+std::string ReadFile(const std::string& path) {
+  std::ifstream f(path, std::ios::binary);
+  std::ostringstream ss;
+  ss << f.rdbuf();
+  return ss.str();
+}
+
+class ModelTest : public testing::TestWithParam<std::string> {};
+
+TEST_P(ModelTest, ImportsWithStaticTypesAndManifestOutputs) {
+  nlohmann::json manifest = nlohmann::json::parse(ReadFile(kShared + "/models/MANIFEST.json"));
+  const auto& entry = manifest["models"][GetParam()];
+  auto start = std::chrono::steady_clock::now();
+  auto g = ImportOnnxFile(kShared + "/models/" + entry["file"].get<std::string>());
+  ASSERT_TRUE(g.ok()) << g.status();
+  double ms = std::chrono::duration<double, std::milli>(std::chrono::steady_clock::now() - start).count();
+  for (const auto& n : g->nodes()) {
+    ASSERT_FALSE(n.outputs.empty()) << n.name;
+    for (const auto& t : n.outputs) EXPECT_GE(t.NumElements(), 0) << n.name;
+  }
+  std::string counts;
+  for (const auto& [op, c] : g->OpCounts()) counts += op + ":" + std::to_string(c) + " ";
+  std::printf("%s: %zu nodes, %zu params (%lld elements), %.0f ms; %s\n", GetParam().c_str(), g->nodes().size(),
+              g->params().size(), static_cast<long long>(g->NumParamElements()), ms, counts.c_str());
+  // Constant nodes that feed data (scalars of LayerNorm, attention scaling) become params too.
+  EXPECT_GE(g->NumParamElements(), entry["num_params"].get<int64_t>());
+  EXPECT_LE(g->NumParamElements(), entry["num_params"].get<int64_t>() + 64);
+  ASSERT_EQ(g->outputs().size(), 1u);
+  EXPECT_EQ(g->output_names()[0], entry["output_name"].get<std::string>());
+  EXPECT_EQ(g->type(g->outputs()[0]).shape, entry["output_shape"].get<std::vector<int64_t>>());
+  for (const char* op : {"Shape", "Gather", "Concat", "ConstantOfShape", "Unsqueeze", "Constant"})
+    if (GetParam() == "transformer_encoder") EXPECT_EQ(g->OpCounts().count(op), 0u) << op << " left after import";
+  for (const auto& n : g->nodes())
+    if (n.op == "Reshape") EXPECT_EQ(n.inputs.size(), 1u);
+}
+
+INSTANTIATE_TEST_SUITE_P(Shared, ModelTest,
+                         testing::Values("resnet18", "mobilenet_v2", "squeezenet1_1", "transformer_encoder"));
+
+// A one-node model: y = op(x), x float32[2,2], at `opset`.
+onnx::ModelProto SmallModel(int opset, const std::string& op = "Relu") {
+  onnx::ModelProto m;
+  m.set_ir_version(7);
+  m.add_opset_import()->set_version(opset);
+  auto* g = m.mutable_graph();
+  auto* x = g->add_input();
+  x->set_name("x");
+  auto* tt = x->mutable_type()->mutable_tensor_type();
+  tt->set_elem_type(onnx::TensorProto::FLOAT);
+  tt->mutable_shape()->add_dim()->set_dim_value(2);
+  tt->mutable_shape()->add_dim()->set_dim_value(2);
+  auto* n = g->add_node();
+  n->set_name("n0");
+  n->set_op_type(op);
+  n->add_input("x");
+  n->add_output("y");
+  g->add_output()->set_name("y");
+  return m;
+}
+
+std::string Import(const onnx::ModelProto& m) {
+  auto g = ImportOnnxBytes(m.SerializeAsString(), {}, "model.onnx");
+  return g.ok() ? "ok" : std::string(g.status().message());
+}
+
+void ExpectError(const std::string& message, const std::string& needle) {
+  EXPECT_NE(message.find(needle), std::string::npos) << message;
+  std::printf("  error: %s\n", message.c_str());
+}
+
+TEST(ImportTest, SmallModelImports) { EXPECT_EQ(Import(SmallModel(13)), "ok"); }
+
+TEST(ImportTest, TruncatedFile) {
+  std::string bytes = ReadFile(kShared + "/models/squeezenet1_1.onnx");
+  auto g = ImportOnnxBytes(bytes.substr(0, bytes.size() / 2), {}, "squeezenet-half.onnx");
+  ASSERT_FALSE(g.ok());
+  ExpectError(std::string(g.status().message()), "squeezenet-half.onnx: not a valid ONNX model");
+}
+
+TEST(ImportTest, RandomBytes) {
+  std::mt19937 rng(7);
+  for (int trial = 0; trial < 50; ++trial) {
+    std::string bytes(64 + trial * 37, '\0');
+    for (char& c : bytes) c = static_cast<char>(rng());
+    auto g = ImportOnnxBytes(bytes, {}, "random.onnx");
+    ASSERT_FALSE(g.ok());
+    EXPECT_EQ(std::string(g.status().message()).rfind("random.onnx: ", 0), 0u) << g.status();
+  }
+}
+
+TEST(ImportTest, RawDataSizeMismatch) {
+  auto m = SmallModel(13, "Add");
+  auto* init = m.mutable_graph()->add_initializer();
+  init->set_name("b");
+  init->set_data_type(onnx::TensorProto::FLOAT);
+  init->add_dims(2);
+  init->add_dims(2);
+  init->set_raw_data(std::string(12, '\0'));
+  m.mutable_graph()->mutable_node(0)->add_input("b");
+  ExpectError(Import(m), "tensor 'b': raw_data has 12 bytes, shape [2,2] needs 16");
+}
+
+TEST(ImportTest, HugeDimsOverflow) {
+  auto m = SmallModel(13, "Add");
+  auto* init = m.mutable_graph()->add_initializer();
+  init->set_name("b");
+  init->set_data_type(onnx::TensorProto::FLOAT);
+  init->add_dims(int64_t{1} << 40);
+  init->add_dims(int64_t{1} << 40);
+  init->set_raw_data(std::string(16, '\0'));
+  m.mutable_graph()->mutable_node(0)->add_input("b");
+  ExpectError(Import(m), "too many elements");
+}
+
+TEST(ImportTest, UndefinedInputName) {
+  auto m = SmallModel(13);
+  m.mutable_graph()->mutable_node(0)->set_input(0, "nope");
+  ExpectError(Import(m), "node 'n0' (op Relu): undefined input name 'nope'");
+}
+
+TEST(ImportTest, Cycle) {
+  auto m = SmallModel(13, "Add");
+  auto* g = m.mutable_graph();
+  g->mutable_node(0)->add_input("z");
+  auto* n = g->add_node();
+  n->set_name("n1");
+  n->set_op_type("Relu");
+  n->add_input("y");
+  n->add_output("z");
+  ExpectError(Import(m), "the graph has a cycle");
+}
+
+TEST(ImportTest, UnsupportedOp) { ExpectError(Import(SmallModel(13, "FooBar")), "node 'n0' (op FooBar): unsupported op"); }
+
+TEST(ImportTest, UnsupportedOpsets) {
+  ExpectError(Import(SmallModel(6)), "model.onnx: unsupported opset 6 (supported 7..17)");
+  ExpectError(Import(SmallModel(18)), "unsupported opset 18");
+}
+
+TEST(ImportTest, ShapeArithmeticIsEvaluated) {
+  // y = Reshape(x, Concat(Gather(Shape(x), 0), [-1])) : float32[2,2] → [2,2], no shape ops left.
+  auto m = SmallModel(13, "Shape");
+  auto* g = m.mutable_graph();
+  g->mutable_node(0)->set_output(0, "s");
+  auto add = [&](const std::string& op, std::vector<std::string> ins, const std::string& out) {
+    auto* n = g->add_node();
+    n->set_name(out);
+    n->set_op_type(op);
+    for (auto& i : ins) n->add_input(i);
+    n->add_output(out);
+    return n;
+  };
+  auto* c0 = add("Constant", {}, "zero");
+  auto* a = c0->add_attribute();
+  a->set_name("value_ints");
+  a->set_type(onnx::AttributeProto::INTS);
+  a->add_ints(0);
+  auto* c1 = add("Constant", {}, "minus1");
+  auto* b = c1->add_attribute();
+  b->set_name("value_ints");
+  b->set_type(onnx::AttributeProto::INTS);
+  b->add_ints(-1);
+  add("Gather", {"s", "zero"}, "d0");
+  auto* cat = add("Concat", {"d0", "minus1"}, "target");
+  auto* ax = cat->add_attribute();
+  ax->set_name("axis");
+  ax->set_type(onnx::AttributeProto::INT);
+  ax->set_i(0);
+  add("Reshape", {"x", "target"}, "y");
+  auto graph = ImportOnnxBytes(m.SerializeAsString());
+  ASSERT_TRUE(graph.ok()) << graph.status();
+  EXPECT_EQ(graph->OpCounts(), (std::map<std::string, int>{{"Reshape", 1}}));
+  std::printf("%s", graph->Dump().c_str());
+}
+
+TEST(ImportTest, ConformanceSweep) {
+  std::string dir = kShared + "/onnx-tests/node";
+  if (!fs::exists(dir)) GTEST_SKIP() << dir;
+  int imported = 0, unsupported = 0, failed = 0;
+  std::map<std::string, int> reasons;
+  std::vector<fs::path> cases;
+  for (const auto& e : fs::directory_iterator(dir)) cases.push_back(e.path());
+  std::sort(cases.begin(), cases.end());
+  for (const auto& c : cases) {
+    std::string path = (c / "model.onnx").string();
+    if (!fs::exists(path)) continue;
+    auto g = ImportOnnxFile(path);
+    if (g.ok()) {
+      ++imported;
+      continue;
+    }
+    std::string msg(g.status().message());
+    EXPECT_TRUE(msg.rfind(path, 0) == 0) << msg;
+    bool names_node = msg.find("node '") != std::string::npos || msg.find("node producing '") != std::string::npos || msg.find("graph input") != std::string::npos ||
+                      msg.find("initializer") != std::string::npos || msg.find("opset") != std::string::npos ||
+                      msg.find("graph output") != std::string::npos;
+    EXPECT_TRUE(names_node) << msg;
+    if (msg.find("unsupported") != std::string::npos || msg.find("not supported") != std::string::npos) {
+      ++unsupported;
+    } else {
+      ++failed;
+      std::printf("  error: %s\n", msg.c_str());
+    }
+  }
+  std::printf("conformance sweep: %d imported, %d unsupported, %d errors (of %zu)\n", imported, unsupported, failed,
+              cases.size());
+  EXPECT_GT(imported, 0);
+}
+
+}  // namespace
+}  // namespace tunefarm::frontend
