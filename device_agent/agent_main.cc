@@ -1,0 +1,99 @@
+#include "device_agent/agent_main.h"
+
+#include <cstdio>
+#include <memory>
+#include <string>
+
+#include "compiler/common/strings.h"
+#include "device_agent/agent_options.h"
+#include "device_agent/agent_server.h"
+#include "device_agent/hardware_facts.h"
+#include "proto/agent_registration.h"
+#include "proto/auth.h"
+#include "proto/credentials.h"
+#include "proto/termination.h"
+
+namespace tunefarm::agent {
+namespace {
+
+void Say(const std::string& message) {
+  std::fprintf(stderr, "tunefarm agent: %s\n", message.c_str());
+}
+
+bool IsLoopback(const std::string& host) {
+  return host == "127.0.0.1" || host == "localhost" || host == "::1";
+}
+
+}  // namespace
+
+int RunAgentCommand(int argc, char** argv) {
+  wire::BlockTerminationSignals();
+  absl::StatusOr<AgentCommandOptions> options = ParseAgentOptions(argc, argv);
+  if (!options.ok()) {
+    Say(std::string(options.status().message()));
+    std::fputs(kAgentUsage, stderr);
+    return 2;
+  }
+  if (options->help) {
+    std::fputs(kAgentUsage, stdout);
+    return 0;
+  }
+  absl::StatusOr<std::string> token = wire::LoadToken(options->token_file);
+  if (!token.ok()) {
+    Say(std::string(token.status().message()));
+    return 2;
+  }
+
+  AgentServerOptions server_options;
+  server_options.host = options->host;
+  server_options.port = options->port;
+  server_options.token = *token;
+  server_options.tls = options->tls;
+  server_options.identity = {options->key, ReadHardwareFacts()};
+  server_options.cache_limit_bytes = options->cache_bytes;
+  server_options.cache_parent = options->cache_dir;
+  server_options.limits.helper_path = ResolveMeasureHelper(options->measure_helper);
+  server_options.limits.memory_limit_bytes = options->memory_limit_bytes;
+  server_options.limits.default_timeout_ms = options->default_timeout_ms;
+  server_options.limits.max_timeout_ms = options->max_timeout_ms;
+  absl::StatusOr<std::unique_ptr<AgentServer>> server = AgentServer::Start(server_options);
+  if (!server.ok()) {
+    Say(std::string(server.status().message()));
+    return 1;
+  }
+  if (options->tls.cert_file.empty() && !IsLoopback(options->host)) {
+    Say("warning: plaintext on a non-loopback address; the token and kernels cross the network "
+        "in the clear (see docs/wire.md for TLS)");
+  }
+
+  std::unique_ptr<wire::AgentRegistration> registration;
+  if (!options->tracker.empty()) {
+    absl::StatusOr<std::shared_ptr<grpc::Channel>> channel = wire::MakeChannel(
+        options->tracker, options->tracker_tls, std::chrono::milliseconds(2000));
+    if (!channel.ok()) {
+      Say(StrCat("tracker ", options->tracker, ": ", std::string(channel.status().message())));
+      return 2;
+    }
+    wire::AgentRegistrationOptions registration_options;
+    v1::RegisterRequest& request = registration_options.request;
+    request.set_key(options->key);
+    *request.mutable_facts() = server_options.identity.facts;
+    request.set_address(StrCat(ResolveAdvertiseHost(*options), ":", (*server)->port()));
+    request.set_capacity(options->capacity);
+    request.set_agent_name(options->name.empty() ? ResolveAdvertiseHost(*options) : options->name);
+    registration_options.token = *token;
+    if (!options->quiet) registration_options.log = Say;
+    registration = std::make_unique<wire::AgentRegistration>(*channel, registration_options);
+    registration->Start();
+  }
+  std::printf("tunefarm agent listening on %s\n", (*server)->address().c_str());
+  std::fflush(stdout);
+
+  const int sig = wire::WaitForTerminationSignal();
+  Say(StrCat("stopping on signal ", sig));
+  if (registration != nullptr) registration->Stop();  // unregisters: leases freed at once
+  (*server)->Stop();
+  return 0;
+}
+
+}  // namespace tunefarm::agent

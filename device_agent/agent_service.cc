@@ -1,0 +1,72 @@
+#include "device_agent/agent_service.h"
+
+#include "deploy/tunefarm_abi.h"
+#include "device_agent/measure_reactor.h"
+#include "device_agent/upload_reactor.h"
+#include "proto/auth.h"
+
+namespace tunefarm::agent {
+namespace {
+
+// A stream refused before it started: only the status goes out.
+class RefusedUpload final : public grpc::ServerReadReactor<v1::Chunk> {
+ public:
+  explicit RefusedUpload(grpc::Status status) { Finish(std::move(status)); }
+  void OnDone() override { delete this; }
+};
+
+class RefusedMeasure final : public grpc::ServerWriteReactor<v1::MeasureResult> {
+ public:
+  explicit RefusedMeasure(grpc::Status status) { Finish(std::move(status)); }
+  void OnDone() override { delete this; }
+};
+
+}  // namespace
+
+AgentService::AgentService(std::string token, AgentIdentity identity, KernelCache& cache,
+                           MeasureQueue& queue, MeasureRunner& runner)
+    : token_(std::move(token)),
+      identity_(std::move(identity)),
+      cache_(cache),
+      queue_(queue),
+      runner_(runner) {}
+
+grpc::ServerReadReactor<v1::Chunk>* AgentService::Upload(grpc::CallbackServerContext* context,
+                                                         v1::UploadReply* reply) {
+  if (grpc::Status denied = wire::CheckToken(*context, token_); !denied.ok()) {
+    return new RefusedUpload(denied);
+  }
+  return new UploadReactor(cache_, reply);
+}
+
+grpc::ServerWriteReactor<v1::MeasureResult>* AgentService::Measure(
+    grpc::CallbackServerContext* context, const v1::MeasureRequest* request) {
+  if (grpc::Status denied = wire::CheckToken(*context, token_); !denied.ok()) {
+    return new RefusedMeasure(denied);
+  }
+  return MeasureReactor::Start(queue_, runner_, *request);
+}
+
+grpc::ServerUnaryReactor* AgentService::Info(grpc::CallbackServerContext* context,
+                                             const v1::InfoRequest* /*request*/,
+                                             v1::InfoReply* reply) {
+  grpc::ServerUnaryReactor* reactor = context->DefaultReactor();
+  if (grpc::Status denied = wire::CheckToken(*context, token_); !denied.ok()) {
+    reactor->Finish(denied);
+    return reactor;
+  }
+  reply->set_key(identity_.key);
+  *reply->mutable_facts() = identity_.facts;
+  reply->set_agent_version(kAgentVersion);
+  reply->set_abi_version(TUNEFARM_ABI_VERSION);
+  reply->add_accepts(v1::ARTIFACT_KIND_ELF_SO);
+  const CacheStats stats = cache_.stats();
+  reply->set_cache_bytes(stats.bytes);
+  reply->set_cache_limit_bytes(stats.limit_bytes);
+  reply->set_cached_kernels(stats.kernels);
+  reply->set_measuring(queue_.busy());
+  reactor->Finish(grpc::Status::OK);
+  return reactor;
+}
+
+}  // namespace tunefarm::agent

@@ -1,0 +1,25 @@
+// Timing a kernel the way TVM's time evaluator does: `number` runs per repeat, and while a
+// repeat lasts less than min_repeat_ms, `number` grows (to what the last repeat suggests, at
+// least x1.618) and the repeat is run again; `repeat` repeats give one cost each.
+#ifndef TUNEFARM_DEVICE_AGENT_KERNEL_TIMING_H_
+#define TUNEFARM_DEVICE_AGENT_KERNEL_TIMING_H_
+
+#include <cstdint>
+#include <functional>
+#include <vector>
+
+namespace tunefarm::agent {
+
+struct Timing {
+  int32_t number = 0;              // runs per repeat at the end
+  std::vector<double> costs_sec;   // per repeat: seconds per run
+  int32_t error_code = 0;          // the first non-zero return of `run`; timing stops there
+};
+
+// `run` calls the kernel once and returns its code. number and repeat below 1 count as 1.
+Timing TimeRuns(const std::function<int32_t()>& run, int32_t number, int32_t repeat,
+                int32_t min_repeat_ms);
+
+}  // namespace tunefarm::agent
+
+#endif  // TUNEFARM_DEVICE_AGENT_KERNEL_TIMING_H_

@@ -1,0 +1,104 @@
+#include "device_agent/output_compare.h"
+
+#include <gtest/gtest.h>
+
+#include <cmath>
+#include <limits>
+#include <vector>
+
+#include "device_agent/kernel_timing.h"
+
+namespace tunefarm::agent {
+namespace {
+
+deploy::ArgInfo Out(int64_t n, const char* dtype = "float32") {
+  deploy::ArgInfo arg;
+  arg.name = "y";
+  arg.dtype = dtype;
+  arg.shape = {n};
+  arg.role = deploy::ArgRole::kOut;
+  return arg;
+}
+
+TEST(OutputCompare, PassesWithinAtolPlusRtolTimesReference) {
+  const std::vector<float> ref = {1.0f, -2.0f, 100.0f, 0.0f};
+  const std::vector<float> out = {1.0f, -2.01f, 100.5f, 0.0f};
+  Comparison c;
+  CompareOutput(Out(4), out.data(), ref.data(), /*atol=*/0.011, /*rtol=*/0.005, &c);
+  EXPECT_TRUE(c.correct);
+  EXPECT_EQ(c.elements, 4);
+  EXPECT_NEAR(c.max_abs_error, 0.5, 1e-6);
+  EXPECT_NEAR(c.max_rel_error, 0.005, 1e-6);
+
+  Comparison strict;
+  CompareOutput(Out(4), out.data(), ref.data(), 0.001, 0.001, &strict);
+  EXPECT_FALSE(strict.correct);
+  EXPECT_EQ(strict.mismatches, 2);
+  EXPECT_EQ(strict.first_mismatch, "y[1]: got -2.00999999, expected -2");
+}
+
+TEST(OutputCompare, NaNOnOneSideIsAMismatchOnBothSidesNot) {
+  const float nan = std::numeric_limits<float>::quiet_NaN();
+  const float inf = std::numeric_limits<float>::infinity();
+  Comparison c;
+  const std::vector<float> ref = {nan, inf, 1.0f};
+  const std::vector<float> out = {nan, inf, 1.0f};
+  CompareOutput(Out(3), out.data(), ref.data(), 0, 0, &c);
+  EXPECT_TRUE(c.correct);
+  EXPECT_EQ(c.max_abs_error, 0);
+
+  const std::vector<float> poisoned = {nan, inf, nan};
+  CompareOutput(Out(3), poisoned.data(), ref.data(), 1, 1, &c);
+  EXPECT_FALSE(c.correct);
+  EXPECT_TRUE(std::isinf(c.max_abs_error));
+  EXPECT_EQ(c.first_mismatch, "y[2]: got nan, expected 1");
+  EXPECT_EQ(c.elements, 6);  // accumulated over both outputs
+}
+
+TEST(OutputCompare, IntegersCompareExactlyWithZeroTolerance) {
+  const std::vector<int32_t> ref = {1, 2, 3};
+  const std::vector<int32_t> out = {1, 2, 4};
+  Comparison c;
+  CompareOutput(Out(3, "int32"), out.data(), ref.data(), 0, 0, &c);
+  EXPECT_FALSE(c.correct);
+  EXPECT_EQ(c.max_abs_error, 1);
+}
+
+TEST(KernelTiming, GrowsNumberUntilARepeatLastsMinRepeatMs) {
+  int calls = 0;
+  const auto sleepy = [&] {
+    ++calls;
+    const auto until = std::chrono::steady_clock::now() + std::chrono::microseconds(200);
+    while (std::chrono::steady_clock::now() < until) {
+    }
+    return 0;
+  };
+  const Timing t = TimeRuns(sleepy, 1, 3, /*min_repeat_ms=*/10);
+  ASSERT_EQ(t.costs_sec.size(), 3u);
+  EXPECT_GE(t.number, 10);  // 10 ms / 0.2 ms = 50, give or take scheduling
+  for (double cost : t.costs_sec) {
+    EXPECT_GE(cost, 190e-6);
+    EXPECT_LT(cost, 5e-3);
+  }
+  EXPECT_GE(calls, 3 * t.number);
+  EXPECT_EQ(t.error_code, 0);
+}
+
+TEST(KernelTiming, WithoutMinRepeatMsNumberStaysAsAsked) {
+  int calls = 0;
+  const Timing t = TimeRuns([&] { return ++calls, 0; }, 4, 2, 0);
+  EXPECT_EQ(t.number, 4);
+  EXPECT_EQ(calls, 8);
+  EXPECT_EQ(t.costs_sec.size(), 2u);
+}
+
+TEST(KernelTiming, StopsAtTheFirstError) {
+  int calls = 0;
+  const Timing t = TimeRuns([&] { return ++calls == 5 ? 9 : 0; }, 3, 10, 0);
+  EXPECT_EQ(t.error_code, 9);
+  EXPECT_EQ(calls, 5);
+  EXPECT_EQ(t.costs_sec.size(), 1u);
+}
+
+}  // namespace
+}  // namespace tunefarm::agent
