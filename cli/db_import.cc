@@ -1,0 +1,56 @@
+// `tunefarm db import`: adds the records of a JSON-lines file, all or nothing.
+#include <cstdio>
+#include <fstream>
+#include <iostream>
+#include <string>
+
+#include "cli/command.h"
+#include "cli/db_actions.h"
+#include "cli/db_json.h"
+#include "cli/db_open.h"
+#include "compiler/common/strings.h"
+
+namespace tunefarm::cli {
+
+int RunDbImport(int argc, char** argv) {
+  static const CommandSpec spec{
+      "db import",
+      "Adds the records of FILE.jsonl ('-' reads stdin) in one transaction; creates the database "
+      "if missing. Importing the same file again adds nothing.",
+      {DbFlag(), JsonFlag()},
+      {"FILE.jsonl"}};
+  ParseResult parsed = ParseCommandLine(spec, argc, argv);
+  if (!parsed.flags) return parsed.exit_code;
+  const std::string source = parsed.flags->positionals()[0];
+
+  // Open the input before the database, so that a mistyped file name creates no database.
+  std::ifstream file;
+  if (source != "-") {
+    file.open(source, std::ios::binary);
+    if (!file) return ReportFailure(spec.name, StrCat("cannot read ", source));
+  }
+  std::istream& in = source == "-" ? std::cin : file;
+  const std::string source_name = source == "-" ? "<stdin>" : source;
+
+  auto database = OpenOrCreateDatabase(parsed.flags->Get("db"));
+  if (!database.ok()) return ReportFailure(spec.name, database.status());
+  absl::StatusOr<db::ImportStats> stats = (*database)->ImportJsonl(in, source_name);
+  if (!stats.ok()) return ReportFailure(spec.name, stats.status());
+
+  if (parsed.flags->Has("json")) {
+    nlohmann::json document = ImportStatsJson(*stats);
+    document["source"] = source_name;
+    document["database"] = (*database)->path();
+    PrintJson(document);
+  } else {
+    const db::WriteCounts& w = stats->writes;
+    std::fputs(StrCat(source_name, ": ", stats->lines, " records read: ", w.inserted, " inserted, ",
+                      w.replaced, " replaced, ", w.kept_existing, " kept existing, ", w.duplicates,
+                      " duplicates\n")
+                   .c_str(),
+               stdout);
+  }
+  return kExitOk;
+}
+
+}  // namespace tunefarm::cli

@@ -1,0 +1,16 @@
+// The subcommands cli/ implements itself (tracker and devices come from tracker/tracker_main.h).
+// Each takes argv[0] = its own name and returns the exit code (cli/command.h).
+#pragma once
+
+namespace tunefarm::cli {
+
+// `tunefarm agent`: the device agent, when this build has it (agent_command.cc).
+int RunAgentCommand(int argc, char** argv);
+// Whether RunAgentCommand serves an agent or only explains that this build has none.
+bool HaveAgent();
+// `tunefarm db <action>`: the tuning database (db_command.cc).
+int RunDbCommand(int argc, char** argv);
+// `tunefarm version` (version_command.cc).
+int RunVersionCommand(int argc, char** argv);
+
+}  // namespace tunefarm::cli

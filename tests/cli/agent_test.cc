@@ -1,0 +1,97 @@
+// `tunefarm agent`: served when the build has device_agent/, explained when it does not. With
+// the agent built in, it registers with a `tunefarm tracker` and leaves on SIGTERM.
+#include <signal.h>
+
+#include <chrono>
+#include <memory>
+#include <string>
+#include <thread>
+
+#include "gmock/gmock.h"
+#include "gtest/gtest.h"
+#include "nlohmann/json.hpp"
+#include "tests/cli/cli_process.h"
+
+namespace tunefarm::cli::testing {
+namespace {
+
+using ::testing::HasSubstr;
+using namespace std::chrono_literals;
+
+constexpr char kToken[] = "TUNEFARM_TOKEN=cli-agent-token";
+
+bool AgentBuiltIn() {
+  CliResult r = RunTunefarm({"version"});
+  EXPECT_EQ(r.exit_code, 0) << r.err;
+  EXPECT_THAT(r.out, HasSubstr("device agent: "));
+  return r.out.find("device agent: built in") != std::string::npos;
+}
+
+// Starts a server subcommand and returns it with the address it printed after `prefix`.
+std::unique_ptr<CliProcess> StartServer(const std::vector<std::string>& args,
+                                        const std::string& prefix, std::string* address) {
+  absl::StatusOr<std::unique_ptr<CliProcess>> server = CliProcess::Start(args, {kToken});
+  EXPECT_TRUE(server.ok()) << server.status();
+  if (!server.ok()) return nullptr;
+  absl::StatusOr<std::string> line = (*server)->ReadLine(30s);
+  EXPECT_TRUE(line.ok()) << line.status() << "\nstderr: " << (*server)->err();
+  if (!line.ok() || line->rfind(prefix, 0) != 0) {
+    ADD_FAILURE() << "expected '" << prefix << "...', got '" << line.value_or("") << "'";
+    return nullptr;
+  }
+  *address = line->substr(prefix.size());
+  return std::move(*server);
+}
+
+// The number of devices the tracker lists, or -1 when the listing fails.
+int DeviceCount(const std::string& tracker) {
+  CliResult r = RunTunefarm({"devices", "--tracker", tracker, "--json"}, {kToken});
+  if (r.exit_code != 0) return -1;
+  nlohmann::json json = nlohmann::json::parse(r.out, nullptr, /*allow_exceptions=*/false);
+  return json.is_discarded() ? -1 : static_cast<int>(json["devices"].size());
+}
+
+bool WaitForDeviceCount(const std::string& tracker, int count) {
+  const auto deadline = std::chrono::steady_clock::now() + 20s;
+  while (std::chrono::steady_clock::now() < deadline) {
+    if (DeviceCount(tracker) == count) return true;
+    std::this_thread::sleep_for(100ms);
+  }
+  return false;
+}
+
+TEST(CliAgentTest, WithoutTheAgentTheCommandSaysSo) {
+  if (AgentBuiltIn()) GTEST_SKIP() << "this build has the device agent";
+  CliResult r = RunTunefarm({"agent", "--key", "k", "--port", "0"}, {kToken});
+  EXPECT_EQ(r.exit_code, 1);
+  EXPECT_THAT(r.err, HasSubstr("tunefarm agent: this tunefarm was built without the device agent"));
+}
+
+TEST(CliAgentTest, RegistersWithTheTrackerAndLeavesOnSigterm) {
+  if (!AgentBuiltIn()) GTEST_SKIP() << "this build has no device agent";
+  std::string tracker_address;
+  std::unique_ptr<CliProcess> tracker =
+      StartServer({"tracker", "--port", "0", "--host", "127.0.0.1", "--quiet"},
+                  "tunefarm tracker listening on ", &tracker_address);
+  ASSERT_NE(tracker, nullptr);
+  std::string agent_address;
+  std::unique_ptr<CliProcess> agent = StartServer(
+      {"agent", "--key", "cli-test", "--tracker", tracker_address, "--port", "0", "--host",
+       "127.0.0.1", "--quiet"},
+      "tunefarm agent listening on ", &agent_address);
+  ASSERT_NE(agent, nullptr);
+  EXPECT_NE(agent_address, "127.0.0.1:0");
+  EXPECT_TRUE(WaitForDeviceCount(tracker_address, 1)) << "the agent never registered";
+
+  agent->Signal(SIGTERM);
+  absl::StatusOr<int> code = agent->Finish(30s);
+  ASSERT_TRUE(code.ok()) << code.status();
+  EXPECT_EQ(*code, 0) << agent->err();
+  EXPECT_TRUE(WaitForDeviceCount(tracker_address, 0)) << "the agent did not leave the tracker";
+
+  tracker->Signal(SIGTERM);
+  EXPECT_EQ(tracker->Finish(30s).value_or(-1), 0) << tracker->err();
+}
+
+}  // namespace
+}  // namespace tunefarm::cli::testing

@@ -1,0 +1,122 @@
+// The `tunefarm` binary's dispatch: help, version, unknown subcommands and flag errors.
+#include <string>
+
+#include "gmock/gmock.h"
+#include "gtest/gtest.h"
+#include "tests/cli/cli_process.h"
+
+namespace tunefarm::cli::testing {
+namespace {
+
+using ::testing::HasSubstr;
+
+const char* const kSubcommands[] = {"tracker", "agent", "devices", "db", "version"};
+const char* const kDbActions[] = {"best", "top", "stats", "jobs", "export", "import", "check"};
+
+// Whether `listing` has a line "  <name>  <help>".
+bool ListsCommand(const std::string& listing, const std::string& name) {
+  return listing.find("\n  " + name + "  ") != std::string::npos;
+}
+
+TEST(CliHelpTest, HelpListsEverySubcommandOnStdout) {
+  for (const char* flag : {"--help", "-h", "help"}) {
+    CliResult r = RunTunefarm({flag});
+    EXPECT_EQ(r.exit_code, 0) << flag << "\n" << r.err;
+    EXPECT_THAT(r.out, HasSubstr("usage: tunefarm <command>"));
+    for (const char* name : kSubcommands) EXPECT_TRUE(ListsCommand(r.out, name)) << name << "\n" << r.out;
+    EXPECT_EQ(r.err, "");
+  }
+}
+
+TEST(CliHelpTest, NoSubcommandIsAUsageError) {
+  CliResult r = RunTunefarm({});
+  EXPECT_EQ(r.exit_code, 2);
+  EXPECT_EQ(r.out, "");
+  EXPECT_THAT(r.err, HasSubstr("tunefarm: missing command"));
+  for (const char* name : kSubcommands) EXPECT_TRUE(ListsCommand(r.err, name)) << name;
+}
+
+TEST(CliHelpTest, UnknownSubcommandIsNamedWithTheList) {
+  CliResult r = RunTunefarm({"tarcker", "--port", "0"});
+  EXPECT_EQ(r.exit_code, 2);
+  EXPECT_EQ(r.out, "");
+  EXPECT_THAT(r.err, HasSubstr("unknown command 'tarcker' (one of: tracker, agent, devices, db, version)"));
+  EXPECT_TRUE(ListsCommand(r.err, "db")) << r.err;
+}
+
+TEST(CliHelpTest, VersionPrintsTheBinaryAndSchema) {
+  CliResult r = RunTunefarm({"version"});
+  EXPECT_EQ(r.exit_code, 0) << r.err;
+  EXPECT_EQ(r.out.rfind("tunefarm ", 0), 0u) << r.out;
+  EXPECT_THAT(r.out, HasSubstr("tuning database schema version "));
+  EXPECT_EQ(RunTunefarm({"version", "--bogus"}).exit_code, 2);
+}
+
+TEST(CliHelpTest, DbListsItsActions) {
+  CliResult r = RunTunefarm({"db", "--help"});
+  EXPECT_EQ(r.exit_code, 0) << r.err;
+  for (const char* action : kDbActions) EXPECT_TRUE(ListsCommand(r.out, action)) << action << "\n" << r.out;
+
+  r = RunTunefarm({"db"});
+  EXPECT_EQ(r.exit_code, 2);
+  EXPECT_THAT(r.err, HasSubstr("tunefarm db: missing command"));
+
+  r = RunTunefarm({"db", "frobnicate"});
+  EXPECT_EQ(r.exit_code, 2);
+  EXPECT_THAT(r.err, HasSubstr("unknown command 'frobnicate'"));
+}
+
+TEST(CliHelpTest, HelpForOneCommandShowsItsFlags) {
+  CliResult r = RunTunefarm({"db", "best", "--help"});
+  EXPECT_EQ(r.exit_code, 0) << r.err;
+  EXPECT_THAT(r.out, HasSubstr("usage: tunefarm db best --db FILE --workload KEY --target TARGET "
+                               "--threads N [--json]"));
+  r = RunTunefarm({"help", "db"});
+  EXPECT_EQ(r.exit_code, 0) << r.err;
+  EXPECT_TRUE(ListsCommand(r.out, "export")) << r.out;
+  r = RunTunefarm({"help", "devices"});
+  EXPECT_EQ(r.exit_code, 0) << r.err;
+  EXPECT_THAT(r.out, HasSubstr("--tracker HOST:PORT"));
+}
+
+TEST(CliHelpTest, MissingRequiredFlagIsNamed) {
+  CliResult r = RunTunefarm({"db", "best", "--db", "x.db", "--workload", "w", "--threads", "1"});
+  EXPECT_EQ(r.exit_code, 2);
+  EXPECT_EQ(r.out, "");
+  EXPECT_THAT(r.err, HasSubstr("tunefarm db best: missing required flag --target TARGET"));
+  EXPECT_THAT(r.err, HasSubstr("usage: tunefarm db best"));
+
+  r = RunTunefarm({"devices", "--json"});
+  EXPECT_EQ(r.exit_code, 2);
+  EXPECT_THAT(r.err, HasSubstr("--tracker"));
+}
+
+TEST(CliHelpTest, UnknownFlagIsNamed) {
+  CliResult r = RunTunefarm({"db", "stats", "--db", "x.db", "--colour"});
+  EXPECT_EQ(r.exit_code, 2);
+  EXPECT_THAT(r.err, HasSubstr("tunefarm db stats: unknown flag --colour"));
+
+  r = RunTunefarm({"tracker", "--prot", "0"});
+  EXPECT_EQ(r.exit_code, 2);
+  EXPECT_THAT(r.err, HasSubstr("--prot"));
+}
+
+TEST(CliHelpTest, BadFlagValuesAreUsageErrors) {
+  CliResult r = RunTunefarm({"db", "top", "--db", "x.db", "--workload", "w", "--target",
+                             "llvm -mtriple=x86_64-linux-gnu", "--threads", "0"});
+  EXPECT_EQ(r.exit_code, 2);
+  EXPECT_THAT(r.err, HasSubstr("--threads '0'"));
+
+  r = RunTunefarm({"db", "best", "--db", "x.db", "--workload", "w", "--target", "vulkan",
+                   "--threads", "1"});
+  EXPECT_EQ(r.exit_code, 2);
+  EXPECT_THAT(r.err, HasSubstr("--target 'vulkan'"));
+
+  r = RunTunefarm({"db", "jobs", "--db", "x.db", "--state", "sleeping"});
+  EXPECT_EQ(r.exit_code, 2);
+  EXPECT_THAT(r.err, HasSubstr("--state"));
+  EXPECT_THAT(r.err, HasSubstr("sleeping"));
+}
+
+}  // namespace
+}  // namespace tunefarm::cli::testing

@@ -1,0 +1,99 @@
+// `tunefarm tracker` and `tunefarm devices` as processes: the server prints its address, serves
+// with a token, and stops cleanly on SIGTERM/SIGINT.
+#include <signal.h>
+
+#include <chrono>
+#include <memory>
+#include <string>
+
+#include "gmock/gmock.h"
+#include "gtest/gtest.h"
+#include "nlohmann/json.hpp"
+#include "tests/cli/cli_process.h"
+
+namespace tunefarm::cli::testing {
+namespace {
+
+using ::testing::HasSubstr;
+using namespace std::chrono_literals;
+
+constexpr char kListening[] = "tunefarm tracker listening on ";
+constexpr char kToken[] = "TUNEFARM_TOKEN=cli-test-token";
+
+// Starts `tunefarm tracker` on a free loopback port; returns its address in *address.
+std::unique_ptr<CliProcess> StartTracker(std::string* address) {
+  absl::StatusOr<std::unique_ptr<CliProcess>> tracker = CliProcess::Start(
+      {"tracker", "--port", "0", "--host", "127.0.0.1", "--quiet"}, {kToken});
+  EXPECT_TRUE(tracker.ok()) << tracker.status();
+  if (!tracker.ok()) return nullptr;
+  absl::StatusOr<std::string> line = (*tracker)->ReadLine(20s);
+  EXPECT_TRUE(line.ok()) << line.status() << "\nstderr: " << (*tracker)->err();
+  if (!line.ok()) return nullptr;
+  EXPECT_EQ(line->rfind(kListening, 0), 0u) << *line;
+  *address = line->substr(std::string(kListening).size());
+  return std::move(*tracker);
+}
+
+TEST(CliTrackerTest, ServesDevicesAndStopsOnSigterm) {
+  std::string address;
+  std::unique_ptr<CliProcess> tracker = StartTracker(&address);
+  ASSERT_NE(tracker, nullptr);
+  EXPECT_THAT(address, ::testing::StartsWith("127.0.0.1:"));
+  EXPECT_NE(address, "127.0.0.1:0") << "port 0 must print the port picked";
+
+  CliResult r = RunTunefarm({"devices", "--tracker", address, "--json"}, {kToken});
+  ASSERT_EQ(r.exit_code, 0) << r.err;
+  nlohmann::json json = nlohmann::json::parse(r.out, nullptr, /*allow_exceptions=*/false);
+  ASSERT_FALSE(json.is_discarded()) << r.out;
+  EXPECT_EQ(json["devices"], nlohmann::json::array());
+  EXPECT_EQ(json["pools"], nlohmann::json::array());
+
+  r = RunTunefarm({"devices", "--tracker", address}, {kToken});
+  ASSERT_EQ(r.exit_code, 0) << r.err;
+  EXPECT_NE(r.out, "");
+
+  tracker->Signal(SIGTERM);
+  absl::StatusOr<int> code = tracker->Finish(20s);
+  ASSERT_TRUE(code.ok()) << code.status();
+  EXPECT_EQ(*code, 0) << tracker->err();
+  EXPECT_THAT(tracker->err(), HasSubstr("stopping on signal"));
+}
+
+TEST(CliTrackerTest, StopsOnSigint) {
+  std::string address;
+  std::unique_ptr<CliProcess> tracker = StartTracker(&address);
+  ASSERT_NE(tracker, nullptr);
+  tracker->Signal(SIGINT);
+  absl::StatusOr<int> code = tracker->Finish(20s);
+  ASSERT_TRUE(code.ok()) << code.status();
+  EXPECT_EQ(*code, 0) << tracker->err();
+}
+
+TEST(CliTrackerTest, DevicesWithAWrongTokenFails) {
+  std::string address;
+  std::unique_ptr<CliProcess> tracker = StartTracker(&address);
+  ASSERT_NE(tracker, nullptr);
+  CliResult r = RunTunefarm({"devices", "--tracker", address, "--json"},
+                            {"TUNEFARM_TOKEN=not-the-token"});
+  EXPECT_EQ(r.exit_code, 1);
+  EXPECT_EQ(r.out, "");
+  EXPECT_THAT(r.err, HasSubstr(address));
+  tracker->Signal(SIGTERM);
+  EXPECT_EQ(tracker->Finish(20s).value_or(-1), 0);
+}
+
+TEST(CliTrackerTest, TrackerWithoutATokenIsAUsageError) {
+  CliResult r = RunTunefarm({"tracker", "--port", "0", "--host", "127.0.0.1"}, {"TUNEFARM_TOKEN"});
+  EXPECT_EQ(r.exit_code, 2);
+  EXPECT_THAT(r.err, HasSubstr("TUNEFARM_TOKEN"));
+}
+
+TEST(CliTrackerTest, DevicesWithNoTrackerListeningFails) {
+  CliResult r = RunTunefarm({"devices", "--tracker", "127.0.0.1:1", "--timeout-ms", "2000"},
+                            {kToken});
+  EXPECT_EQ(r.exit_code, 1);
+  EXPECT_THAT(r.err, HasSubstr("127.0.0.1:1"));
+}
+
+}  // namespace
+}  // namespace tunefarm::cli::testing
