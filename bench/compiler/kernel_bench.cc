@@ -199,12 +199,16 @@ int main() {
     auto dag = ConvDag(p);
     const auto* x = hold(Filled(p.n * p.c * p.h * p.w, 0.001));
     const auto* w = hold(Filled(p.k * p.c * p.r * p.s, 0.003));
-    auto dnn = std::make_shared<bench::OneDnnConv>(p, x->data(), w->data());
+    auto dnn = std::make_shared<std::unique_ptr<bench::OneDnnConv>>();
     Row row{StrCat("conv C=", p.c, " K=", p.k, " ", p.h, "x", p.w, " ", p.r, "x", p.s, "/", p.stride), p.Flops(), dag,
             bench::ConvTemplates(dag, lanes), {x, w}, "oneDNN"};
-    row.peer_setup = [](int t) { bench::SetOneDnnThreads(t); };
-    row.peer_run = [dnn] { dnn->Run(); };
-    row.peer_output = [dnn] { return dnn->OutputNchw(); };
+    // oneDNN fixes its thread count when the primitive is created: create it per thread count.
+    row.peer_setup = [dnn, p, x, w](int t) {
+      bench::SetOneDnnThreads(t);
+      *dnn = std::make_unique<bench::OneDnnConv>(p, x->data(), w->data());
+    };
+    row.peer_run = [dnn] { (*dnn)->Run(); };
+    row.peer_output = [dnn] { return (*dnn)->OutputNchw(); };
     RunRow(row);
   }
   return 0;
