@@ -86,6 +86,10 @@ struct Row {
   std::vector<bench::NamedState> hand;
   std::vector<const std::vector<float>*> inputs;
   std::string peer_name;
+  // Hand templates on another form of the same computation (e.g. a constant operand packed once,
+  // as oneDNN reorders its weights once), with their own inputs; same output.
+  std::vector<bench::NamedState> hand_alt;
+  std::vector<const std::vector<float>*> inputs_alt;
   std::function<void(int threads)> peer_setup;
   std::function<void()> peer_run;
   std::function<std::vector<float>()> peer_output;
@@ -96,10 +100,13 @@ void RunRow(Row& row) {
   auto naive = Build("naive", schedule::State(row.dag));
   auto rule = schedule::ApplyDefaultSchedule(row.dag, {g_target.VectorLanes(te::DType::kFloat32), 2});
   auto dflt = rule.ok() ? Build("default", *rule) : nullptr;
-  std::vector<std::unique_ptr<Compiled>> hand;
+  std::vector<std::unique_ptr<Compiled>> hand, hand_alt;
   for (auto& h : row.hand)
     if (auto k = Build(h.name, h.state)) hand.push_back(std::move(k));
+  for (auto& h : row.hand_alt)
+    if (auto k = Build(h.name, h.state)) hand_alt.push_back(std::move(k));
   Arrays args = MakeArgs(row.inputs, out_elems);
+  Arrays args_alt = MakeArgs(row.inputs_alt, out_elems);
   for (int threads : {1, 2}) {
     deploy::ThreadPool pool(threads);
     row.peer_setup(threads);
@@ -112,9 +119,12 @@ void RunRow(Row& row) {
     double hand_s = 1e30;
     std::string hand_name = "-";
     float hand_diff = NAN;
-    for (auto& k : hand) {
-      double s = TimeKernel(*k, args, &pool, 100);
-      if (s < hand_s) hand_s = s, hand_name = k->name, hand_diff = MaxDiff(args.out(), ref);
+    for (auto* set : {&hand, &hand_alt}) {
+      Arrays& a = set == &hand ? args : args_alt;
+      for (auto& k : *set) {
+        double s = TimeKernel(*k, a, &pool, 100);
+        if (s < hand_s) hand_s = s, hand_name = k->name, hand_diff = MaxDiff(a.out(), ref);
+      }
     }
     std::printf("%-26s %2d | %7.1f %7.1f %7.1f | %-8s %7.1f | %5.2fx %5.2fx %5.2fx | %-22s | %.1e %.1e\n",
                 row.kernel.c_str(), threads, gflops(naive_s), gflops(dflt_s), gflops(hand_s), row.peer_name.c_str(),
@@ -135,6 +145,26 @@ std::shared_ptr<const te::ComputeDag> MatmulDag(int64_t m, int64_t n, int64_t k)
   auto a = b.Placeholder("A", te::DType::kFloat32, {m, k});
   auto w = b.Placeholder("B", te::DType::kFloat32, {k, n}, true);
   return b.Build({ops::Matmul(b, a, w, false, "C")});
+}
+
+// C[i, j] = sum_k A[i, k] * Bp[j / nr, k, j % nr]: B packed once into column panels of nr, so
+// the k loop of a register tile streams one contiguous panel.
+std::shared_ptr<const te::ComputeDag> PackedMatmulDag(int64_t m, int64_t n, int64_t k, int64_t nr) {
+  te::DagBuilder b;
+  auto a = b.Placeholder("A", te::DType::kFloat32, {m, k});
+  auto bp = b.Placeholder("Bp", te::DType::kFloat32, {n / nr, k, nr}, true);
+  auto c = b.Reduce("C", te::ReduceKind::kSum, {m, n}, {k}, [&](const te::DagBuilder::Axes& i, const te::DagBuilder::Axes& r) {
+    return a(i[0], r[0]) * bp(i[1] / nr, r[0], i[1] % nr);
+  });
+  return b.Build({c});
+}
+
+std::vector<float> PackColumns(const std::vector<float>& b, int64_t n, int64_t k, int64_t nr) {
+  std::vector<float> packed(b.size());
+  for (int64_t jo = 0; jo < n / nr; ++jo)
+    for (int64_t r = 0; r < k; ++r)
+      for (int64_t ji = 0; ji < nr; ++ji) packed[(jo * k + r) * nr + ji] = b[r * n + jo * nr + ji];
+  return packed;
 }
 
 std::shared_ptr<const te::ComputeDag> ConvDag(const bench::ConvShape& p) {
@@ -176,6 +206,15 @@ int main() {
     const auto* b = hold(Filled(g.k * g.n, 0.002));
     Row row{StrCat(g.m == 1 ? "dense " : "gemm ", g.m, "x", g.n, "x", g.k), 2.0 * g.m * g.n * g.k, dag,
             bench::GemmTemplates(dag, lanes), {a, b}, g.m == 1 ? "sgemv" : "sgemm"};
+    const int64_t nr = 4 * lanes;
+    if (g.m > 1 && g.n % nr == 0) {
+      auto packed = PackedMatmulDag(g.m, g.n, g.k, nr);
+      for (auto& t : bench::GemmTemplates(packed, lanes)) {
+        if (t.name.find(StrCat("nr=", nr, " ")) == std::string::npos) continue;  // tiles must match the panels
+        row.hand_alt.push_back({"packedB " + t.name, std::move(t.state)});
+      }
+      row.inputs_alt = {a, hold(PackColumns(*b, g.n, g.k, nr))};
+    }
     row.peer_setup = [](int t) { openblas_set_num_threads(t); };
     row.peer_run = [&, g, a, b] {
       blas_out.resize(g.m * g.n);
