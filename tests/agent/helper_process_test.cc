@@ -71,7 +71,9 @@ TEST(HelperProcess, OwnProcessGroupEmptySignalMaskDefaultDispositions) {
   pthread_sigmask(SIG_BLOCK, &term, &old);
   signal(SIGPIPE, SIG_IGN);  // gRPC ignores SIGPIPE in the agent
   const HelperRun run =
-      Sh("echo $$ $(cut -d' ' -f5 /proc/$$/stat) >&3; grep -E 'SigBlk|SigIgn' /proc/$$/status >&3");
+      // exec: read the mask of a process at rest. The shell itself blocks every signal for a
+      // moment around each fork, so reading its /proc/PID/status while it waits on grep is racy.
+      Sh("echo $$ $(cut -d' ' -f5 /proc/$$/stat) >&3; exec grep -E 'SigBlk|SigIgn' /proc/self/status >&3");
   pthread_sigmask(SIG_SETMASK, &old, nullptr);
   signal(SIGPIPE, SIG_DFL);
   std::istringstream lines(run.output);
