@@ -75,12 +75,12 @@ TEST(KernelTiming, GrowsNumberUntilARepeatLastsMinRepeatMs) {
   };
   const Timing t = TimeRuns(sleepy, 1, 3, /*min_repeat_ms=*/10);
   ASSERT_EQ(t.costs_sec.size(), 3u);
-  EXPECT_GE(t.number, 10);  // 10 ms / 0.2 ms = 50, give or take scheduling
-  for (double cost : t.costs_sec) {
-    EXPECT_GE(cost, 190e-6);
-    EXPECT_LT(cost, 5e-3);
-  }
-  EXPECT_GE(calls, 3 * t.number);
+  // The last repeat ran `number` calls and lasted at least min_repeat_ms; each call busy-waits
+  // 200 us, so number grew from 1 to about 50. (No upper bounds and no exact counts: other
+  // processes may preempt a call.)
+  EXPECT_GE(t.costs_sec.back() * t.number, 10e-3 * 0.999);
+  for (double cost : t.costs_sec) EXPECT_GE(cost, 190e-6);
+  EXPECT_GE(calls, t.number + 2);  // the calibration calls plus at least one call per repeat
   EXPECT_EQ(t.error_code, 0);
 }
 
