@@ -9,7 +9,7 @@ PACKAGES=(
   llvm-19-dev liblld-19-dev
   libgrpc++-dev protobuf-compiler-grpc libprotobuf-dev protobuf-compiler
   libxgboost-dev xgboost libabsl-dev libonnx-dev libsqlite3-dev nlohmann-json3-dev
-  libssl-dev libgtest-dev libgmock-dev libbenchmark-dev
+  libssl-dev openssl libgtest-dev libgmock-dev libbenchmark-dev
   libopenblas-dev libdnnl-dev
 )
 missing=()

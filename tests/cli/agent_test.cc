@@ -61,6 +61,8 @@ bool WaitForDeviceCount(const std::string& tracker, int count) {
 }
 
 TEST(CliAgentTest, WithoutTheAgentTheCommandSaysSo) {
+  // One of this pair runs in every build: this one where device_agent/ is left out of the build
+  // (TUNEFARM_SKIP), the next one where it is built in.
   if (AgentBuiltIn()) GTEST_SKIP() << "this build has the device agent";
   CliResult r = RunTunefarm({"agent", "--key", "k", "--port", "0"}, {kToken});
   EXPECT_EQ(r.exit_code, 1);
