@@ -107,7 +107,10 @@ absl::StatusOr<ParsedFlags> ParsedFlags::Parse(const CommandSpec& spec, int argc
       }
       value = argv[++i];
     }
-    if (!parsed.values_.emplace(flag->name, value).second) {
+    if (flag->repeated) {
+      parsed.repeated_[flag->name].push_back(value);
+      parsed.values_[flag->name] = value;
+    } else if (!parsed.values_.emplace(flag->name, value).second) {
       return UsageError(StrCat(Spelling(*flag), " given twice"));
     }
   }
@@ -128,6 +131,13 @@ absl::StatusOr<ParsedFlags> ParsedFlags::Parse(const CommandSpec& spec, int argc
         StrCat("unexpected argument '", parsed.positionals_[spec.positionals.size()], "'"));
   }
   return parsed;
+}
+
+std::vector<std::string> ParsedFlags::GetAll(std::string_view name) const {
+  auto it = repeated_.find(name);
+  if (it != repeated_.end()) return it->second;
+  if (Has(name)) return {Get(name)};
+  return {};
 }
 
 bool ParsedFlags::Has(std::string_view name) const { return values_.find(name) != values_.end(); }

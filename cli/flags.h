@@ -24,6 +24,7 @@ struct FlagSpec {
   std::string value_name;  // "FILE", "N"...; empty for a switch, which takes no value
   std::string help;
   bool required = false;
+  bool repeated = false;  // may be given several times (--input A --input B); see GetAll
 };
 
 struct CommandSpec {
@@ -50,11 +51,14 @@ class ParsedFlags {
   // InvalidArgument naming the flag when its value is not an integer in [min, max].
   absl::StatusOr<int64_t> GetInt(std::string_view name, int64_t fallback, int64_t min,
                                  int64_t max) const;
+  // Every value of a repeated flag, in command-line order (the one value of any other flag).
+  std::vector<std::string> GetAll(std::string_view name) const;
   const std::vector<std::string>& positionals() const { return positionals_; }
 
  private:
   bool help_ = false;
-  std::map<std::string, std::string, std::less<>> values_;
+  std::map<std::string, std::string, std::less<>> values_;  // a repeated flag: its last value
+  std::map<std::string, std::vector<std::string>, std::less<>> repeated_;
   std::vector<std::string> positionals_;
 };
 

@@ -16,6 +16,12 @@ constexpr tunefarm::cli::Subcommand kSubcommands[] = {
      tunefarm::tracker::RunDevicesCommand},
     {"db", "query, export, import and check a tuning database (--db FILE)",
      tunefarm::cli::RunDbCommand},
+    {"compile", "compile an ONNX model into one artifact for the deploy runtime (-o MODEL.so)",
+     tunefarm::cli::RunCompileCommand},
+    {"run", "run a compiled model on inputs from files (--input [NAME=]FILE ...)", tunefarm::cli::RunRunCommand},
+    {"inspect", "show the ops, fused kernels, layout and memory plan of an .onnx or .so",
+     tunefarm::cli::RunInspectCommand},
+    {"bench", "time a compiled model: latency min/median/max", tunefarm::cli::RunBenchCommand},
     {"version", "print the version of this binary and of its database schema",
      tunefarm::cli::RunVersionCommand},
 };

@@ -10,6 +10,12 @@ int RunAgentCommand(int argc, char** argv);
 bool HaveAgent();
 // `tunefarm db <action>`: the tuning database (db_command.cc).
 int RunDbCommand(int argc, char** argv);
+// `tunefarm compile|inspect|run|bench`: the graph compiler and the deploy runtime
+// (model_*_command.cc).
+int RunCompileCommand(int argc, char** argv);
+int RunInspectCommand(int argc, char** argv);
+int RunRunCommand(int argc, char** argv);
+int RunBenchCommand(int argc, char** argv);
 // `tunefarm version` (version_command.cc).
 int RunVersionCommand(int argc, char** argv);
 

@@ -199,6 +199,10 @@ tunefarm_kernel_fn KernelLibrary::FindFunction(std::string_view entry) const {
   return found == nullptr ? nullptr : found->fn;
 }
 
+const void* KernelLibrary::FindSymbol(const std::string& symbol) const {
+  return dlsym(handle_, symbol.c_str());
+}
+
 Status KernelLibrary::CheckArgs(const Entry& entry, void** args, int32_t num_args) const {
   const EntryInfo& info = *entry.info;
   const std::string what = "entry " + Quoted(info.name);

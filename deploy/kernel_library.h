@@ -60,6 +60,9 @@ class KernelLibrary {
   // The raw entry point, or null; for callers that manage workspace and pool themselves.
   tunefarm_kernel_fn FindFunction(std::string_view entry) const;
 
+  // Any exported symbol's address (dlsym), or null: e.g. data a model artifact embeds.
+  const void* FindSymbol(const std::string& symbol) const;
+
  private:
   struct Entry {
     const EntryInfo* info;

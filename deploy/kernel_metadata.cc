@@ -3,12 +3,12 @@
 #include <limits>
 #include <set>
 
-#include <nlohmann/json.hpp>
+#include "deploy/json_reader.h"
 
 namespace tunefarm::deploy {
 namespace {
 
-using nlohmann::json;
+using json = JsonReader::json;
 
 struct DTypeInfo {
   std::string_view name;
@@ -30,49 +30,10 @@ const DTypeInfo* FindDType(std::string_view name) {
   return nullptr;
 }
 
-// Validation stops at the first problem; `Fail` records it with the JSON path where it is.
-class Parser {
+// Validation stops at the first problem (JsonReader records it with its JSON path).
+class Parser : public JsonReader {
  public:
-  Status error() const { return error_; }
-
-  bool Fail(const std::string& where, const std::string& what) {
-    error_ = Status(StatusCode::kBadMetadata, (where.empty() ? "" : where + ": ") + what);
-    return false;
-  }
-
-  const json* Member(const json& object, const std::string& where, const char* key,
-                     bool required = true) {
-    auto it = object.find(key);
-    if (it == object.end()) {
-      if (required) Fail(where, std::string("missing field \"") + key + "\"");
-      return nullptr;
-    }
-    return &*it;
-  }
-
-  bool String(const json& value, const std::string& where, std::string* out) {
-    if (!value.is_string()) return Fail(where, "expected a string, got " + Describe(value));
-    *out = value.get<std::string>();
-    return true;
-  }
-
-  bool Int64(const json& value, const std::string& where, int64_t* out) {
-    if (!value.is_number_integer()) {
-      return Fail(where, "expected an integer, got " + Describe(value));
-    }
-    if (value.is_number_unsigned() &&
-        value.get<uint64_t>() > static_cast<uint64_t>(std::numeric_limits<int64_t>::max())) {
-      return Fail(where, "integer " + Dump(value) + " is out of range");
-    }
-    *out = value.get<int64_t>();
-    return true;
-  }
-
-  bool NonNegative(const json& value, const std::string& where, int64_t* out) {
-    if (!Int64(value, where, out)) return false;
-    if (*out < 0) return Fail(where, "expected a non-negative integer, got " + Dump(value));
-    return true;
-  }
+  Parser() : JsonReader(StatusCode::kBadMetadata) {}
 
   bool Metadata(const json& root, KernelMetadata* out) {
     if (!root.is_object()) return Fail("", "expected a JSON object, got " + Describe(root));
@@ -105,27 +66,6 @@ class Parser {
   }
 
  private:
-  static std::string Describe(const json& value) {
-    std::string text = Dump(value);
-    if (text.size() > 40) text = text.substr(0, 37) + "...";
-    return std::string(value.type_name()) + " " + text;
-  }
-
-  // Never throws: invalid UTF-8 is replaced rather than reported.
-  static std::string Dump(const json& value) {
-    return value.dump(-1, ' ', false, json::error_handler_t::replace);
-  }
-
-  static bool IsIdentifier(const std::string& name) {
-    if (name.empty() || (name[0] >= '0' && name[0] <= '9')) return false;
-    for (char c : name) {
-      const bool ok = (c >= 'a' && c <= 'z') || (c >= 'A' && c <= 'Z') ||
-                      (c >= '0' && c <= '9') || c == '_';
-      if (!ok) return false;
-    }
-    return true;
-  }
-
   bool Entry(const json& value, const std::string& where, EntryInfo* out) {
     if (!value.is_object()) return Fail(where, "expected an object, got " + Describe(value));
     const json* name = Member(value, where, "name");
@@ -230,8 +170,6 @@ class Parser {
     out->range = range;
     return true;
   }
-
-  Status error_;
 };
 
 }  // namespace

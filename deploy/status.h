@@ -22,6 +22,7 @@ enum class StatusCode : int32_t {
   kKernelError = 6,      // a kernel returned non-zero; see Status::kernel_code()
   kOutOfMemory = 7,
   kInternal = 8,
+  kBadPlan = 9,          // a model artifact's plan is malformed or does not fit its kernels
 };
 
 const char* StatusCodeName(StatusCode code);
@@ -66,6 +67,7 @@ inline const char* StatusCodeName(StatusCode code) {
     case StatusCode::kKernelError: return "KernelError";
     case StatusCode::kOutOfMemory: return "OutOfMemory";
     case StatusCode::kInternal: return "Internal";
+    case StatusCode::kBadPlan: return "BadPlan";
   }
   return "Unknown";
 }

@@ -1,6 +1,7 @@
 #include "compiler/codegen/codegen.h"
 
 #include "compiler/codegen/compile_module.h"
+#include "compiler/codegen/embedded_blob.h"
 #include "compiler/codegen/object_emitter.h"
 #include "compiler/codegen/shared_object.h"
 #include "compiler/common/strings.h"
@@ -13,17 +14,25 @@
 
 namespace tunefarm::codegen {
 
-absl::StatusOr<std::string> BuildObject(const std::vector<tir::PrimFunc>& funcs, const Target& target) {
+absl::StatusOr<std::string> BuildObject(const std::vector<tir::PrimFunc>& funcs, const Target& target,
+                                        const std::vector<EmbeddedBlob>& blobs) {
   absl::StatusOr<CompiledModule> compiled = CompileModule(funcs, target, /*optimize=*/true);
   if (!compiled.ok()) return compiled.status();
+  // Added after the O3 pipeline: no pass has anything to do with opaque bytes.
+  if (absl::Status s = AddEmbeddedBlobs(blobs, *compiled->module); !s.ok()) return s;
   return EmitObjectFile(*compiled->module, *compiled->machine);
+}
+
+absl::StatusOr<std::string> BuildSharedObject(const std::vector<tir::PrimFunc>& funcs, const Target& target,
+                                              const std::vector<EmbeddedBlob>& blobs) {
+  absl::StatusOr<std::string> object = BuildObject(funcs, target, blobs);
+  if (!object.ok()) return object.status();
+  return LinkSharedObject(*object);
 }
 
 absl::StatusOr<std::string> BuildSharedObject(const std::vector<tir::PrimFunc>& funcs,
                                               const Target& target) {
-  absl::StatusOr<std::string> object = BuildObject(funcs, target);
-  if (!object.ok()) return object.status();
-  return LinkSharedObject(*object);
+  return BuildSharedObject(funcs, target, {});
 }
 
 absl::StatusOr<std::string> EmitLlvmIr(const std::vector<tir::PrimFunc>& funcs, const Target& target,

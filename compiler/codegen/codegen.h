@@ -4,6 +4,7 @@
 // How loops, vectors, parallelism and math are emitted: docs/codegen.md.
 #pragma once
 
+#include <cstdint>
 #include <map>
 #include <memory>
 #include <string>
@@ -18,13 +19,27 @@
 
 namespace tunefarm::codegen {
 
-// The kernel library as a shared object's bytes: one entry per PrimFunc plus the ABI symbols.
-// The same inputs give the same bytes, in any process.
+// Data embedded in a kernel library: exported as `symbol` (a const byte array, `alignment`-aligned,
+// in `section` when not empty) and `symbol`_size (a const uint64_t holding bytes.size()).
+// Each blob is one LLVM constant over the raw bytes, so its cost is a copy, whatever its size
+// (docs/model-artifact.md: the model plan and parameters travel this way).
+struct EmbeddedBlob {
+  std::string symbol;  // a C identifier that no kernel or ABI symbol uses
+  std::string bytes;
+  int64_t alignment = 64;  // a power of two
+  std::string section;     // e.g. ".rodata" or ".tunefarm.params"; empty: the default
+};
+
+// The kernel library as a shared object's bytes: one entry per PrimFunc plus the ABI symbols
+// and `blobs`. The same inputs give the same bytes, in any process.
+absl::StatusOr<std::string> BuildSharedObject(const std::vector<tir::PrimFunc>& funcs, const Target& target,
+                                              const std::vector<EmbeddedBlob>& blobs);
 absl::StatusOr<std::string> BuildSharedObject(const std::vector<tir::PrimFunc>& funcs,
                                               const Target& target);
 
 // The same code as an ELF relocatable object (e.g. for an AArch64 target from an x86 host).
-absl::StatusOr<std::string> BuildObject(const std::vector<tir::PrimFunc>& funcs, const Target& target);
+absl::StatusOr<std::string> BuildObject(const std::vector<tir::PrimFunc>& funcs, const Target& target,
+                                        const std::vector<EmbeddedBlob>& blobs = {});
 
 // The LLVM IR text of the module, before or after the O3 pipeline (for debugging and tests).
 absl::StatusOr<std::string> EmitLlvmIr(const std::vector<tir::PrimFunc>& funcs, const Target& target,

@@ -10,7 +10,7 @@
 #include <cstring>
 
 #include "compiler/common/strings.h"
-#include "compiler/frontend/const_eval.h"
+#include "compiler/graph/const_eval.h"
 #include "compiler/frontend/onnx_tensor.h"
 #include "compiler/graph/op_registry.h"
 #include "onnx/onnx_pb.h"
@@ -155,6 +155,7 @@ absl::StatusOr<graph::Graph> Importer::Run(const onnx::GraphProto& g) {
     if (init.name().empty()) return absl::InvalidArgumentError("an initializer has no name");
     BindConst(init.name(), std::move(*t));
   }
+  for (const auto& [name, value] : options_.constant_inputs) BindConst(name, value);
   for (const auto& in : g.input())
     if (absl::Status s = AddGraphInput(in); !s.ok()) return s;
   auto order = TopologicalOrder(g);
@@ -283,9 +284,13 @@ absl::Status Importer::ResolveAutoPad(const onnx::NodeProto& n, const TensorType
   if (mode != "VALID") {
     if (mode != "SAME_UPPER" && mode != "SAME_LOWER") return NodeError(n, StrCat("unknown auto_pad '", mode, "'"));
     for (size_t i = 0; i < spatial; ++i) {
-      if (strides[i] <= 0) return NodeError(n, "strides must be positive");
-      int64_t in = x.shape[2 + i], out = (in + strides[i] - 1) / strides[i];
-      int64_t total = std::max<int64_t>(0, (out - 1) * strides[i] + (kernel[i] - 1) * dil[i] + 1 - in);
+      if (strides[i] <= 0 || kernel[i] <= 0 || dil[i] <= 0)
+        return NodeError(n, "kernel_shape, strides and dilations must be positive");
+      // 128-bit: the attributes are any int64 from the file, and overflow was UB (fuzz).
+      __int128 in = x.shape[2 + i], out = (in + strides[i] - 1) / strides[i];
+      __int128 need = (out - 1) * strides[i] + static_cast<__int128>(kernel[i] - 1) * dil[i] + 1 - in;
+      if (need > (int64_t{1} << 40)) return NodeError(n, "auto_pad: kernel_shape/strides/dilations are too large");
+      int64_t total = std::max<int64_t>(0, static_cast<int64_t>(need));
       int64_t small = total / 2, big = total - small;
       pads[i] = mode == "SAME_UPPER" ? small : big;
       pads[i + spatial] = mode == "SAME_UPPER" ? big : small;
@@ -347,7 +352,12 @@ absl::Status Importer::Convert(const onnx::NodeProto& n) {
     }
     return absl::OkStatus();
   }
-  RETURN_IF_ERROR(need_inputs(std::min(n.input_size(), 1)));
+  // Every converter below reads input 0; a known op with no inputs would index past the end
+  // (fuzz: a Conv node with its inputs deleted). Unknown ops keep their "unsupported" error.
+  if (n.input_size() == 0 && graph::OpRegistry::Global().Find(op) == nullptr && op != "Size" &&
+      op != "ConstantOfShape" && op != "Dropout")
+    return NodeError(n, StrCat("unsupported op (opset ", opset_, ")"));
+  RETURN_IF_ERROR(need_inputs(1));
   if (op == "Shape" || op == "Size") {
     RETURN_IF_ERROR(need_inputs(1));
     std::vector<int64_t> dims = In(n, 0).type.shape;
@@ -383,13 +393,22 @@ absl::Status Importer::Convert(const onnx::NodeProto& n) {
   }
   if (op == "Identity" || op == "Dropout") {
     RETURN_IF_ERROR(need_inputs(1));
-    RETURN_IF_ERROR(first_only());
+    if (op == "Identity") RETURN_IF_ERROR(first_only());
     if (op == "Dropout" && attrs.GetInt("is_test", 1) == 0 && opset_ < 7) return NodeError(n, "training Dropout");
     if (HasInput(n, 2)) {
+      // Training with ratio 0 drops nothing, so it is the identity too.
       auto training = ConstScalar(n, 2, "training_mode");
-      if (!training.ok() || *training != 0) return NodeError(n, "only inference Dropout is supported");
+      auto ratio = HasInput(n, 1) ? ConstScalar(n, 1, "ratio") : absl::StatusOr<double>(0.5);
+      if (!training.ok() || (*training != 0 && (!ratio.ok() || *ratio != 0)))
+        return NodeError(n, "only inference Dropout is supported");
     }
     values_[n.output(0)] = In(n, 0);
+    if (op == "Dropout" && n.output_size() > 1 && !n.output(1).empty()) {  // the mask keeps everything
+      auto mask = HostTensor::Zeros(te::DType::kBool, In(n, 0).type.shape);
+      if (!mask.ok()) return NodeError(n, std::string(mask.status().message()));
+      std::fill(mask->bytes.begin(), mask->bytes.end(), uint8_t{1});
+      BindConst(n.output(1), std::move(*mask));
+    }
     return absl::OkStatus();
   }
   if (op == "Reshape") {
@@ -399,6 +418,7 @@ absl::Status Importer::Convert(const onnx::NodeProto& n) {
     if (!shape.ok()) return NodeError(n, std::string(shape.status().message()));
     Attrs a;
     a.Set("shape", *shape);
+    if (attrs.GetInt("allowzero") != 0) a.Set("allowzero", int64_t{1});  // the target's zeros are dims
     return Emit(n, op, {In(n, 0)}, a);
   }
   if (op == "Unsqueeze" || op == "Squeeze") {
@@ -477,13 +497,25 @@ absl::Status Importer::Convert(const onnx::NodeProto& n) {
     RETURN_IF_ERROR(ResolveAutoPad(n, In(n, 0).type, kernel, &attrs));
   }
   if (op == "BatchNormalization") {
+    if (attrs.GetInt("training_mode", 0) != 0 && attrs.GetInt("spatial", 1) == 1 && n.input_size() == 5) {
+      // Batch statistics, plus the updated running mean and variance.
+      attrs.Erase("training_mode");
+      RETURN_IF_ERROR(need_inputs(5));  // an empty name would make In() throw
+      for (int i = 0; i < 5; ++i) data.push_back(In(n, i));
+      return Emit(n, "BatchNormalizationTraining", data, std::move(attrs));
+    }
     RETURN_IF_ERROR(first_only());
     if (attrs.GetInt("training_mode", 0) != 0) return NodeError(n, "training-mode BatchNormalization is not supported");
     if (attrs.GetInt("spatial", 1) != 1) return NodeError(n, "spatial=0 BatchNormalization is not supported");
     attrs.Erase("training_mode");
     attrs.Erase("spatial");
   }
-  if (op == "LayerNormalization") RETURN_IF_ERROR(first_only());
+  if (op == "LayerNormalization" && !first_only().ok()) {
+    // Mean and InvStdDev are read too: the three-output form.
+    for (int i = 0; i < n.input_size(); ++i)
+      if (HasInput(n, i)) data.push_back(In(n, i));
+    return Emit(n, "LayerNormalizationWithStats", data, std::move(attrs));
+  }
   if ((op == "Softmax" || op == "LogSoftmax") && opset_ < 13) {
     // Before opset 13, softmax flattens to 2-D at `axis` (default 1) and normalizes the rows.
     const TensorType& x = In(n, 0).type;

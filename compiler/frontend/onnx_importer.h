@@ -20,6 +20,9 @@ inline constexpr int kMaxOpset = 17;
 struct ImportOptions {
   // Shapes for graph inputs with symbolic or missing dims, by input name.
   std::map<std::string, std::vector<int64_t>> input_shapes;
+  // Graph inputs whose values are known at compile time, by input name: treated like
+  // initializers (so shape operands fed as inputs, as conformance cases do, import).
+  std::map<std::string, graph::HostTensor> constant_inputs;
 };
 
 absl::StatusOr<graph::Graph> ImportOnnxFile(const std::string& path, const ImportOptions& options = {});

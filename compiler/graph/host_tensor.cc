@@ -36,7 +36,8 @@ HostTensor HostTensor::FromInt64s(const std::vector<int64_t>& values, std::vecto
   t.dtype = DType::kInt64;
   t.shape = std::move(shape);
   t.bytes.resize(values.size() * 8);
-  std::memcpy(t.bytes.data(), values.data(), t.bytes.size());
+  // memcpy from an empty vector's null data() is UB even for 0 bytes (fuzz: Shape of a scalar).
+  if (!values.empty()) std::memcpy(t.bytes.data(), values.data(), t.bytes.size());
   return t;
 }
 
@@ -45,7 +46,7 @@ HostTensor HostTensor::FromFloats(const std::vector<float>& values, std::vector<
   t.dtype = DType::kFloat32;
   t.shape = std::move(shape);
   t.bytes.resize(values.size() * 4);
-  std::memcpy(t.bytes.data(), values.data(), t.bytes.size());
+  if (!values.empty()) std::memcpy(t.bytes.data(), values.data(), t.bytes.size());
   return t;
 }
 

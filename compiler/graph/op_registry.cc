@@ -2,6 +2,7 @@
 
 #include "compiler/common/check.h"
 #include "compiler/common/strings.h"
+#include "compiler/graph/op_compute.h"
 
 namespace tunefarm::graph {
 
@@ -23,6 +24,9 @@ OpRegistry& OpRegistry::Global() {
     RegisterNnOps(r);
     RegisterElementwiseOps(r);
     RegisterShapeOps(r);
+    RegisterElementwiseComputes(r);
+    RegisterNnComputes(r);
+    RegisterShapeComputes(r);
     return r;
   }();
   return *registry;
@@ -38,6 +42,12 @@ void OpRegistry::Register(OpSchema schema) {
 const OpSchema* OpRegistry::Find(const std::string& name) const {
   auto it = schemas_.find(name);
   return it == schemas_.end() ? nullptr : &it->second;
+}
+
+void OpRegistry::SetCompute(const std::string& name, std::shared_ptr<const OpCompute> compute) {
+  auto it = schemas_.find(name);
+  TF_CHECK(it != schemas_.end(), name.c_str());
+  it->second.compute = std::move(compute);
 }
 
 std::vector<std::string> OpRegistry::Names() const {
@@ -121,7 +131,9 @@ absl::StatusOr<std::vector<int64_t>> ResolveReshape(const std::vector<int64_t>& 
       continue;
     }
     if (out[i] < 0) return absl::InvalidArgumentError(StrCat("reshape target has dim ", out[i]));
-    known *= out[i];
+    // A hostile target's product can overflow int64 (fuzz); no valid target exceeds the input.
+    if (__builtin_mul_overflow(known, out[i], &known))
+      return absl::InvalidArgumentError(StrCat("reshape target ", ShapeToString(target), " has too many elements"));
   }
   if (infer_at >= 0) {
     if (known == 0 || *total % known != 0)

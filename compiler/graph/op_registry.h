@@ -31,8 +31,8 @@ struct AttrSpec {
 using InferFn = std::function<absl::Status(const Node& node, const std::vector<TensorType>& in,
                                            std::vector<TensorType>* out)>;
 
-// The op's tensor-expression compute, from compiler/ops. Filled by the lowering step (later);
-// declared here so a schema has its slot.
+// The op's tensor-expression compute, from compiler/ops (op_compute.h); filled per family by
+// compute_*.cc when the registry is built.
 struct OpCompute;
 
 struct OpSchema {
@@ -51,6 +51,8 @@ class OpRegistry {
   static OpRegistry& Global();
   void Register(OpSchema schema);
   const OpSchema* Find(const std::string& name) const;
+  // Fills the compute slot of a registered op (aborts for an unknown op: a registration bug).
+  void SetCompute(const std::string& name, std::shared_ptr<const OpCompute> compute);
   std::vector<std::string> Names() const;
 
  private:
@@ -61,7 +63,7 @@ class OpRegistry {
 // infers node->outputs. Errors name the node, the op and the reason.
 absl::Status PrepareNode(Node* node, const std::vector<TensorType>& in_types);
 
-// Per-family registration (called once by OpRegistry::Global).
+// Per-family registration (called once by OpRegistry::Global); computes: see op_compute.h.
 void RegisterNnOps(OpRegistry* r);
 void RegisterElementwiseOps(OpRegistry* r);
 void RegisterShapeOps(OpRegistry* r);

@@ -70,14 +70,16 @@ void RegisterElementwiseOps(OpRegistry* r) {
                },
                OpPattern::kElementwise});
 
-  auto binary = [r](const std::string& name, int max_inputs, bool same_dtype, std::optional<te::DType> result) {
-    r->Register({name, max_inputs < 0 ? 1 : 2, max_inputs, 1, {},
+  auto binary = [r](const std::string& name, int max_inputs, bool same_dtype, std::optional<te::DType> result,
+                    std::vector<AttrSpec> attrs = {}) {
+    r->Register({name, max_inputs < 0 ? 1 : 2, max_inputs, 1, std::move(attrs),
                  [same_dtype, result](const Node&, const std::vector<TensorType>& in, std::vector<TensorType>* out) {
                    return InferBroadcast(in, 0, same_dtype, result, out);
                  },
                  OpPattern::kBroadcast});
   };
-  for (const char* name : {"Add", "Sub", "Mul", "Div", "Mod", "PRelu"}) binary(name, 2, true, std::nullopt);
+  for (const char* name : {"Add", "Sub", "Mul", "Div", "PRelu"}) binary(name, 2, true, std::nullopt);
+  binary("Mod", 2, true, std::nullopt, {Int("fmod", 0)});
   binary("Pow", 2, false, std::nullopt);
   for (const char* name : {"Max", "Min", "Sum", "Mean"}) binary(name, -1, true, std::nullopt);
   for (const char* name : {"Equal", "Less", "Greater", "LessOrEqual", "GreaterOrEqual", "And", "Or", "Xor"})

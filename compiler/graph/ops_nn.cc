@@ -2,6 +2,7 @@
 // Conv and pooling carry explicit pads: the frontend resolves ONNX's auto_pad before adding them.
 #include <algorithm>
 
+#include "compiler/graph/conv_transpose_attrs.h"
 #include "compiler/graph/ops_common.h"
 
 namespace tunefarm::graph {
@@ -35,8 +36,12 @@ absl::StatusOr<std::vector<int64_t>> WindowOutput(const std::vector<int64_t>& x,
   size_t spatial = w.kernel.size();
   std::vector<int64_t> out;
   for (size_t i = 0; i < spatial; ++i) {
-    int64_t padded = x[2 + i] + w.pads[i] + w.pads[i + spatial];
-    int64_t extent = (w.kernel[i] - 1) * w.dilations[i] + 1;
+    // Attribute values are unbounded int64s from the file; overflow is an error, not UB (fuzz).
+    int64_t padded, extent;
+    if (__builtin_add_overflow(x[2 + i], w.pads[i], &padded) ||
+        __builtin_add_overflow(padded, w.pads[i + spatial], &padded) ||
+        __builtin_mul_overflow(w.kernel[i] - 1, w.dilations[i], &extent) || __builtin_add_overflow(extent, 1, &extent))
+      return Error("kernel_shape/pads/dilations overflow");
     if (padded < extent) return Error(StrCat("window ", extent, " larger than padded input ", padded));
     int64_t num = padded - extent;
     int64_t o = (ceil_mode ? (num + w.strides[i] - 1) / w.strides[i] : num / w.strides[i]) + 1;
@@ -103,6 +108,13 @@ absl::Status InferBatchNorm(const Node&, const std::vector<TensorType>& in, std:
   return absl::OkStatus();
 }
 
+// Y, running_mean, running_var.
+absl::Status InferBatchNormTraining(const Node& n, const std::vector<TensorType>& in, std::vector<TensorType>* out) {
+  TF_RETURN_IF_ERROR(InferBatchNorm(n, in, out));
+  *out = {in[0], in[3], in[4]};
+  return absl::OkStatus();
+}
+
 absl::Status InferGemm(const Node& n, const std::vector<TensorType>& in, std::vector<TensorType>* out) {
   TF_RETURN_IF_ERROR(NeedRank(in[0], 2, "A"));
   TF_RETURN_IF_ERROR(NeedRank(in[1], 2, "B"));
@@ -161,6 +173,16 @@ absl::Status InferLayerNorm(const Node& n, const std::vector<TensorType>& in, st
   return absl::OkStatus();
 }
 
+// Y, then Mean and InvStdDev of shape x.shape[:axis] + 1s.
+absl::Status InferLayerNormStats(const Node& n, const std::vector<TensorType>& in, std::vector<TensorType>* out) {
+  TF_RETURN_IF_ERROR(InferLayerNorm(n, in, out));
+  auto axis = NormalizeAxis(n.attrs.GetInt("axis"), static_cast<int64_t>(in[0].shape.size()));
+  TensorType stats = in[0];
+  std::fill(stats.shape.begin() + *axis, stats.shape.end(), 1);
+  *out = {in[0], stats, stats};
+  return absl::OkStatus();
+}
+
 absl::Status InferReduce(const Node& n, const std::vector<TensorType>& in, std::vector<TensorType>* out) {
   int64_t rank = static_cast<int64_t>(in[0].shape.size());
   std::vector<int64_t> axes = n.attrs.GetInts("axes");
@@ -180,6 +202,19 @@ absl::Status InferReduce(const Node& n, const std::vector<TensorType>& in, std::
   return absl::OkStatus();
 }
 
+absl::Status InferConvTranspose(const Node& n, const std::vector<TensorType>& in, std::vector<TensorType>* out) {
+  TF_RETURN_IF_ERROR(NeedFloat(in[0], "X"));
+  TF_RETURN_IF_ERROR(SameDType(in, 0, 1));
+  if (in[0].shape.size() < 3) return Error(StrCat("X must have rank >= 3, got ", in[0].ToString()));
+  TF_RETURN_IF_ERROR(NeedRank(in[1], in[0].shape.size(), "W"));
+  auto w = ResolveConvTranspose(n, in[0].shape, in[1].shape);
+  if (!w.ok()) return w.status();
+  if (in.size() == 3 && in[2].shape != std::vector<int64_t>{w->output_shape[1]})
+    return Error(StrCat("bias must be [", w->output_shape[1], "], got ", in[2].ToString()));
+  *out = {TensorType{in[0].dtype, w->output_shape}};
+  return absl::OkStatus();
+}
+
 const std::vector<AttrSpec> kWindowAttrs = {IntList("kernel_shape"), IntList("strides"), IntList("pads"),
                                             IntList("dilations")};
 
@@ -190,8 +225,61 @@ std::vector<AttrSpec> With(std::vector<AttrSpec> base, std::vector<AttrSpec> mor
 
 }  // namespace
 
+absl::StatusOr<ConvTransposeWindow> ResolveConvTranspose(const Node& n, const std::vector<int64_t>& x,
+                                                         const std::vector<int64_t>& wt) {
+  size_t spatial = x.size() - 2;
+  int64_t group = n.attrs.GetInt("group", 1);
+  if (group <= 0 || x[1] != wt[0] || x[1] % group != 0)
+    return Error(StrCat("channels do not match: X ", ShapeToString(x), ", W ", ShapeToString(wt), ", group ", group));
+  std::vector<int64_t> kernel = n.attrs.GetInts("kernel_shape");
+  if (kernel.empty()) kernel.assign(wt.begin() + 2, wt.end());
+  if (kernel != std::vector<int64_t>(wt.begin() + 2, wt.end())) return Error("kernel_shape differs from W's spatial dims");
+  auto window = ReadWindow(n, kernel, spatial);
+  if (!window.ok()) return window.status();
+  ConvTransposeWindow w{window->kernel, window->strides, window->pads, window->dilations,
+                        n.attrs.GetInts("output_padding"), {}};
+  if (w.output_padding.empty()) w.output_padding.assign(spatial, 0);
+  if (w.output_padding.size() != spatial) return Error("output_padding does not match the spatial dims");
+  std::vector<int64_t> target = n.attrs.GetInts("output_shape");
+  std::string auto_pad = n.attrs.GetString("auto_pad", "NOTSET");
+  if (target.size() == spatial + 2) target.erase(target.begin(), target.begin() + 2);
+  if (target.empty() && (auto_pad == "SAME_UPPER" || auto_pad == "SAME_LOWER"))
+    for (size_t i = 0; i < spatial; ++i) target.push_back(x[2 + i] * w.strides[i]);
+  if (!target.empty()) {
+    // The spec: total = stride * (D - 1) + output_padding + (R - 1) * dil + 1 - out; SAME_UPPER
+    // (and plain output_shape) put the odd pixel at the end.
+    if (target.size() != spatial) return Error("output_shape does not match the spatial dims");
+    for (size_t i = 0; i < spatial; ++i) {
+      int64_t total = w.strides[i] * (x[2 + i] - 1) + w.output_padding[i] + (w.kernel[i] - 1) * w.dilations[i] + 1 -
+                      target[i];
+      if (total < 0) {  // a larger output than the window covers: extra output padding
+        w.output_padding[i] -= total;
+        total = 0;
+      }
+      w.pads[i] = auto_pad == "SAME_LOWER" ? total - total / 2 : total / 2;
+      w.pads[i + spatial] = total - w.pads[i];
+    }
+  } else if (auto_pad == "VALID") {
+    std::fill(w.pads.begin(), w.pads.end(), 0);
+  } else if (auto_pad != "NOTSET" && !auto_pad.empty()) {
+    return Error(StrCat("unknown auto_pad '", auto_pad, "'"));
+  }
+  w.output_shape = {x[0], wt[1] * group};
+  for (size_t i = 0; i < spatial; ++i) {
+    int64_t o = w.strides[i] * (x[2 + i] - 1) + w.output_padding[i] + (w.kernel[i] - 1) * w.dilations[i] + 1 -
+                w.pads[i] - w.pads[i + spatial];
+    if (o <= 0) return Error(StrCat("output extent ", o, " on spatial axis ", i, " is not positive"));
+    w.output_shape.push_back(o);
+  }
+  return w;
+}
+
 void RegisterNnOps(OpRegistry* r) {
   r->Register({"Conv", 2, 3, 1, With(kWindowAttrs, {Int("group", 1)}), InferConv, OpPattern::kOutElementwiseFusable});
+  r->Register({"ConvTranspose", 2, 3, 1,
+               With(kWindowAttrs, {Int("group", 1), IntList("output_padding"), IntList("output_shape"),
+                                   Str("auto_pad", "NOTSET")}),
+               InferConvTranspose, OpPattern::kOutElementwiseFusable});
   r->Register({"MaxPool", 1, 1, 1, With(kWindowAttrs, {Int("ceil_mode", 0), Int("storage_order", 0)}), InferPool,
                OpPattern::kOutElementwiseFusable});
   r->Register({"AveragePool", 1, 1, 1, With(kWindowAttrs, {Int("ceil_mode", 0), Int("count_include_pad", 0)}),
@@ -200,6 +288,10 @@ void RegisterNnOps(OpRegistry* r) {
   r->Register({"GlobalMaxPool", 1, 1, 1, {}, InferGlobalPool, OpPattern::kOutElementwiseFusable});
   r->Register({"BatchNormalization", 5, 5, 1, {Float("epsilon", 1e-5), Float("momentum", 0.9)}, InferBatchNorm,
                OpPattern::kBroadcast});
+  // Training-mode BatchNormalization (the frontend picks it): normalizes with the batch's
+  // statistics and returns the running statistics updated by momentum.
+  r->Register({"BatchNormalizationTraining", 5, 5, 3, {Float("epsilon", 1e-5), Float("momentum", 0.9)},
+               InferBatchNormTraining, OpPattern::kOpaque});
   r->Register({"Gemm", 2, 3, 1, {Float("alpha", 1.0), Float("beta", 1.0), Int("transA", 0), Int("transB", 0)},
                InferGemm, OpPattern::kOutElementwiseFusable});
   r->Register({"MatMul", 2, 2, 1, {}, InferMatMul, OpPattern::kOutElementwiseFusable});
@@ -207,6 +299,9 @@ void RegisterNnOps(OpRegistry* r) {
   r->Register({"LogSoftmax", 1, 1, 1, {Int("axis", -1)}, InferAxisSame, OpPattern::kOpaque});
   r->Register({"LayerNormalization", 2, 3, 1, {Int("axis", -1), Float("epsilon", 1e-5), Int("stash_type", 1)},
                InferLayerNorm, OpPattern::kOpaque});
+  // LayerNormalization whose Mean and InvStdDev outputs are read (the frontend picks it).
+  r->Register({"LayerNormalizationWithStats", 2, 3, 3, {Int("axis", -1), Float("epsilon", 1e-5), Int("stash_type", 1)},
+               InferLayerNormStats, OpPattern::kOpaque});
   for (const char* name : {"ReduceMean", "ReduceSum", "ReduceMax", "ReduceMin", "ReduceProd", "ReduceSumSquare",
                            "ReduceL2"})
     r->Register({name, 1, 1, 1, {IntList("axes"), Int("keepdims", 1)}, InferReduce, OpPattern::kReduction});

@@ -135,7 +135,10 @@ absl::Status InferPad(const Node& n, const std::vector<TensorType>& in, std::vec
   if (mode != "constant" && mode != "reflect" && mode != "edge") return Error(StrCat("unknown pad mode '", mode, "'"));
   Shape shape = in[0].shape;
   for (size_t i = 0; i < rank; ++i) {
-    shape[i] += pads[i] + pads[i + rank];
+    // Pads come from the file and may be any int64: overflow is an error, not UB (fuzz).
+    if (__builtin_add_overflow(shape[i], pads[i], &shape[i]) ||
+        __builtin_add_overflow(shape[i], pads[i + rank], &shape[i]))
+      return Error("pads overflow");
     if (shape[i] < 0) return Error("pads remove more than the whole axis");
   }
   *out = {TensorType{in[0].dtype, shape}};
@@ -148,7 +151,7 @@ absl::Status InferTile(const Node& n, const std::vector<TensorType>& in, std::ve
   Shape shape = in[0].shape;
   for (size_t i = 0; i < shape.size(); ++i) {
     if (repeats[i] < 0) return Error("negative repeat");
-    shape[i] *= repeats[i];
+    if (__builtin_mul_overflow(shape[i], repeats[i], &shape[i])) return Error("repeats overflow");  // fuzz
   }
   *out = {TensorType{in[0].dtype, shape}};
   return absl::OkStatus();

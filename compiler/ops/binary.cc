@@ -13,7 +13,9 @@ DTypeSet AllowedDTypes(BinaryOp op) {
   switch (op) {
     case BinaryOp::kEqual: return DTypeSet::kAny;
     case BinaryOp::kAnd:
-    case BinaryOp::kOr: return DTypeSet::kBool;
+    case BinaryOp::kOr:
+    case BinaryOp::kXor: return DTypeSet::kBool;
+    case BinaryOp::kPRelu: return DTypeSet::kSignedNumeric;
     default: return DTypeSet::kNumeric;
   }
 }
@@ -59,6 +61,25 @@ Expr DivExpr(const Expr& x, const Expr& y) {
   return te::Select(minus_one, zero - x, TruncDiv(x, safe));
 }
 
+// x - trunc(x / y) * y; an integer y == 0 gives x (the division never traps).
+Expr FmodExpr(const Expr& x, const Expr& y) {
+  const DType t = x->dtype;
+  if (!te::IsFloat(t)) return x - DivExpr(x, y) * y;
+  Expr q = x / y;
+  Expr trunc = te::Select(te::Lt(q, te::Const(t, 0)), te::Call(te::Intrinsic::kCeil, {q}),
+                          te::Call(te::Intrinsic::kFloor, {q}));
+  return x - trunc * y;
+}
+
+// Python's remainder: a non-zero C remainder whose sign differs from the divisor's moves by y.
+Expr ModExpr(const Expr& x, const Expr& y) {
+  Expr r = FmodExpr(x, y);
+  if (!te::IsSigned(x->dtype) && !te::IsFloat(x->dtype)) return r;
+  Expr zero = te::Const(x->dtype, 0);
+  Expr differ = te::Ne(te::Lt(r, zero), te::Lt(y, zero));
+  return te::Select(te::And(te::Ne(r, zero), differ), r + y, r);
+}
+
 Expr BinaryExpr(BinaryOp op, const Expr& x, const Expr& y) {
   switch (op) {
     case BinaryOp::kAdd: return x + y;
@@ -75,6 +96,10 @@ Expr BinaryExpr(BinaryOp op, const Expr& x, const Expr& y) {
     case BinaryOp::kGreaterEqual: return te::Ge(x, y);
     case BinaryOp::kAnd: return te::And(x, y);
     case BinaryOp::kOr: return te::Or(x, y);
+    case BinaryOp::kXor: return te::Ne(x, y);
+    case BinaryOp::kMod: return ModExpr(x, y);
+    case BinaryOp::kFmod: return FmodExpr(x, y);
+    case BinaryOp::kPRelu: return te::Select(te::Lt(x, te::Const(x->dtype, 0)), x * y, x);
   }
   return Expr();
 }
@@ -97,6 +122,10 @@ std::string_view BinaryOpName(BinaryOp op) {
     case BinaryOp::kGreaterEqual: return "greater_equal";
     case BinaryOp::kAnd: return "and";
     case BinaryOp::kOr: return "or";
+    case BinaryOp::kXor: return "xor";
+    case BinaryOp::kMod: return "mod";
+    case BinaryOp::kFmod: return "fmod";
+    case BinaryOp::kPRelu: return "prelu";
   }
   return "?";
 }

@@ -16,6 +16,10 @@ enum class BinaryOp {
   kEqual,            // any dtype -> bool
   kLess, kLessEqual, kGreater, kGreaterEqual,  // numeric -> bool
   kAnd, kOr,         // bool -> bool
+  kXor,              // bool -> bool
+  kMod,              // integers: the remainder takes the divisor's sign (ONNX Mod, fmod=0)
+  kFmod,             // numeric: the remainder takes the dividend's sign (C fmod; ONNX fmod=1)
+  kPRelu,            // signed numeric: x < 0 ? y * x : x (y is the slope)
 };
 std::string_view BinaryOpName(BinaryOp op);
 

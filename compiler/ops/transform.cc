@@ -158,4 +158,33 @@ absl::StatusOr<Tensor> Slice(DagBuilder& b, const Tensor& x, const SliceParams& 
   });
 }
 
+absl::StatusOr<Tensor> Expand(DagBuilder& b, const Tensor& x, const std::vector<int64_t>& shape, std::string name) {
+  if (auto s = CheckShape("expand", "input", x.shape); !s.ok()) return s;
+  if (auto s = CheckShape("expand", "shape", shape); !s.ok()) return s;
+  auto out = BroadcastShapes("expand", {x.shape, shape});
+  if (!out.ok()) return out.status();
+  return b.Compute(std::move(name), *out, [&](const Axes& i) { return BroadcastRead(x, i); });
+}
+
+absl::StatusOr<Tensor> Tile(DagBuilder& b, const Tensor& x, const std::vector<int64_t>& repeats, std::string name) {
+  if (auto s = CheckShape("tile", "input", x.shape); !s.ok()) return s;
+  if (repeats.size() != x.shape.size())
+    return OpError("tile", StrCat("repeats has ", repeats.size(), " values for rank ", x.shape.size()));
+  Shape shape = x.shape;
+  for (size_t d = 0; d < shape.size(); ++d) {
+    if (repeats[d] < 1) return OpError("tile", StrCat("repeat ", repeats[d], " on axis ", d, " is not positive"));
+    shape[d] *= repeats[d];
+  }
+  return b.Compute(std::move(name), shape, [&](const Axes& i) {
+    std::vector<Expr> index;
+    for (size_t d = 0; d < i.size(); ++d) index.push_back(i[d] % te::IntImm(te::kIndexType, x.shape[d]));
+    return x(index);
+  });
+}
+
+absl::StatusOr<Tensor> Copy(DagBuilder& b, const Tensor& x, std::string name) {
+  if (auto s = CheckShape("copy", "input", x.shape); !s.ok()) return s;
+  return b.Compute(std::move(name), x.shape, [&](const Axes& i) { return x(i); });
+}
+
 }  // namespace tunefarm::ops

@@ -36,4 +36,16 @@ struct SliceParams {
 // An empty result (for example start == end) is an error: zero-sized tensors are not supported.
 absl::StatusOr<Tensor> Slice(DagBuilder& b, const Tensor& x, const SliceParams& p, std::string name = "slice");
 
+// Broadcasts x to `shape` with numpy rules (ONNX Expand): the result has the broadcast of
+// x.shape and shape, so a 1 in `shape` keeps x's dimension.
+absl::StatusOr<Tensor> Expand(DagBuilder& b, const Tensor& x, const std::vector<int64_t>& shape,
+                              std::string name = "expand");
+
+// Repeats x `repeats[d]` times along each axis d (ONNX Tile); repeats >= 1, one per axis.
+absl::StatusOr<Tensor> Tile(DagBuilder& b, const Tensor& x, const std::vector<int64_t>& repeats,
+                            std::string name = "tile");
+
+// A copy of x (ONNX Identity), so a graph output can be its own kernel argument.
+absl::StatusOr<Tensor> Copy(DagBuilder& b, const Tensor& x, std::string name = "copy");
+
 }  // namespace tunefarm::ops

@@ -11,10 +11,54 @@ DTypeSet AllowedDTypes(UnaryOp op) {
   switch (op) {
     case UnaryOp::kRelu:
     case UnaryOp::kNeg: return DTypeSet::kSignedNumeric;
-    case UnaryOp::kAbs: return DTypeSet::kNumeric;
+    case UnaryOp::kAbs:
+    case UnaryOp::kSign: return DTypeSet::kNumeric;
     case UnaryOp::kNot: return DTypeSet::kBool;
     default: return DTypeSet::kFloat;
   }
+}
+
+Expr Floor(const Expr& x) { return te::Call(te::Intrinsic::kFloor, {x}); }
+
+// Round half to even (ONNX Round, numpy.round): floor, then up when the fraction is above one
+// half, or exactly one half and the floor is odd.
+Expr RoundHalfEven(const Expr& x) {
+  const DType t = x->dtype;
+  Expr f = Floor(x), frac = x - f, half = te::Const(t, 0.5);
+  Expr odd = f - Floor(f * half) * te::Const(t, 2);  // 0 or 1
+  return te::Select(te::Gt(frac, half), f + te::Const(t, 1), te::Select(te::Lt(frac, half), f, f + odd));
+}
+
+// sin(x + shift * pi/2) with no libm call (codegen inlines every intrinsic): the argument is
+// reduced to r in [-pi/4, pi/4] around the nearest multiple k of pi/2 (Cody-Waite, two-part
+// pi/2), then sin(r) or cos(r) by Taylor polynomials (error below 1e-15 there) chosen and signed
+// by the quadrant (k + shift) mod 4.
+Expr SinShifted(const Expr& x, int shift) {
+  const DType t = x->dtype;
+  auto c = [t](double v) { return te::Const(t, v); };
+  constexpr double kPio2Hi = 1.5703125;  // 8 significant bits: k * kPio2Hi is exact for |k| < 2^16
+  constexpr double kPio2Lo = std::numbers::pi / 2 - kPio2Hi;
+  Expr k = Floor(x * c(2 / std::numbers::pi) + c(0.5));
+  Expr r = (x - k * c(kPio2Hi)) - k * c(kPio2Lo);
+  Expr r2 = r * r;
+  // Horner over r2 of the Taylor coefficients (sin: 1/1!, -1/3!, ...; cos: 1/0!, -1/2!, ...).
+  auto horner = [&](int first) {
+    double coef[8];
+    double f = 1;
+    for (int k = 0, n = first; k < 8; ++k, n += 2) {
+      f = 1;
+      for (int j = 2; j <= n; ++j) f *= j;
+      coef[k] = (k % 2 ? -1.0 : 1.0) / f;
+    }
+    Expr acc = c(coef[7]);
+    for (int k = 6; k >= 0; --k) acc = c(coef[k]) + r2 * acc;
+    return acc;
+  };
+  Expr s = r * horner(1), co = horner(0);
+  Expr q = k + c(shift);
+  q = q - Floor(q * c(0.25)) * c(4);  // 0, 1, 2 or 3
+  return te::Select(te::Lt(q, c(0.5)), s,
+                    te::Select(te::Lt(q, c(1.5)), co, te::Select(te::Lt(q, c(2.5)), -s, -co)));
 }
 
 }  // namespace
@@ -38,6 +82,14 @@ std::string_view UnaryOpName(UnaryOp op) {
     case UnaryOp::kFloor: return "floor";
     case UnaryOp::kCeil: return "ceil";
     case UnaryOp::kNot: return "not";
+    case UnaryOp::kReciprocal: return "reciprocal";
+    case UnaryOp::kRound: return "round";
+    case UnaryOp::kSin: return "sin";
+    case UnaryOp::kCos: return "cos";
+    case UnaryOp::kSoftsign: return "softsign";
+    case UnaryOp::kElu: return "elu";
+    case UnaryOp::kSelu: return "selu";
+    case UnaryOp::kSign: return "sign";
   }
   return "?";
 }
@@ -65,6 +117,18 @@ Expr UnaryExpr(const UnaryParams& p, const Expr& x) {
     case UnaryOp::kFloor: return te::Call(te::Intrinsic::kFloor, {x});
     case UnaryOp::kCeil: return te::Call(te::Intrinsic::kCeil, {x});
     case UnaryOp::kNot: return te::Not(x);
+    case UnaryOp::kReciprocal: return c(1) / x;
+    case UnaryOp::kRound: return RoundHalfEven(x);
+    case UnaryOp::kSin: return SinShifted(x, 0);
+    case UnaryOp::kCos: return SinShifted(x, 1);
+    case UnaryOp::kSoftsign: return x / (c(1) + te::Abs(x));
+    case UnaryOp::kElu: return te::Select(te::Lt(x, c(0)), c(p.alpha.value_or(1.0)) * (te::Exp(x) - c(1)), x);
+    case UnaryOp::kSelu: {
+      double alpha = p.alpha.value_or(1.67326319217681884765625), gamma = p.beta.value_or(1.05070102214813232421875);
+      return c(gamma) * te::Select(te::Le(x, c(0)), c(alpha) * (te::Exp(x) - c(1)), x);
+    }
+    case UnaryOp::kSign:
+      return te::Select(te::Gt(x, c(0)), ScalarConst(t, 1), te::Select(te::Lt(x, c(0)), ScalarConst(t, -1), c(0)));
   }
   return Expr();
 }

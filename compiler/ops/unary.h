@@ -26,12 +26,21 @@ enum class UnaryOp {
   kFloor,        //                                        floats
   kCeil,         //                                        floats
   kNot,          // logical not                            bool
+  kReciprocal,   // 1 / x                                  floats
+  kRound,        // to nearest, ties to even               floats
+  kSin,          // range-reduced polynomial               floats
+  kCos,          // range-reduced polynomial               floats
+  kSoftsign,     // x / (1 + |x|)                          floats
+  kElu,          // x < 0 ? alpha * (exp(x) - 1) : x       floats (alpha default 1)
+  kSelu,         // beta * (x <= 0 ? alpha * (exp(x) - 1) : x)  floats (ONNX alpha, gamma as beta)
+  kSign,         // -1, 0 or 1                             numeric
 };
 std::string_view UnaryOpName(UnaryOp op);
 
 struct UnaryParams {
   UnaryOp op = UnaryOp::kRelu;
   // kLeakyRelu: alpha (ONNX default 0.01). kHardSigmoid: alpha, beta (ONNX defaults 0.2, 0.5).
+  // kElu: alpha (1). kSelu: alpha and gamma, passed as beta (ONNX defaults 1.6733, 1.0507).
   std::optional<double> alpha, beta;
 };
 

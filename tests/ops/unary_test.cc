@@ -25,6 +25,9 @@ double HardSigmoid(double x) { return std::fmax(0, std::fmin(1, 0.2 * x + 0.5));
 double HardSwish(double x) { return x * std::fmax(0, std::fmin(1, x / 6 + 0.5)); }
 double Softplus(double x) { return std::log1p(std::exp(x)); }
 double Not(double x) { return x == 0; }
+double Elu(double x) { return x < 0 ? std::expm1(x) : x; }
+double Selu(double x) { return 1.05070102214813232421875 * (x <= 0 ? 1.67326319217681884765625 * std::expm1(x) : x); }
+double Sign(double x) { return (x > 0) - (x < 0); }
 
 const UnaryCase kCases[] = {
     {UnaryOp::kRelu, DTypeSet::kSignedNumeric, -100, 100, Relu},
@@ -44,6 +47,14 @@ const UnaryCase kCases[] = {
     {UnaryOp::kFloor, DTypeSet::kFloat, -5, 5, [](double x) { return std::floor(x); }},
     {UnaryOp::kCeil, DTypeSet::kFloat, -5, 5, [](double x) { return std::ceil(x); }},
     {UnaryOp::kNot, DTypeSet::kBool, 0, 1, Not},
+    {UnaryOp::kReciprocal, DTypeSet::kFloat, 0.5, 4, [](double x) { return 1 / x; }},
+    {UnaryOp::kRound, DTypeSet::kFloat, -5, 5, [](double x) { return std::nearbyint(x); }},
+    {UnaryOp::kSin, DTypeSet::kFloat, -20, 20, [](double x) { return std::sin(x); }},
+    {UnaryOp::kCos, DTypeSet::kFloat, -20, 20, [](double x) { return std::cos(x); }},
+    {UnaryOp::kSoftsign, DTypeSet::kFloat, -5, 5, [](double x) { return x / (1 + std::fabs(x)); }},
+    {UnaryOp::kElu, DTypeSet::kFloat, -3, 3, Elu},
+    {UnaryOp::kSelu, DTypeSet::kFloat, -3, 3, Selu},
+    {UnaryOp::kSign, DTypeSet::kNumeric, -100, 100, Sign},
 };
 
 TEST(Unary, EveryOpDTypeAndShapeMatchesReference) {

@@ -1,18 +1,17 @@
-#include "compiler/frontend/const_eval.h"
+#include "compiler/graph/const_eval.h"
 
 #include <cmath>
 #include <cstring>
+#include <map>
 #include <set>
 #include <string>
 
 #include "compiler/common/strings.h"
 #include "compiler/graph/op_registry.h"
 
-namespace tunefarm::frontend {
+namespace tunefarm::graph {
 namespace {
 
-using graph::HostTensor;
-using graph::Node;
 using Shape = std::vector<int64_t>;
 
 Shape RowMajorStrides(const Shape& shape) {
@@ -55,7 +54,7 @@ void CopyElement(const HostTensor& src, int64_t i, HostTensor* dst, int64_t j) {
 }
 
 absl::StatusOr<HostTensor> Binary(const std::string& op, const HostTensor& a, const HostTensor& b,
-                                  const graph::TensorType& out_type) {
+                                  const TensorType& out_type) {
   auto out = HostTensor::Zeros(out_type.dtype, out_type.shape);
   if (!out.ok()) return out.status();
   bool fp = te::IsFloat(a.dtype);
@@ -97,15 +96,26 @@ absl::StatusOr<HostTensor> Binary(const std::string& op, const HostTensor& a, co
 }
 
 const std::set<std::string> kBinary = {"Add", "Sub", "Mul", "Div", "Pow", "Max", "Min", "Equal", "Less", "Greater"};
+// Float-only unary ops the folding pass meets on weights (e.g. Exp of a log-scale parameter).
+const std::map<std::string, double (*)(double)> kFloatUnary = {
+    {"Relu", [](double x) { return x > 0 ? x : 0.0; }},
+    {"Exp", [](double x) { return std::exp(x); }},
+    {"Log", [](double x) { return std::log(x); }},
+    {"Reciprocal", [](double x) { return 1.0 / x; }},
+    {"Sigmoid", [](double x) { return 1.0 / (1.0 + std::exp(-x)); }},
+    {"Tanh", [](double x) { return std::tanh(x); }},
+    {"Erf", [](double x) { return std::erf(x); }},
+};
 const std::set<std::string> kViews = {"Identity", "Reshape", "Flatten", "Unsqueeze", "Squeeze"};
 
 }  // namespace
 
 absl::StatusOr<std::optional<std::vector<HostTensor>>> EvaluateConstant(const Node& node,
-                                                                         const std::vector<const HostTensor*>& in) {
+                                                                        const std::vector<const HostTensor*>& in,
+                                                                        int64_t max_elements) {
   const std::string& op = node.op;
-  const graph::TensorType& type = node.outputs[0];
-  if (type.NumElements() > kMaxFoldElements || node.outputs.size() != 1) return std::nullopt;
+  const TensorType& type = node.outputs[0];
+  if (type.NumElements() > max_elements || node.outputs.size() != 1) return std::nullopt;
   auto fail = [&](std::string_view reason) {
     return absl::InvalidArgumentError(StrCat("node '", node.name, "' (op ", op, "): ", reason));
   };
@@ -145,6 +155,10 @@ absl::StatusOr<std::optional<std::vector<HostTensor>>> EvaluateConstant(const No
     }
     return Result(std::vector<HostTensor>{std::move(r)});
   }
+  if (auto fn = kFloatUnary.find(op); fn != kFloatUnary.end() && te::IsFloat(r.dtype)) {
+    for (int64_t i = 0; i < r.NumElements(); ++i) r.SetDouble(i, fn->second(in[0]->GetDouble(i)));
+    return Result(std::vector<HostTensor>{std::move(r)});
+  }
   if (op == "Expand") {
     ForEachIndex(type.shape, {BroadcastStrides(in[0]->shape, type.shape)},
                  [&](int64_t o, const std::vector<int64_t>& off) { CopyElement(*in[0], off[0], &r, o); });
@@ -171,7 +185,7 @@ absl::StatusOr<std::optional<std::vector<HostTensor>>> EvaluateConstant(const No
     return Result(std::vector<HostTensor>{std::move(r)});
   }
   if (op == "Slice") {
-    auto axes = graph::ResolveSlice(in[0]->shape, node.attrs.GetInts("starts"), node.attrs.GetInts("ends"),
+    auto axes = ResolveSlice(in[0]->shape, node.attrs.GetInts("starts"), node.attrs.GetInts("ends"),
                                     node.attrs.GetInts("axes"), node.attrs.GetInts("steps"));
     if (!axes.ok()) return fail(std::string(axes.status().message()));
     Shape own = RowMajorStrides(in[0]->shape), strides;
@@ -222,4 +236,4 @@ absl::StatusOr<std::optional<std::vector<HostTensor>>> EvaluateConstant(const No
   return std::nullopt;
 }
 
-}  // namespace tunefarm::frontend
+}  // namespace tunefarm::graph

@@ -1,0 +1,51 @@
+#!/usr/bin/env bash
+# Every shared model at 1 and 2 threads, in one run: tunefarm's latency (default schedules, or
+# tuned ones with --db) beside ONNX Runtime's on the same input, as a ratio, and tunefarm's
+# planned activation memory beside the naive sum of all intermediates.
+#
+# usage: bench/models/model_bench.sh [--tunefarm PATH] [--db FILE] [--models "a b"] [--threads "1 2"]
+# Needs node and the ONNX Runtime peer (../shared/peers/setup.sh; installed here on first use).
+set -euo pipefail
+root=$(cd "$(dirname "$0")/../.." && pwd)
+shared=$root/../shared
+tunefarm=$root/build/cli/tunefarm
+db_flag=()
+models="resnet18 mobilenet_v2 squeezenet1_1 transformer_encoder"
+threads_list="1 2"
+while [ $# -gt 0 ]; do
+  case $1 in
+    --tunefarm) tunefarm=$2; shift 2 ;;
+    --db) db_flag=(--db "$2"); shift 2 ;;
+    --models) models=$2; shift 2 ;;
+    --threads) threads_list=$2; shift 2 ;;
+    *) echo "model_bench: unknown argument $1" >&2; exit 2 ;;
+  esac
+done
+[ -x "$tunefarm" ] || { echo "model_bench: no tunefarm binary at $tunefarm (build the 'tunefarm' target)" >&2; exit 1; }
+peers=$root/.peers
+node_path=$("$shared/peers/setup.sh" "$peers" | sed -n 's/^NODE_PATH=//p')
+work=$(mktemp -d)
+trap 'rm -rf "$work"' EXIT
+
+# One field of a one-line JSON document on stdin.
+field() { node -e 'let s="";process.stdin.on("data",d=>s+=d).on("end",()=>{const j=JSON.parse(s);console.log(process.argv[1].split(".").reduce((o,k)=>o[k],j))})' "$1"; }
+
+printf '%-20s %3s %12s %12s %10s %14s %14s %8s\n' model thr "tunefarm ms" "ORT ms" "ORT/tf" "arena MB" "no-reuse MB" "saved"
+for model in $models; do
+  meta=$(node -e 'const m=require(process.argv[1]).models[process.argv[2]];console.log(m.input_name+"="+process.argv[3]+"/"+m.input_file)' \
+    "$shared/models/MANIFEST.json" "$model" "$shared/models")
+  memory=$("$tunefarm" inspect "$shared/models/$model.onnx" --json)
+  arena=$(echo "$memory" | field memory.arena_bytes)
+  naive=$(echo "$memory" | field memory.naive_bytes)
+  for t in $threads_list; do
+    so=$work/$model.$t.so
+    "$tunefarm" compile "$shared/models/$model.onnx" --threads "$t" -o "$so" "${db_flag[@]}" > /dev/null 2> "$work/compile.log" || {
+      cat "$work/compile.log" >&2; exit 1; }
+    tf_ms=$("$tunefarm" bench "$so" --threads "$t" --runs 20 --json | field median_s | awk '{print $1 * 1000}')
+    ort_ms=$(NODE_PATH=$node_path node "$shared/peers/ort_bench.js" "$shared/models/$model.onnx" --threads "$t" \
+      --input "$meta" --runs 20 --seconds 2 | field median_ms)
+    awk -v m="$model" -v t="$t" -v a="$tf_ms" -v o="$ort_ms" -v ar="$arena" -v n="$naive" 'BEGIN {
+      printf "%-20s %3d %12.2f %12.2f %9.2fx %14.2f %14.2f %7.1fx\n", m, t, a, o, o / a, ar / 1e6, n / 1e6, n / ar }'
+  done
+done
+echo "ORT/tf > 1: tunefarm is faster. Arena: tunefarm's planned activation memory; no-reuse: every intermediate kept."

@@ -1,0 +1,109 @@
+// `tunefarm bench MODEL.so`: end-to-end latency of a compiled model through the deploy runtime
+// on fixed pseudo-random inputs — min / median / max over --runs runs after --warmup runs.
+#include <algorithm>
+#include <chrono>
+#include <cstdio>
+#include <cstring>
+#include <nlohmann/json.hpp>
+
+#include "cli/command.h"
+#include "cli/model_runtime.h"
+#include "cli/subcommands.h"
+#include "cli/table.h"
+#include "compiler/common/strings.h"
+
+namespace tunefarm::cli {
+namespace {
+
+const CommandSpec& Spec() {
+  static const CommandSpec spec{
+      "bench",
+      "Times a compiled model: latency min/median/max over repeated runs.",
+      {{"runs", 'n', "N", "timed runs (default 20)"},
+       {"warmup", 0, "N", "untimed runs first (default 2)"},
+       {"threads", 0, "N", "threads (default: what the model was compiled for)"},
+       {"json", 0, "", "print one JSON document"}},
+      {"MODEL.so"}};
+  return spec;
+}
+
+// Deterministic inputs in [-1, 1) for floats, small non-negative values for integers (a model's
+// integer inputs are usually indices).
+std::string PseudoRandomBytes(const TensorInfo& info, uint64_t seed) {
+  std::string bytes(info.bytes, '\0');
+  uint64_t state = seed;
+  auto next = [&state] {
+    uint64_t z = (state += 0x9e3779b97f4a7c15ULL);
+    z = (z ^ (z >> 30)) * 0xbf58476d1ce4e5b9ULL;
+    z = (z ^ (z >> 27)) * 0x94d049bb133111ebULL;
+    return z ^ (z >> 31);
+  };
+  if (info.dtype == "float32") {
+    for (size_t i = 0; i < bytes.size() / 4; ++i) {
+      float v = static_cast<float>(static_cast<double>(next() >> 11) * 0x1.0p-53 * 2.0 - 1.0);
+      std::memcpy(&bytes[i * 4], &v, 4);
+    }
+  } else if (info.dtype == "int64" || info.dtype == "int32") {
+    size_t width = info.dtype == "int64" ? 8 : 4;
+    for (size_t i = 0; i < bytes.size() / width; ++i) {
+      int64_t v = static_cast<int64_t>(next() % 2);
+      std::memcpy(&bytes[i * width], &v, width);  // little-endian: the low bytes
+    }
+  }
+  return bytes;
+}
+
+}  // namespace
+
+int RunBenchCommand(int argc, char** argv) {
+  ParseResult parsed = ParseCommandLine(Spec(), argc, argv);
+  if (!parsed.flags) return parsed.exit_code;
+  const ParsedFlags& flags = *parsed.flags;
+  auto runs = flags.GetInt("runs", 20, 1, 1000000);
+  auto warmup = flags.GetInt("warmup", 2, 0, 1000000);
+  auto threads = flags.GetInt("threads", 0, 0, 1024);
+  for (const auto* s : {&runs, &warmup, &threads}) {
+    if (!s->ok()) return ReportUsageError(Spec(), s->status());
+  }
+  const std::string path = flags.positionals()[0];
+  auto model = LoadedModel::Load(path, static_cast<int>(*threads));
+  if (!model.ok()) return ReportFailure("bench", model.status());
+  for (size_t i = 0; i < (*model)->inputs().size(); ++i) {
+    const TensorInfo& info = (*model)->inputs()[i];
+    absl::Status s = (*model)->SetInput(static_cast<int>(i), TensorFile{info.dtype, info.shape, true, PseudoRandomBytes(info, 42 + i)});
+    if (!s.ok()) return ReportFailure("bench", s);
+  }
+  for (int64_t i = 0; i < *warmup; ++i) {
+    absl::Status s = (*model)->Run();
+    if (!s.ok()) return ReportFailure("bench", s);
+  }
+  std::vector<double> seconds;
+  auto last_report = std::chrono::steady_clock::now();
+  for (int64_t i = 0; i < *runs; ++i) {
+    auto t0 = std::chrono::steady_clock::now();
+    absl::Status s = (*model)->Run();
+    auto t1 = std::chrono::steady_clock::now();
+    if (!s.ok()) return ReportFailure("bench", s);
+    seconds.push_back(std::chrono::duration<double>(t1 - t0).count());
+    if (t1 - last_report > std::chrono::seconds(2)) {  // long runs say how far they are
+      std::fprintf(stderr, "tunefarm bench: run %lld/%lld, last %s\n", static_cast<long long>(i + 1),
+                   static_cast<long long>(*runs), FormatSeconds(seconds.back()).c_str());
+      last_report = t1;
+    }
+  }
+  std::vector<double> sorted = seconds;
+  std::sort(sorted.begin(), sorted.end());
+  double median = sorted.size() % 2 ? sorted[sorted.size() / 2]
+                                    : (sorted[sorted.size() / 2 - 1] + sorted[sorted.size() / 2]) / 2;
+  if (flags.Has("json")) {
+    nlohmann::json doc = {{"model", path}, {"runs", *runs}, {"min_s", sorted.front()}, {"median_s", median},
+                          {"max_s", sorted.back()}};
+    std::printf("%s\n", doc.dump(2).c_str());
+  } else {
+    std::printf("%s: %lld runs, latency min %s, median %s, max %s\n", path.c_str(), static_cast<long long>(*runs),
+                FormatSeconds(sorted.front()).c_str(), FormatSeconds(median).c_str(), FormatSeconds(sorted.back()).c_str());
+  }
+  return kExitOk;
+}
+
+}  // namespace tunefarm::cli

@@ -1,0 +1,44 @@
+#include "cli/model_common.h"
+
+#include "compiler/codegen/host_target.h"
+#include "compiler/common/strings.h"
+#include "compiler/frontend/onnx_importer.h"
+
+namespace tunefarm::cli {
+
+absl::StatusOr<graph::Graph> ImportModel(const std::string& path, const ParsedFlags& flags) {
+  frontend::ImportOptions options;
+  for (const std::string& spec : flags.GetAll("input-shape")) {
+    size_t eq = spec.find('=');
+    if (eq == std::string::npos || eq == 0) {
+      return absl::InvalidArgumentError(StrCat("--input-shape '", spec, "': expected NAME=D,D,..."));
+    }
+    std::vector<int64_t> dims;
+    for (std::string_view d : StrSplit(std::string_view(spec).substr(eq + 1), ',')) {
+      int64_t v = 0;
+      if (!ParseInt64(d, &v) || v < 1) {
+        return absl::InvalidArgumentError(StrCat("--input-shape '", spec, "': '", d, "' is not a positive dimension"));
+      }
+      dims.push_back(v);
+    }
+    options.input_shapes[spec.substr(0, eq)] = dims;
+  }
+  return frontend::ImportOnnxFile(path, options);
+}
+
+absl::StatusOr<build::BuildOptions> BuildOptionsFromFlags(const ParsedFlags& flags, int default_threads) {
+  build::BuildOptions options;
+  if (flags.Has("target")) {
+    auto target = codegen::Target::Parse(flags.Get("target"));
+    if (!target.ok()) return absl::InvalidArgumentError(StrCat("--target: ", std::string(target.status().message())));
+    options.target = *target;
+  } else {
+    options.target = codegen::HostTarget();
+  }
+  auto threads = flags.GetInt("threads", default_threads, 1, 1024);
+  if (!threads.ok()) return threads.status();
+  options.threads = static_cast<int>(*threads);
+  return options;
+}
+
+}  // namespace tunefarm::cli

@@ -1,0 +1,18 @@
+// What the model commands (compile, inspect) share: importing a model with --input-shape
+// and turning --target / --threads into build options.
+#pragma once
+
+#include "absl/status/statusor.h"
+#include "cli/flags.h"
+#include "compiler/build/model_builder.h"
+#include "compiler/graph/graph.h"
+
+namespace tunefarm::cli {
+
+// Imports MODEL.onnx, with --input-shape NAME=D,D,... (repeatable) for symbolic dimensions.
+absl::StatusOr<graph::Graph> ImportModel(const std::string& path, const ParsedFlags& flags);
+
+// --target (default: this machine) and --threads (default `default_threads`).
+absl::StatusOr<build::BuildOptions> BuildOptionsFromFlags(const ParsedFlags& flags, int default_threads);
+
+}  // namespace tunefarm::cli

@@ -1,0 +1,122 @@
+// `tunefarm run MODEL.so --input [NAME=]FILE ... [--output [NAME=]FILE ...]`: runs an artifact
+// once through the deploy runtime's C API, the way a device would.
+#include <cstdio>
+#include <map>
+
+#include "cli/command.h"
+#include "cli/model_runtime.h"
+#include "cli/subcommands.h"
+#include "cli/tensor_file.h"
+#include "compiler/common/strings.h"
+
+namespace tunefarm::cli {
+namespace {
+
+const CommandSpec& Spec() {
+  static const CommandSpec spec{
+      "run",
+      "Runs a compiled model once. FILE is raw little-endian (.bin), NumPy (.npy) or an ONNX TensorProto (.pb).",
+      {{"input", 'i', "[NAME=]FILE", "one per model input, by name or in order", false, true},
+       {"output", 'o', "[NAME=]FILE", "write an output (by name or in order); without it outputs are summarized", false, true},
+       {"threads", 0, "N", "threads (default: what the model was compiled for)"}},
+      {"MODEL.so"}};
+  return spec;
+}
+
+struct Binding {
+  std::string name;  // empty: by position
+  std::string path;
+};
+
+Binding ParseBinding(const std::string& text) {
+  size_t eq = text.find('=');
+  if (eq == std::string::npos) return {"", text};
+  return {text.substr(0, eq), text.substr(eq + 1)};
+}
+
+// Which model tensor each binding names: by name, else by its position among the bindings.
+absl::StatusOr<std::vector<int>> Resolve(const std::vector<Binding>& bindings, const std::vector<TensorInfo>& tensors,
+                                         const char* what) {
+  std::vector<int> index;
+  for (size_t i = 0; i < bindings.size(); ++i) {
+    if (bindings[i].name.empty()) {
+      if (i >= tensors.size()) return absl::InvalidArgumentError(StrCat("the model has only ", tensors.size(), " ", what, "s"));
+      index.push_back(static_cast<int>(i));
+      continue;
+    }
+    int found = -1;
+    for (size_t t = 0; t < tensors.size(); ++t) {
+      if (tensors[t].name == bindings[i].name) found = static_cast<int>(t);
+    }
+    if (found < 0) {
+      std::vector<std::string> names;
+      for (const TensorInfo& t : tensors) names.push_back(t.name);
+      return absl::InvalidArgumentError(StrCat("the model has no ", what, " '", bindings[i].name, "' (", what, "s: ", StrJoin(names, ", "), ")"));
+    }
+    index.push_back(found);
+  }
+  return index;
+}
+
+std::string Summary(const TensorInfo& info, const std::string& bytes) {
+  std::string text = StrCat(info.name, ": ", info.dtype, ShapeText(info.shape));
+  if (info.dtype == "float32") {
+    const float* v = reinterpret_cast<const float*>(bytes.data());
+    size_t n = bytes.size() / 4;
+    StrAppend(&text, " [");
+    for (size_t i = 0; i < n && i < 6; ++i) StrAppend(&text, i ? ", " : "", v[i]);
+    StrAppend(&text, n > 6 ? ", ...]" : "]");
+  }
+  return text;
+}
+
+}  // namespace
+
+int RunRunCommand(int argc, char** argv) {
+  ParseResult parsed = ParseCommandLine(Spec(), argc, argv);
+  if (!parsed.flags) return parsed.exit_code;
+  const ParsedFlags& flags = *parsed.flags;
+  auto threads = flags.GetInt("threads", 0, 0, 1024);
+  if (!threads.ok()) return ReportUsageError(Spec(), threads.status());
+  auto model = LoadedModel::Load(flags.positionals()[0], static_cast<int>(*threads));
+  if (!model.ok()) return ReportFailure("run", model.status());
+
+  std::vector<Binding> inputs, outputs;
+  for (const std::string& s : flags.GetAll("input")) inputs.push_back(ParseBinding(s));
+  for (const std::string& s : flags.GetAll("output")) outputs.push_back(ParseBinding(s));
+  if (inputs.size() != (*model)->inputs().size()) {
+    return ReportUsageError(Spec(), StrCat("the model has ", (*model)->inputs().size(), " inputs, ", inputs.size(),
+                                           " --input given"));
+  }
+  auto in_index = Resolve(inputs, (*model)->inputs(), "input");
+  if (!in_index.ok()) return ReportUsageError(Spec(), in_index.status());
+  auto out_index = Resolve(outputs, (*model)->outputs(), "output");
+  if (!out_index.ok()) return ReportUsageError(Spec(), out_index.status());
+
+  for (size_t i = 0; i < inputs.size(); ++i) {
+    auto file = ReadTensorFile(inputs[i].path);
+    if (!file.ok()) return ReportFailure("run", file.status());
+    absl::Status s = (*model)->SetInput((*in_index)[i], *file);
+    if (!s.ok()) return ReportFailure("run", s);
+  }
+  absl::Status ran = (*model)->Run();
+  if (!ran.ok()) return ReportFailure("run", ran);
+
+  for (size_t i = 0; i < outputs.size(); ++i) {
+    const TensorInfo& info = (*model)->outputs()[(*out_index)[i]];
+    auto bytes = (*model)->GetOutput((*out_index)[i]);
+    if (!bytes.ok()) return ReportFailure("run", bytes.status());
+    absl::Status s = WriteTensorFile(outputs[i].path, TensorFile{info.dtype, info.shape, true, *bytes});
+    if (!s.ok()) return ReportFailure("run", s);
+  }
+  if (outputs.empty()) {
+    for (size_t i = 0; i < (*model)->outputs().size(); ++i) {
+      auto bytes = (*model)->GetOutput(static_cast<int>(i));
+      if (!bytes.ok()) return ReportFailure("run", bytes.status());
+      std::printf("%s\n", Summary((*model)->outputs()[i], *bytes).c_str());
+    }
+  }
+  return kExitOk;
+}
+
+}  // namespace tunefarm::cli

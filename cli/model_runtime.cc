@@ -1,0 +1,90 @@
+#include "cli/model_runtime.h"
+
+#include "compiler/common/strings.h"
+#include "deploy/tunefarm_runtime.h"
+
+namespace tunefarm::cli {
+namespace {
+
+absl::Status RuntimeError(const std::string& what) {
+  return absl::InternalError(StrCat(what, ": ", tunefarm_last_error()));
+}
+
+TensorInfo ToInfo(const tunefarm_tensor_info& info) {
+  TensorInfo t;
+  t.name = info.name;
+  t.dtype = info.dtype;
+  t.shape.assign(info.shape, info.shape + info.ndim);
+  t.bytes = info.bytes;
+  return t;
+}
+
+}  // namespace
+
+std::string ShapeText(const std::vector<int64_t>& shape) {
+  std::vector<std::string> dims;
+  for (int64_t d : shape) dims.push_back(std::to_string(d));
+  return StrCat("[", StrJoin(dims, ","), "]");
+}
+
+absl::StatusOr<std::unique_ptr<LoadedModel>> LoadedModel::Load(const std::string& path, int threads) {
+  tunefarm_model* raw = nullptr;
+  if (tunefarm_model_load(path.c_str(), threads, &raw) != TUNEFARM_RT_OK) {
+    return absl::InvalidArgumentError(StrCat(path, ": ", tunefarm_last_error()));
+  }
+  std::unique_ptr<LoadedModel> model(new LoadedModel(raw));
+  for (int i = 0; i < tunefarm_model_num_inputs(raw); ++i) {
+    tunefarm_tensor_info info;
+    if (tunefarm_model_input_info(raw, i, &info) != TUNEFARM_RT_OK) return RuntimeError(StrCat("input ", i));
+    model->inputs_.push_back(ToInfo(info));
+  }
+  for (int i = 0; i < tunefarm_model_num_outputs(raw); ++i) {
+    tunefarm_tensor_info info;
+    if (tunefarm_model_output_info(raw, i, &info) != TUNEFARM_RT_OK) return RuntimeError(StrCat("output ", i));
+    model->outputs_.push_back(ToInfo(info));
+  }
+  return model;
+}
+
+LoadedModel::~LoadedModel() { tunefarm_model_free(model_); }
+
+absl::Status LoadedModel::SetInput(int index, const TensorFile& file) {
+  const TensorInfo& info = inputs_[index];
+  if (!file.dtype.empty() && file.dtype != info.dtype) {
+    return absl::InvalidArgumentError(StrCat("input '", info.name, "' is ", info.dtype, ", the file holds ", file.dtype));
+  }
+  if (file.has_shape && file.shape != info.shape) {
+    int64_t file_count = 1;
+    for (int64_t d : file.shape) file_count *= d;
+    int64_t count = 1;
+    for (int64_t d : info.shape) count *= d;
+    // A file of the same elements in another shape ([3,224,224] for [1,3,224,224]) is accepted.
+    if (file_count != count) {
+      return absl::InvalidArgumentError(StrCat("input '", info.name, "' has shape ", ShapeText(info.shape),
+                                               ", the file holds ", ShapeText(file.shape)));
+    }
+  }
+  if (file.bytes.size() != info.bytes) {
+    return absl::InvalidArgumentError(StrCat("input '", info.name, "' needs ", info.bytes, " bytes (", info.dtype,
+                                             ShapeText(info.shape), "), the file holds ", file.bytes.size()));
+  }
+  if (tunefarm_model_set_input(model_, index, file.bytes.data(), file.bytes.size()) != TUNEFARM_RT_OK) {
+    return RuntimeError(StrCat("input '", info.name, "'"));
+  }
+  return absl::OkStatus();
+}
+
+absl::Status LoadedModel::Run() {
+  if (tunefarm_model_run(model_) != TUNEFARM_RT_OK) return RuntimeError("run");
+  return absl::OkStatus();
+}
+
+absl::StatusOr<std::string> LoadedModel::GetOutput(int index) const {
+  std::string bytes(outputs_[index].bytes, '\0');
+  if (tunefarm_model_get_output(model_, index, bytes.data(), bytes.size()) != TUNEFARM_RT_OK) {
+    return RuntimeError(StrCat("output '", outputs_[index].name, "'"));
+  }
+  return bytes;
+}
+
+}  // namespace tunefarm::cli

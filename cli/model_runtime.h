@@ -1,0 +1,45 @@
+// The commands' view of a compiled model: the deploy runtime's C API (deploy/tunefarm_runtime.h)
+// behind a small RAII class with Status errors, so `run` and `bench` exercise exactly what a
+// device program calls.
+#pragma once
+
+#include <memory>
+#include <string>
+#include <vector>
+
+#include "absl/status/statusor.h"
+#include "cli/tensor_file.h"
+
+struct tunefarm_model;
+
+namespace tunefarm::cli {
+
+struct TensorInfo {
+  std::string name;
+  std::string dtype;
+  std::vector<int64_t> shape;
+  size_t bytes = 0;
+};
+
+std::string ShapeText(const std::vector<int64_t>& shape);  // "[1,3,224,224]"
+
+class LoadedModel {
+ public:
+  // threads 0: what the model was compiled for.
+  static absl::StatusOr<std::unique_ptr<LoadedModel>> Load(const std::string& path, int threads);
+  ~LoadedModel();
+
+  const std::vector<TensorInfo>& inputs() const { return inputs_; }
+  const std::vector<TensorInfo>& outputs() const { return outputs_; }
+  // Checks the file's dtype and shape (when it has them) and byte count against the input.
+  absl::Status SetInput(int index, const TensorFile& file);
+  absl::Status Run();
+  absl::StatusOr<std::string> GetOutput(int index) const;
+
+ private:
+  explicit LoadedModel(tunefarm_model* model) : model_(model) {}
+  tunefarm_model* model_;
+  std::vector<TensorInfo> inputs_, outputs_;
+};
+
+}  // namespace tunefarm::cli

@@ -1,0 +1,50 @@
+#include "compiler/build/model_builder.h"
+
+#include "compiler/build/task_lowering.h"
+#include "compiler/codegen/codegen.h"
+#include "compiler/common/strings.h"
+
+namespace tunefarm::build {
+namespace {
+
+void Report(const BuildOptions& options, std::string_view line) {
+  if (options.progress) options.progress(line);
+}
+
+}  // namespace
+
+absl::StatusOr<ModelPlan> PlanModel(const graph::Graph& imported, const BuildOptions& options) {
+  auto optimized = passes::OptimizeGraph(imported, options.passes);
+  if (!optimized.ok()) return optimized.status();
+  auto fusion = passes::FuseOps(*optimized);
+  if (!fusion.ok()) return fusion.status();
+  auto exec = PlanExecution(*optimized, *fusion);
+  if (!exec.ok()) return exec.status();
+  Report(options, StrCat("planned ", exec->calls.size(), " kernel calls, ", exec->tasks.size(), " distinct kernels, arena ",
+                         exec->memory.arena_bytes, " bytes"));
+  return ModelPlan{std::move(*optimized), std::move(*fusion), std::move(*exec)};
+}
+
+absl::StatusOr<std::string> BuildArtifact(ModelPlan* plan, const BuildOptions& options) {
+  std::vector<tir::PrimFunc> funcs;
+  for (size_t i = 0; i < plan->exec.tasks.size(); ++i) {
+    Task& task = plan->exec.tasks[i];
+    auto func = LowerTask(&task, options);
+    if (!func.ok()) return func.status();
+    funcs.push_back(std::move(*func));
+    Report(options, StrCat("kernel ", i + 1, "/", plan->exec.tasks.size(), " ", task.kernel_name, " (", task.schedule,
+                           ")"));
+  }
+  std::vector<codegen::EmbeddedBlob> blobs(2);
+  blobs[0].symbol = "tunefarm_model_plan";
+  blobs[0].bytes = PlanToJson(*plan, options);
+  blobs[0].alignment = 8;
+  blobs[1].symbol = "tunefarm_model_params";
+  blobs[1].bytes = plan->exec.params;
+  blobs[1].section = ".tunefarm.params";
+  Report(options, StrCat("generating code for ", funcs.size(), " kernels with ", plan->exec.params.size(),
+                         " bytes of parameters"));
+  return codegen::BuildSharedObject(funcs, options.target, blobs);
+}
+
+}  // namespace tunefarm::build

@@ -1,0 +1,50 @@
+#include "compiler/passes/pass_pipeline.h"
+
+#include "compiler/common/log.h"
+#include "compiler/passes/batch_norm_folding.h"
+#include "compiler/passes/constant_folding.h"
+#include "compiler/passes/cse.h"
+#include "compiler/passes/dce.h"
+#include "compiler/passes/graph_rewriter.h"
+
+namespace tunefarm::passes {
+namespace {
+
+using Pass = absl::StatusOr<graph::Graph> (*)(const graph::Graph&);
+
+absl::Status Run(const char* name, Pass pass, graph::Graph* g) {
+  size_t before = g->nodes().size();
+  auto next = pass(*g);
+  if (!next.ok()) return next.status();
+  *g = std::move(*next);
+  TF_LOG(DEBUG, "passes") << name << ": " << before << " -> " << g->nodes().size() << " nodes; "
+                          << OpCountsString(*g);
+  return absl::OkStatus();
+}
+
+}  // namespace
+
+absl::StatusOr<graph::Graph> OptimizeGraph(const graph::Graph& input, const PassOptions& options) {
+  struct Step {
+    const char* name;
+    Pass pass;
+    bool enabled;
+  };
+  // Folding constants first exposes params to BN folding (statistics computed from weights);
+  // folding again cleans up what BN folding left on constants.
+  const Step steps[] = {
+      {"const-fold", FoldConstants, options.fold_constants},
+      {"bn-fold", FoldBatchNorm, options.fold_batch_norm},
+      {"const-fold", FoldConstants, options.fold_constants},
+      {"cse", EliminateCommonSubexpressions, options.eliminate_common_subexpressions},
+      {"dce", EliminateDeadCode, true},
+  };
+  graph::Graph g = input;
+  for (const Step& step : steps) {
+    if (!step.enabled) continue;
+    if (absl::Status s = Run(step.name, step.pass, &g); !s.ok()) return s;
+  }
+  return g;
+}
+
+}  // namespace tunefarm::passes

@@ -1,0 +1,20 @@
+// The graph-level optimization pipeline (DESIGN.md "Graph passes"): one readable list of passes.
+// Fusion and memory planning run after it, on the optimized graph (fusion.h, memory_plan.h).
+#pragma once
+
+#include "absl/status/statusor.h"
+#include "compiler/graph/graph.h"
+
+namespace tunefarm::passes {
+
+struct PassOptions {
+  bool fold_constants = true;
+  bool fold_batch_norm = true;
+  bool eliminate_common_subexpressions = true;
+};
+
+// Runs constant folding, conv+BN folding, constant folding again, CSE and DCE; returns the
+// rewritten graph. Graph inputs and outputs keep their names.
+absl::StatusOr<graph::Graph> OptimizeGraph(const graph::Graph& g, const PassOptions& options = {});
+
+}  // namespace tunefarm::passes

@@ -1,0 +1,137 @@
+// `tunefarm compile|run|inspect|bench` on a small conformance model: input and output file
+// formats, binding by name and by position, and the errors a user meets.
+#include <fstream>
+#include <nlohmann/json.hpp>
+#include <sstream>
+
+#include "cli/tensor_file.h"
+#include "gmock/gmock.h"
+#include "gtest/gtest.h"
+#include "tests/cli/cli_process.h"
+
+namespace tunefarm::cli {
+namespace {
+
+using ::testing::HasSubstr;
+using testing::CliResult;
+using testing::RunTunefarm;
+using testing::TempDir;
+
+const std::string kCase = std::string(TUNEFARM_SHARED_DIR) + "/onnx-tests/node/test_add/";
+
+std::vector<float> FloatsOf(const TensorFile& t) {
+  std::vector<float> v(t.bytes.size() / 4);
+  std::memcpy(v.data(), t.bytes.data(), t.bytes.size());
+  return v;
+}
+
+class CliModelTest : public ::testing::Test {
+ protected:
+  void SetUp() override {
+    so_ = dir_.File("add.so");
+    CliResult r = RunTunefarm({"compile", kCase + "model.onnx", "-o", so_, "--threads", "1"});
+    ASSERT_EQ(r.exit_code, 0) << r.err;
+    EXPECT_THAT(r.out, HasSubstr("wrote " + so_));
+    EXPECT_THAT(r.err, HasSubstr("tunefarm compile: kernel 1/1"));  // progress goes to stderr
+  }
+  TempDir dir_;
+  std::string so_;
+};
+
+TEST_F(CliModelTest, RunsOnPbInputsAndWritesEveryFormat) {
+  const std::string in0 = kCase + "test_data_set_0/input_0.pb", in1 = kCase + "test_data_set_0/input_1.pb";
+  auto want = ReadTensorFile(kCase + "test_data_set_0/output_0.pb");
+  ASSERT_TRUE(want.ok());
+  for (const char* ext : {".npy", ".pb", ".bin"}) {
+    const std::string out = dir_.File(std::string("sum") + ext);
+    CliResult r = RunTunefarm({"run", so_, "--input", in0, "--input", in1, "--output", out});
+    ASSERT_EQ(r.exit_code, 0) << r.err;
+    auto got = ReadTensorFile(out);
+    ASSERT_TRUE(got.ok()) << got.status();
+    if (std::string(ext) != ".bin") {
+      EXPECT_EQ(got->dtype, "float32");
+      EXPECT_EQ(got->shape, want->shape);
+    }
+    EXPECT_EQ(FloatsOf(*got), FloatsOf(*want)) << ext;
+  }
+  // .npy written by us reads back as an input too, and inputs bind by name in any order.
+  CliResult npy = RunTunefarm({"run", so_, "--input", in0, "--input", in1, "--output", dir_.File("x.npy")});
+  ASSERT_EQ(npy.exit_code, 0);
+  CliResult by_name = RunTunefarm({"run", so_, "--input", "y=" + in1, "--input", "x=" + in0});
+  EXPECT_EQ(by_name.exit_code, 0) << by_name.err;
+  EXPECT_THAT(by_name.out, HasSubstr("float32[3,4,5]"));
+}
+
+TEST_F(CliModelTest, BadInputsAreNamed) {
+  const std::string in0 = kCase + "test_data_set_0/input_0.pb";
+  CliResult one = RunTunefarm({"run", so_, "--input", in0});
+  EXPECT_EQ(one.exit_code, 2);
+  EXPECT_THAT(one.err, HasSubstr("the model has 2 inputs, 1 --input given"));
+
+  CliResult unknown = RunTunefarm({"run", so_, "--input", "q=" + in0, "--input", in0});
+  EXPECT_EQ(unknown.exit_code, 2);
+  EXPECT_THAT(unknown.err, HasSubstr("the model has no input 'q' (inputs: x, y)"));
+
+  const std::string small = dir_.WriteFile("small.bin", "0123");
+  CliResult bytes = RunTunefarm({"run", so_, "--input", small, "--input", in0});
+  EXPECT_EQ(bytes.exit_code, 1);
+  EXPECT_THAT(bytes.err, HasSubstr("input 'x' needs 240 bytes (float32[3,4,5]), the file holds 4"));
+
+  const std::string bad_npy = dir_.WriteFile("bad.npy", "not numpy");
+  CliResult npy = RunTunefarm({"run", so_, "--input", bad_npy, "--input", in0});
+  EXPECT_EQ(npy.exit_code, 1);
+  EXPECT_THAT(npy.err, HasSubstr("bad.npy: not a valid .npy file"));
+}
+
+TEST_F(CliModelTest, InspectReadsTheArtifactAndTheOnnx) {
+  for (const std::string& model : {so_, kCase + "model.onnx"}) {
+    CliResult r = RunTunefarm({"inspect", model, "--json"});
+    ASSERT_EQ(r.exit_code, 0) << r.err;
+    nlohmann::json doc = nlohmann::json::parse(r.out);
+    EXPECT_EQ(doc.at("kernel_calls"), 1);
+    EXPECT_EQ(doc.at("calls")[0].at("ops"), nlohmann::json::array({"Add"}));
+    EXPECT_EQ(doc.at("calls")[0].at("workload").get<std::string>().rfind("tfdag1-", 0), 0u);
+  }
+  CliResult human = RunTunefarm({"inspect", so_});
+  EXPECT_EQ(human.exit_code, 0);
+  EXPECT_THAT(human.out, HasSubstr("1 kernel calls, 1 distinct kernels"));
+  EXPECT_THAT(human.out, HasSubstr("memory: arena"));
+}
+
+TEST_F(CliModelTest, BenchPrintsLatency) {
+  CliResult r = RunTunefarm({"bench", so_, "--runs", "5", "--json"});
+  ASSERT_EQ(r.exit_code, 0) << r.err;
+  nlohmann::json doc = nlohmann::json::parse(r.out);
+  EXPECT_EQ(doc.at("runs"), 5);
+  EXPECT_LE(doc.at("min_s").get<double>(), doc.at("median_s").get<double>());
+  EXPECT_LE(doc.at("median_s").get<double>(), doc.at("max_s").get<double>());
+}
+
+TEST(CliModelErrorsTest, BadModelsGetClearErrors) {
+  TempDir dir;
+  CliResult missing = RunTunefarm({"compile", dir.File("nope.onnx"), "-o", dir.File("x.so")});
+  EXPECT_EQ(missing.exit_code, 1);
+  EXPECT_THAT(missing.err, HasSubstr("nope.onnx"));
+
+  const std::string junk = dir.WriteFile("junk.onnx", "this is not a protobuf");
+  CliResult bad = RunTunefarm({"compile", junk, "-o", dir.File("x.so")});
+  EXPECT_EQ(bad.exit_code, 1);
+  EXPECT_THAT(bad.err, HasSubstr("junk.onnx"));
+  std::ifstream none(dir.File("x.so"));
+  EXPECT_FALSE(none.good()) << "a failed compile must not leave an artifact";
+
+  const std::string not_artifact = dir.WriteFile("plain.so", "ELF? no");
+  CliResult inspect = RunTunefarm({"inspect", not_artifact});
+  EXPECT_EQ(inspect.exit_code, 1);
+  EXPECT_THAT(inspect.err, HasSubstr("plain.so"));
+  CliResult run = RunTunefarm({"run", not_artifact});
+  EXPECT_EQ(run.exit_code, 1);
+  EXPECT_THAT(run.err, HasSubstr("plain.so"));
+
+  CliResult target = RunTunefarm({"compile", junk, "-o", dir.File("x.so"), "--target", "llvm -mtriple=mips"});
+  EXPECT_EQ(target.exit_code, 2);
+  EXPECT_THAT(target.err, HasSubstr("--target"));
+}
+
+}  // namespace
+}  // namespace tunefarm::cli

@@ -1,0 +1,50 @@
+// conformance_runner [--filter SUBSTR] [--verbose] [--root DIR]: runs every ONNX node case
+// through the reference executor, one line per case, then "passed N / failed N / unsupported N".
+#include <chrono>
+#include <cstdio>
+#include <cstring>
+#include <string>
+
+#include "tests/conformance/conformance_case.h"
+#include "tests/conformance/reference_executor.h"
+
+using namespace tunefarm::conformance;
+
+int main(int argc, char** argv) {
+  std::string filter, root = std::string(TUNEFARM_SHARED_DIR) + "/onnx-tests/node";
+  bool verbose = false;
+  for (int i = 1; i < argc; ++i) {
+    if (!std::strcmp(argv[i], "--filter") && i + 1 < argc) filter = argv[++i];
+    else if (!std::strcmp(argv[i], "--root") && i + 1 < argc) root = argv[++i];
+    else if (!std::strcmp(argv[i], "--verbose")) verbose = true;
+    else {
+      std::fprintf(stderr, "usage: conformance_runner [--filter SUBSTR] [--verbose] [--root DIR]\n");
+      return 2;
+    }
+  }
+  std::vector<std::string> dirs = ListCases(root);
+  if (dirs.empty()) {
+    std::fprintf(stderr, "no cases under %s\n", root.c_str());
+    return 1;
+  }
+  int counts[3] = {0, 0, 0};
+  CaseExecutor executor = ReferenceExecutor();
+  for (const std::string& dir : dirs) {
+    if (!filter.empty() && dir.find(filter) == std::string::npos) continue;
+    auto start = std::chrono::steady_clock::now();
+    auto c = LoadCase(dir);
+    Result r = c.ok() ? RunCase(*c, executor) : Result{Outcome::kFailed, std::string(c.status().message())};
+    double ms = std::chrono::duration<double, std::milli>(std::chrono::steady_clock::now() - start).count();
+    ++counts[static_cast<int>(r.outcome)];
+    std::string name = dir.substr(dir.find_last_of('/') + 1);
+    std::string reason = r.reason;
+    if (!verbose && reason.size() > 160) reason = reason.substr(0, 157) + "...";
+    std::printf("%-11s %s%s%s", std::string(OutcomeName(r.outcome)).c_str(), name.c_str(), reason.empty() ? "" : "  ",
+                reason.c_str());
+    if (verbose) std::printf("  (%.0f ms)", ms);
+    std::printf("\n");
+    std::fflush(stdout);
+  }
+  std::printf("passed %d / failed %d / unsupported %d\n", counts[0], counts[1], counts[2]);
+  return 0;
+}
