@@ -65,6 +65,7 @@ grpc::ServerUnaryReactor* AgentService::Info(grpc::CallbackServerContext* contex
   reply->set_cache_limit_bytes(stats.limit_bytes);
   reply->set_cached_kernels(stats.kernels);
   reply->set_measuring(queue_.busy());
+  reply->set_helpers_started(runner_.helpers_started());
   reactor->Finish(grpc::Status::OK);
   return reactor;
 }

@@ -1,17 +1,20 @@
 // tunefarm-measure: the helper process in which the agent runs shipped kernels (DESIGN.md
 // "Measurement", docs/agent.md). It applies its resource limits before anything else, then
-// measures one candidate and reports on the result pipe. It links the deploy runtime and
-// nothing heavy, so it starts in about a millisecond.
+// measures the candidates that arrive on stdin one at a time, reporting each on the result
+// pipe, until stdin ends. It links the deploy runtime and nothing heavy, so it starts fast.
 #include <sys/prctl.h>
 #include <sys/resource.h>
+#include <sys/time.h>
 #include <unistd.h>
 
+#include <algorithm>
 #include <cerrno>
 #include <csignal>
 #include <cstring>
 #include <string>
 
 #include "device_agent/measure_protocol.h"
+#include "device_agent/process_state.h"
 #include "device_agent/measure_session.h"
 
 namespace {
@@ -32,22 +35,53 @@ void WriteAll(int fd, const std::string& text) {
 }
 
 // Empty on success, else what failed.
-std::string SetLimit(int resource, const char* name, rlim_t value) {
-  const rlimit limit{value, value};
+std::string SetLimit(int resource, const char* name, rlim_t soft, rlim_t hard) {
+  const rlimit limit{soft, hard};
   if (setrlimit(resource, &limit) == 0) return "";
-  return std::string("setrlimit(") + name + ", " + std::to_string(value) + "): " +
+  return std::string("setrlimit(") + name + ", " + std::to_string(soft) + "): " +
          std::strerror(errno);
 }
 
 std::string ApplyLimits(const tunefarm::agent::MeasureSpec& spec) {
-  std::string error = SetLimit(RLIMIT_CORE, "RLIMIT_CORE", 0);
+  std::string error = SetLimit(RLIMIT_CORE, "RLIMIT_CORE", 0, 0);
   if (error.empty() && spec.memory_limit_bytes > 0) {
-    error = SetLimit(RLIMIT_AS, "RLIMIT_AS", static_cast<rlim_t>(spec.memory_limit_bytes));
+    const auto bytes = static_cast<rlim_t>(spec.memory_limit_bytes);
+    error = SetLimit(RLIMIT_AS, "RLIMIT_AS", bytes, bytes);
   }
-  if (error.empty() && spec.cpu_limit_sec > 0) {
-    error = SetLimit(RLIMIT_CPU, "RLIMIT_CPU", static_cast<rlim_t>(spec.cpu_limit_sec));
+  // The hard limit covers the batch; the soft one is moved before each candidate.
+  if (error.empty() && spec.batch_cpu_limit_sec > 0) {
+    const auto seconds = static_cast<rlim_t>(spec.batch_cpu_limit_sec);
+    error = SetLimit(RLIMIT_CPU, "RLIMIT_CPU", seconds, seconds);
   }
   return error;
+}
+
+// SIGXCPU once this candidate has used cpu_limit_sec of CPU time (never beyond the hard limit).
+void StartCpuBudget(const tunefarm::agent::MeasureSpec& spec) {
+  if (spec.cpu_limit_sec <= 0) return;
+  rusage usage{};
+  getrusage(RUSAGE_SELF, &usage);
+  const rlim_t used = static_cast<rlim_t>(usage.ru_utime.tv_sec + usage.ru_stime.tv_sec) + 1;
+  rlimit limit{};
+  getrlimit(RLIMIT_CPU, &limit);
+  limit.rlim_cur = std::min(limit.rlim_max, used + static_cast<rlim_t>(spec.cpu_limit_sec));
+  setrlimit(RLIMIT_CPU, &limit);
+}
+
+// One line from `fd` without its '\n'; false at end of file.
+bool ReadLine(int fd, std::string* buffer, std::string* line) {
+  while (true) {
+    if (const size_t end = buffer->find('\n'); end != std::string::npos) {
+      *line = buffer->substr(0, end);
+      buffer->erase(0, end + 1);
+      return true;
+    }
+    char chunk[4096];
+    const ssize_t n = read(fd, chunk, sizeof chunk);
+    if (n < 0 && errno == EINTR) continue;
+    if (n <= 0) return false;
+    buffer->append(chunk, static_cast<size_t>(n));
+  }
 }
 
 [[noreturn]] void Refuse(int fd, const std::string& message) {
@@ -75,8 +109,28 @@ int main(int argc, char** argv) {
 
   tunefarm::agent::MeasureSession session(
       *spec, [fd](const char* stage) { WriteAll(fd, tunefarm::agent::StageLine(stage)); });
-  const MeasureOutcome outcome = session.Run();
-  WriteAll(fd, tunefarm::agent::OutcomeLine(outcome));
-  // _exit: the outcome is out; library destructors (dlclose) have nothing left to say.
+  const tunefarm::agent::ProcessState before = tunefarm::agent::SnapshotProcessState();
+  std::string input, line;
+  while (ReadLine(STDIN_FILENO, &input, &line)) {
+    tunefarm::deploy::Result<tunefarm::agent::CandidateJob> job =
+        tunefarm::agent::ParseJobLine(line);
+    if (!job.ok()) Refuse(fd, job.status().message());
+    StartCpuBudget(*spec);
+    const MeasureOutcome outcome = session.Measure(*job);
+    // Reported before the library is unloaded: a destructor that crashes cannot take it away.
+    // The leading newline ends whatever a kernel left unterminated on the pipe, so that the
+    // outcome stays a line of its own and the agent does not wait for it until the deadline.
+    WriteAll(fd, "\n" + tunefarm::agent::OutcomeLine(outcome));
+    session.Unload();
+    std::string retire = outcome.kind == OutcomeKind::kOutOfMemory
+                             ? "the candidate ran out of memory"
+                             : tunefarm::agent::WhatChanged(
+                                   before, tunefarm::agent::SnapshotProcessState());
+    if (!retire.empty()) {
+      WriteAll(fd, tunefarm::agent::RetireLine(retire));
+      _exit(0);
+    }
+  }
+  // _exit: library destructors have nothing left to say.
   _exit(0);
 }

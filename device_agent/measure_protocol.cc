@@ -83,8 +83,6 @@ MeasureOutcome ParseOutcome(const json& parsed) {
 
 std::vector<std::string> MeasureArgs(const MeasureSpec& spec) {
   std::vector<std::string> args = {
-      "--kernel",        spec.kernel_path,
-      "--entry",         spec.entry,
       "--number",        std::to_string(spec.number),
       "--repeat",        std::to_string(spec.repeat),
       "--min-repeat-ms", std::to_string(spec.min_repeat_ms),
@@ -94,6 +92,7 @@ std::vector<std::string> MeasureArgs(const MeasureSpec& spec) {
       "--rtol",          Exact(spec.rtol),
       "--memory-limit-bytes", std::to_string(spec.memory_limit_bytes),
       "--cpu-limit-sec", std::to_string(spec.cpu_limit_sec),
+      "--batch-cpu-limit-sec", std::to_string(spec.batch_cpu_limit_sec),
       "--result-fd",     std::to_string(spec.result_fd),
   };
   if (!spec.reference_path.empty()) {
@@ -112,9 +111,7 @@ Result<MeasureSpec> ParseMeasureArgs(int argc, const char* const* argv) {
     }
     const std::string value = argv[i + 1];
     bool ok = true;
-    if (name == "--kernel") spec.kernel_path = value;
-    else if (name == "--entry") spec.entry = value;
-    else if (name == "--reference") spec.reference_path = value;
+    if (name == "--reference") spec.reference_path = value;
     else if (name == "--reference-entry") spec.reference_entry = value;
     else if (name == "--number") ok = ParseInteger(value, &spec.number);
     else if (name == "--repeat") ok = ParseInteger(value, &spec.repeat);
@@ -125,19 +122,39 @@ Result<MeasureSpec> ParseMeasureArgs(int argc, const char* const* argv) {
     else if (name == "--rtol") ok = ParseDouble(value, &spec.rtol);
     else if (name == "--memory-limit-bytes") ok = ParseInteger(value, &spec.memory_limit_bytes);
     else if (name == "--cpu-limit-sec") ok = ParseInteger(value, &spec.cpu_limit_sec);
+    else if (name == "--batch-cpu-limit-sec") ok = ParseInteger(value, &spec.batch_cpu_limit_sec);
     else if (name == "--result-fd") ok = ParseInteger(value, &spec.result_fd);
     else return Status(StatusCode::kInvalidArgument, "unknown option " + name);
     if (!ok) {
       return Status(StatusCode::kInvalidArgument, "option " + name + ": bad value \"" + value + "\"");
     }
   }
-  if (spec.kernel_path.empty() || spec.entry.empty()) {
-    return Status(StatusCode::kInvalidArgument, "--kernel and --entry are required");
-  }
   if (!spec.reference_path.empty() && spec.reference_entry.empty()) {
     return Status(StatusCode::kInvalidArgument, "--reference needs --reference-entry");
   }
   return spec;
+}
+
+std::string JobLine(const CandidateJob& job) {
+  // Paths and entry names are not guaranteed UTF-8: replace bad bytes rather than throw.
+  return json{{"kernel", job.kernel_path}, {"entry", job.entry}}.dump(
+             -1, ' ', false, json::error_handler_t::replace) + "\n";
+}
+
+Result<CandidateJob> ParseJobLine(std::string_view line) {
+  const json parsed = json::parse(line, nullptr, /*allow_exceptions=*/false);
+  const auto text = [&](const char* key) -> std::string {
+    return parsed.is_object() && parsed.contains(key) && parsed[key].is_string()
+               ? parsed[key].get<std::string>()
+               : "";
+  };
+  CandidateJob job{text("kernel"), text("entry")};
+  if (job.kernel_path.empty() || job.entry.empty()) {
+    return Status(StatusCode::kInvalidArgument,
+                  "a job line needs \"kernel\" and \"entry\": " +
+                      std::string(line.substr(0, 200)));
+  }
+  return job;
 }
 
 const char* OutcomeKindName(OutcomeKind kind) {
@@ -172,6 +189,11 @@ std::string OutcomeLine(const MeasureOutcome& outcome) {
   return line.dump(-1, ' ', false, json::error_handler_t::replace) + "\n";
 }
 
+std::string RetireLine(std::string_view reason) {
+  return json{{"retire", std::string(reason)}}.dump(-1, ' ', false,
+                                                    json::error_handler_t::replace) + "\n";
+}
+
 HelperReport ParseHelperReport(std::string_view text) {
   HelperReport report;
   size_t start = 0;
@@ -190,6 +212,10 @@ HelperReport ParseHelperReport(std::string_view text) {
       report.last_stage = parsed["stage"].get<std::string>();
       continue;
     }
+    if (parsed.contains("retire") && parsed["retire"].is_string()) {
+      report.retired = parsed["retire"].get<std::string>();
+      continue;
+    }
     if (!parsed.contains("outcome") || !parsed["outcome"].is_string()) {
       report.error = "helper line with neither stage nor outcome: " + std::string(line.substr(0, 200));
       continue;
@@ -202,6 +228,16 @@ HelperReport ParseHelperReport(std::string_view text) {
     }
   }
   return report;
+}
+
+size_t OutcomeEnd(std::string_view text) {
+  size_t start = 0;
+  for (size_t end; (end = text.find('\n', start)) != std::string_view::npos; start = end + 1) {
+    const json parsed = json::parse(text.substr(start, end - start), nullptr,
+                                    /*allow_exceptions=*/false);
+    if (parsed.is_object() && parsed.contains("outcome")) return end + 1;
+  }
+  return std::string_view::npos;
 }
 
 }  // namespace tunefarm::agent

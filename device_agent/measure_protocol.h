@@ -1,10 +1,13 @@
-// What the agent tells the tunefarm-measure helper (its command line) and what the helper
-// reports back (JSON lines on an inherited pipe). Shared by both sides; the helper links
-// neither gRPC nor protobuf, so these are plain structs.
+// What the agent tells the tunefarm-measure helper and what the helper reports back. Shared by
+// both sides; the helper links neither gRPC nor protobuf, so these are plain structs.
 //
-// The helper writes one line {"stage":"..."} as it enters each stage, then one line
-// {"outcome":...} at the end. A helper that crashes or hangs leaves no outcome; its last
-// stage tells the agent where it was ("run" = the candidate was running).
+// One helper serves one Measure call (a batch): its command line carries the batch's settings
+// (MeasureSpec), and the candidates arrive one at a time on its stdin as job lines
+// {"kernel":PATH,"entry":NAME}. For each job the helper writes, on an inherited pipe, one line
+// {"stage":"..."} as it enters each stage, then one line {"outcome":...}. A helper that crashes
+// or hangs leaves no outcome; its last stage tells the agent where it was ("run" = the
+// candidate was running). A helper that finds its process changed by a candidate writes
+// {"retire":REASON} after that candidate's outcome and exits, and the agent starts a fresh one.
 #ifndef TUNEFARM_DEVICE_AGENT_MEASURE_PROTOCOL_H_
 #define TUNEFARM_DEVICE_AGENT_MEASURE_PROTOCOL_H_
 
@@ -18,10 +21,8 @@
 
 namespace tunefarm::agent {
 
-// One candidate's measurement.
+// The settings of one batch of candidates.
 struct MeasureSpec {
-  std::string kernel_path;
-  std::string entry;
   std::string reference_path;   // empty: no correctness check
   std::string reference_entry;
   int32_t number = 1;
@@ -32,9 +33,20 @@ struct MeasureSpec {
   double atol = 0;
   double rtol = 0;
   int64_t memory_limit_bytes = 0;  // RLIMIT_AS; 0: none
-  int64_t cpu_limit_sec = 0;       // RLIMIT_CPU; 0: none
+  int64_t cpu_limit_sec = 0;       // RLIMIT_CPU soft limit per candidate; 0: none
+  int64_t batch_cpu_limit_sec = 0; // RLIMIT_CPU hard limit for the whole helper; 0: none
   int result_fd = 3;
 };
+
+// One candidate of the batch.
+struct CandidateJob {
+  std::string kernel_path;
+  std::string entry;
+};
+
+std::string JobLine(const CandidateJob& job);  // with its '\n'
+// Errors (kInvalidArgument) say what is wrong with the line.
+deploy::Result<CandidateJob> ParseJobLine(std::string_view line);
 
 // Command-line arguments (after argv[0]) that ParseMeasureArgs turns back into `spec`.
 std::vector<std::string> MeasureArgs(const MeasureSpec& spec);
@@ -74,14 +86,20 @@ inline constexpr char kStageTime[] = "time";            // the timed runs
 
 std::string StageLine(std::string_view stage);   // with its '\n'
 std::string OutcomeLine(const MeasureOutcome& outcome);
+std::string RetireLine(std::string_view reason);
 
 // Everything the helper wrote, parsed.
 struct HelperReport {
   std::string last_stage;                 // empty when none was reported
   std::optional<MeasureOutcome> outcome;  // absent when the helper died first
+  std::string retired;                    // the reason of a {"retire"} line, if any
   std::string error;                      // a line that did not parse, if any
 };
 HelperReport ParseHelperReport(std::string_view text);
+
+// The position just after the first complete outcome line in `text`, or npos: where one
+// candidate's report ends and the next one's begins.
+size_t OutcomeEnd(std::string_view text);
 
 }  // namespace tunefarm::agent
 

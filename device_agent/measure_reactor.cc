@@ -52,80 +52,38 @@ grpc::ServerWriteReactor<v1::MeasureResult>* MeasureReactor::Start(
     reactor->RequestFinish(grpc::Status::OK);
     return reactor.get();
   }
-  for (const v1::Candidate& candidate : reactor->request_.candidates()) {
-    queue.Push([reactor, &runner, &candidate] { reactor->RunCandidate(runner, candidate); });
-  }
+  queue.Push([reactor, &runner] { reactor->Run(runner); });
   return reactor.get();
 }
 
-void MeasureReactor::RunCandidate(MeasureRunner& runner, const v1::Candidate& candidate) {
+void MeasureReactor::Run(MeasureRunner& runner) {
   if (cancelled_.load()) return;
-  absl::StatusOr<v1::MeasureResult> result =
-      runner.Measure(request_.options(), request_.reference(), candidate, &cancelled_);
-  if (!result.ok()) {
-    RequestFinish(wire::ToGrpc(result.status()));
-    return;
-  }
-  Deliver(std::move(*result));
+  const absl::Status status = runner.Measure(
+      request_, &cancelled_, [this](v1::MeasureResult result) { Deliver(std::move(result)); });
+  if (!status.ok()) RequestFinish(wire::ToGrpc(status));
 }
 
 void MeasureReactor::Deliver(v1::MeasureResult result) {
-  {
-    std::lock_guard lock(mu_);
-    if (finish_wanted_) return;
-    pending_.push_back(std::move(result));
-    if (--remaining_ == 0) finish_wanted_ = true;  // finish_status_ stays OK
-  }
-  Pump();
+  if (!writes_.Push(std::move(result))) return;
+  if (--remaining_ == 0) writes_.RequestFinish(grpc::Status::OK);
+  writes_.Pump(this);
 }
 
-void MeasureReactor::RequestFinish(grpc::Status status) {
-  {
-    std::lock_guard lock(mu_);
-    if (finish_wanted_) return;
-    finish_wanted_ = true;
-    finish_status_ = std::move(status);
-  }
-  cancelled_ = true;  // the remaining jobs have nobody to report to
-  Pump();
-}
-
-void MeasureReactor::Pump() {
-  std::unique_lock lock(mu_);
-  if (writing_ || finished_) return;
-  if (!pending_.empty()) {
-    in_flight_ = std::move(pending_.front());
-    pending_.pop_front();
-    writing_ = true;
-    lock.unlock();
-    StartWrite(&in_flight_);
-    return;
-  }
-  if (finish_wanted_) {
-    finished_ = true;
-    const grpc::Status status = finish_status_;
-    lock.unlock();
-    Finish(status);
-  }
+void MeasureReactor::RequestFinish(grpc::Status status, bool drop_pending) {
+  writes_.RequestFinish(std::move(status), drop_pending);
+  cancelled_ = true;  // the remaining candidates have nobody to report to
+  writes_.Pump(this);
 }
 
 void MeasureReactor::OnWriteDone(bool ok) {
-  {
-    std::lock_guard lock(mu_);
-    writing_ = false;
-    if (!ok) pending_.clear();  // the stream broke: nobody reads the rest
-  }
-  if (!ok) RequestFinish(grpc::Status(grpc::StatusCode::CANCELLED, "result stream broken"));
-  Pump();
+  writes_.WriteDone();
+  // A broken stream: nobody reads the rest.
+  if (!ok) RequestFinish(grpc::Status(grpc::StatusCode::CANCELLED, "result stream broken"), true);
+  writes_.Pump(this);
 }
 
 void MeasureReactor::OnCancel() {
-  cancelled_ = true;
-  {
-    std::lock_guard lock(mu_);
-    pending_.clear();
-  }
-  RequestFinish(grpc::Status(grpc::StatusCode::CANCELLED, "Measure call cancelled"));
+  RequestFinish(grpc::Status(grpc::StatusCode::CANCELLED, "Measure call cancelled"), true);
 }
 
 void MeasureReactor::OnDone() {

@@ -4,6 +4,7 @@
 #include <string.h>
 
 #include <algorithm>
+#include <chrono>
 #include <cmath>
 
 #include "absl/status/status.h"
@@ -51,12 +52,9 @@ v1::MeasureResult NotFound(uint64_t id, const std::string& what, const std::stri
 }  // namespace
 
 MeasureSpec MakeMeasureSpec(const v1::MeasureOptions& options, const MeasureLimits& limits,
-                            const std::string& kernel_path, const std::string& entry,
                             const std::string& reference_path, const std::string& reference_entry,
                             int32_t timeout_ms) {
   MeasureSpec spec;
-  spec.kernel_path = kernel_path;
-  spec.entry = entry;
   spec.reference_path = reference_path;
   spec.reference_entry = reference_entry;
   spec.number = std::max(options.number(), 1);
@@ -131,35 +129,94 @@ absl::StatusOr<v1::MeasureResult> ResultOfRun(uint64_t id, const HelperRun& run,
   return result;
 }
 
-absl::StatusOr<v1::MeasureResult> MeasureRunner::Measure(const v1::MeasureOptions& options,
-                                                         const v1::KernelRef& reference,
-                                                         const v1::Candidate& candidate,
-                                                         const std::atomic<bool>* cancelled) {
-  // Held until the helper is gone, so eviction cannot delete a file it is reading.
-  std::shared_ptr<const CachedKernel> kernel = cache_.Find(candidate.kernel().sha256());
-  if (kernel == nullptr) return NotFound(candidate.id(), "kernel", candidate.kernel().sha256());
-  std::shared_ptr<const CachedKernel> reference_kernel;
-  if (options.check_correctness()) {
-    reference_kernel = cache_.Find(reference.sha256());
-    if (reference_kernel == nullptr) {
-      return NotFound(candidate.id(), "reference kernel", reference.sha256());
-    }
-  }
+absl::Status MeasureRunner::Measure(const v1::MeasureRequest& request,
+                                   const std::atomic<bool>* cancelled,
+                                   const std::function<void(v1::MeasureResult)>& deliver) {
+  const v1::MeasureOptions& options = request.options();
   const int32_t timeout_ms =
       options.timeout_ms() > 0 ? std::min(options.timeout_ms(), limits_.max_timeout_ms)
                                : limits_.default_timeout_ms;
-  const MeasureSpec spec = MakeMeasureSpec(
-      options, limits_, kernel->path(), candidate.kernel().entry(),
-      reference_kernel ? reference_kernel->path() : "", reference_kernel ? reference.entry() : "",
-      timeout_ms);
-  HelperLaunch launch;
-  launch.path = limits_.helper_path;
-  launch.args = MeasureArgs(spec);
-  launch.timeout = std::chrono::milliseconds(timeout_ms);
-  launch.cancelled = cancelled;
-  absl::StatusOr<HelperRun> run = RunHelper(launch);
-  if (!run.ok()) return run.status();
-  return ResultOfRun(candidate.id(), *run, timeout_ms);
+  // Held until the batch is done, so eviction cannot delete a file a helper reads.
+  std::shared_ptr<const CachedKernel> reference;
+  if (options.check_correctness()) reference = cache_.Find(request.reference().sha256());
+  const MeasureSpec spec =
+      MakeMeasureSpec(options, limits_, reference ? reference->path() : "",
+                      reference ? request.reference().entry() : "", timeout_ms);
+  std::unique_ptr<HelperProcess> helper;  // killed when the batch ends, however it ends
+  for (int i = 0; i < request.candidates_size(); ++i) {
+    if (cancelled != nullptr && cancelled->load()) {
+      return absl::CancelledError("measurement cancelled");
+    }
+    const v1::Candidate& candidate = request.candidates(i);
+    if (options.check_correctness() && reference == nullptr) {
+      deliver(NotFound(candidate.id(), "reference kernel", request.reference().sha256()));
+      continue;
+    }
+    std::shared_ptr<const CachedKernel> kernel = cache_.Find(candidate.kernel().sha256());
+    if (kernel == nullptr) {
+      deliver(NotFound(candidate.id(), "kernel", candidate.kernel().sha256()));
+      continue;
+    }
+    absl::StatusOr<v1::MeasureResult> result =
+        MeasureCandidate(spec, request.candidates_size() - i,
+                         {kernel->path(), candidate.kernel().entry()}, candidate.id(), timeout_ms,
+                         cancelled, helper);
+    if (!result.ok()) return result.status();
+    deliver(std::move(*result));
+  }
+  return absl::OkStatus();
+}
+
+absl::StatusOr<v1::MeasureResult> MeasureRunner::MeasureCandidate(
+    MeasureSpec spec, int remaining, const CandidateJob& job, uint64_t id, int32_t timeout_ms,
+    const std::atomic<bool>* cancelled, std::unique_ptr<HelperProcess>& helper) {
+  using Clock = std::chrono::steady_clock;
+  while (true) {
+    HelperRun run;
+    run.started_unix_us = UnixMicrosNow();
+    // The deadline includes the start of a fresh helper, as it did with one per candidate.
+    const Clock::time_point deadline = Clock::now() + std::chrono::milliseconds(timeout_ms);
+    const bool fresh = helper == nullptr;
+    if (fresh) {
+      // The CPU-time backstop of the whole helper: every candidate left may use its share.
+      spec.batch_cpu_limit_sec = spec.cpu_limit_sec * remaining;
+      absl::StatusOr<std::unique_ptr<HelperProcess>> started =
+          HelperProcess::Spawn(limits_.helper_path, MeasureArgs(spec));
+      if (!started.ok()) return started.status();
+      helper = std::move(*started);
+      ++helpers_started_;
+    }
+    // A helper that is gone takes no job: the wait below finds it ended.
+    helper->Send(JobLine(job));
+    const HelperProcess::Wait wait = helper->WaitFor(
+        deadline, cancelled,
+        [](std::string_view output) { return OutcomeEnd(output) != std::string_view::npos; });
+    if (wait == HelperProcess::Wait::kDone) {
+      run.output = helper->TakeOutput(OutcomeEnd(helper->output()));
+      run.exited = true;
+      run.finished_unix_us = UnixMicrosNow();
+      return ResultOfRun(id, run, timeout_ms);
+    }
+    // It died, hung or was cancelled: nothing of it may serve another candidate.
+    helper->Kill();
+    run.finished_unix_us = UnixMicrosNow();
+    run.timed_out = wait == HelperProcess::Wait::kTimedOut;
+    run.cancelled = wait == HelperProcess::Wait::kCancelled;
+    run.output = helper->TakeOutput();
+    run.exited = helper->exited();
+    run.exit_code = helper->exit_code();
+    run.signal = helper->signal();
+    helper.reset();
+    // A helper that ended before it began this candidate had retired, or died unloading the
+    // previous one: this candidate never ran, so it runs again in a fresh helper (once: a fresh
+    // helper that dies this early is this candidate's failure).
+    const HelperReport report = ParseHelperReport(run.output);
+    if (!fresh && wait == HelperProcess::Wait::kEnded && report.last_stage.empty() &&
+        !report.outcome) {
+      continue;
+    }
+    return ResultOfRun(id, run, timeout_ms);
+  }
 }
 
 }  // namespace tunefarm::agent

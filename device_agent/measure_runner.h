@@ -1,16 +1,22 @@
-// Measures one candidate: finds its kernel (and the reference) in the cache, runs the
-// tunefarm-measure helper on them under the agent's limits, and turns what happened into a
+// Measures the candidates of one Measure call: finds their kernels (and the reference) in the
+// cache, runs them in a tunefarm-measure helper under the agent's limits, one helper for the
+// whole call as long as isolation allows, and turns what happened to each candidate into a
 // MeasureResult with one of the proto's error kinds:
 //   helper outcome ok / load / runtime error / wrong result / out of memory  -> the same kind
 //   killed at the deadline, or by its CPU-time limit (SIGXCPU)                -> TIMEOUT
 //   killed by SIGKILL that the agent did not send (the OOM killer)            -> OUT_OF_MEMORY
 //   any other signal, or an exit without an outcome                           -> CRASH
 //   kernel or reference not cached                                            -> NOT_FOUND
+// A candidate whose helper died, hung or was killed is reported as above; its helper's whole
+// process group is killed and a fresh helper starts for the remaining candidates. So does one
+// whose helper retired itself (the candidate ran out of memory or changed the process).
 #ifndef TUNEFARM_DEVICE_AGENT_MEASURE_RUNNER_H_
 #define TUNEFARM_DEVICE_AGENT_MEASURE_RUNNER_H_
 
 #include <atomic>
 #include <cstdint>
+#include <functional>
+#include <memory>
 #include <string>
 
 #include "absl/status/statusor.h"
@@ -32,9 +38,9 @@ struct MeasureLimits {
 inline constexpr double kDefaultAtol = 1e-5;
 inline constexpr double kDefaultRtol = 1e-4;
 
-// The helper's job for one candidate (paths already resolved), with defaults filled in.
+// The helper's settings for a batch (the reference's path already resolved), with defaults
+// filled in; batch_cpu_limit_sec is left for the caller (it depends on the candidates left).
 MeasureSpec MakeMeasureSpec(const v1::MeasureOptions& options, const MeasureLimits& limits,
-                            const std::string& kernel_path, const std::string& entry,
                             const std::string& reference_path, const std::string& reference_entry,
                             int32_t timeout_ms);
 
@@ -50,16 +56,26 @@ class MeasureRunner {
 
   const MeasureLimits& limits() const { return limits_; }
 
-  // `cancelled` (may be null) becoming true kills the helper; the call then returns Cancelled.
-  // Other errors: the helper could not be started.
-  absl::StatusOr<v1::MeasureResult> Measure(const v1::MeasureOptions& options,
-                                            const v1::KernelRef& reference,
-                                            const v1::Candidate& candidate,
-                                            const std::atomic<bool>* cancelled);
+  // Measures the request's candidates in order and gives each result to `deliver` as soon as
+  // it exists. `cancelled` (may be null) becoming true kills the helper; the call then returns
+  // Cancelled. Other errors: a helper could not be started or refused its arguments.
+  absl::Status Measure(const v1::MeasureRequest& request, const std::atomic<bool>* cancelled,
+                       const std::function<void(v1::MeasureResult)>& deliver);
+
+  // Helper processes started since the agent started (Info.helpers_started).
+  int64_t helpers_started() const { return helpers_started_.load(); }
 
  private:
+  // One candidate, in `helper` (started when null, reset when it must not serve another).
+  absl::StatusOr<v1::MeasureResult> MeasureCandidate(MeasureSpec spec, int remaining,
+                                                     const CandidateJob& job, uint64_t id,
+                                                     int32_t timeout_ms,
+                                                     const std::atomic<bool>* cancelled,
+                                                     std::unique_ptr<HelperProcess>& helper);
+
   KernelCache& cache_;
   const MeasureLimits limits_;
+  std::atomic<int64_t> helpers_started_{0};
 };
 
 }  // namespace tunefarm::agent

@@ -2,6 +2,7 @@
 
 #include <algorithm>
 #include <cstdio>
+#include <cstring>
 
 #include "device_agent/elf_check.h"
 #include "device_agent/input_generator.h"
@@ -29,10 +30,33 @@ std::string ArgText(const deploy::ArgInfo& arg) {
   return arg.name + " " + arg.dtype + ShapeText(arg.shape) + " " + deploy::ArgRoleName(arg.role);
 }
 
+bool SameArg(const deploy::ArgInfo& a, const deploy::ArgInfo& b) {
+  return a.dtype == b.dtype && a.shape == b.shape && a.role == b.role;
+}
+
+// Same inputs: the generator depends on the dtype, shape and integer range of each argument.
+bool SameInputs(const std::vector<deploy::ArgInfo>& a, const std::vector<deploy::ArgInfo>& b) {
+  if (a.size() != b.size()) return false;
+  for (size_t i = 0; i < a.size(); ++i) {
+    if (!SameArg(a[i], b[i]) || a[i].range.has_value() != b[i].range.has_value()) return false;
+    if (a[i].range && (a[i].range->lo != b[i].range->lo || a[i].range->hi != b[i].range->hi)) {
+      return false;
+    }
+  }
+  return true;
+}
+
 }  // namespace
 
 MeasureSession::MeasureSession(MeasureSpec spec, std::function<void(const char*)> report_stage)
     : spec_(std::move(spec)), report_stage_(std::move(report_stage)) {}
+
+MeasureSession::~MeasureSession() { Unload(); }
+
+void MeasureSession::Unload() {
+  candidate_ = Bound();  // dlclose before the pool it may still name goes
+  pool_.reset();
+}
 
 bool MeasureSession::Fail(OutcomeKind kind, std::string message, int32_t kernel_code) {
   outcome_.kind = kind;
@@ -41,28 +65,21 @@ bool MeasureSession::Fail(OutcomeKind kind, std::string message, int32_t kernel_
   return false;
 }
 
-MeasureOutcome MeasureSession::Run() {
+MeasureOutcome MeasureSession::Measure(const CandidateJob& job) {
+  Unload();
+  job_ = job;
   outcome_ = MeasureOutcome();
   report_stage_(kStageCheck);
   if (!CheckFiles()) return outcome_;
 
   report_stage_(kStageLoad);
   pool_ = std::make_unique<deploy::ThreadPool>(std::max(spec_.threads, 1));
-  if (!Load(spec_.kernel_path, spec_.entry, pool_.get(), &candidate_)) return outcome_;
-  // The reference runs inline: its speed does not matter and it needs no second pool.
-  if (checking() && (!Load(spec_.reference_path, spec_.reference_entry, nullptr, &reference_) ||
-                     !CheckSameSignature())) {
-    return outcome_;
-  }
+  if (!Load(job_.kernel_path, job_.entry, pool_.get(), &candidate_)) return outcome_;
 
+  if (checking() && !RunReference()) return outcome_;
   report_stage_(kStageAllocate);
-  if (!Allocate(&candidate_, /*with_inputs=*/true)) return outcome_;
-  if (checking() && !Allocate(&reference_, /*with_inputs=*/false)) return outcome_;
+  if (!MakeInputs(*candidate_.info) || !Allocate(&candidate_)) return outcome_;
 
-  if (checking()) {
-    report_stage_(kStageReference);
-    if (!RunOnce(reference_, "the reference")) return outcome_;
-  }
   report_stage_(kStageRun);
   if (!RunOnce(candidate_, "the candidate")) return outcome_;
   if (checking()) {
@@ -76,9 +93,9 @@ MeasureOutcome MeasureSession::Run() {
 }
 
 bool MeasureSession::CheckFiles() {
-  std::vector<std::string> paths = {spec_.kernel_path};
+  std::vector<std::string> paths = {job_.kernel_path};
   // Often one library holds both the candidate and its reference: read it once.
-  if (checking() && spec_.reference_path != spec_.kernel_path) {
+  if (checking() && !reference_ready_ && spec_.reference_path != job_.kernel_path) {
     paths.push_back(spec_.reference_path);
   }
   for (const std::string& path : paths) {
@@ -110,18 +127,16 @@ bool MeasureSession::Load(const std::string& path, const std::string& entry,
   return true;
 }
 
-bool MeasureSession::CheckSameSignature() {
+bool MeasureSession::CheckSameSignature(const std::vector<deploy::ArgInfo>& theirs) {
   const auto& mine = candidate_.info->args;
-  const auto& theirs = reference_.info->args;
-  const std::string what = "entry " + Quoted(spec_.entry) + " and reference entry " +
+  const std::string what = "entry " + Quoted(job_.entry) + " and reference entry " +
                            Quoted(spec_.reference_entry);
   if (mine.size() != theirs.size()) {
     return Fail(OutcomeKind::kLoadError, what + " take " + std::to_string(mine.size()) + " and " +
                                              std::to_string(theirs.size()) + " arguments");
   }
   for (size_t i = 0; i < mine.size(); ++i) {
-    if (mine[i].dtype != theirs[i].dtype || mine[i].shape != theirs[i].shape ||
-        mine[i].role != theirs[i].role) {
+    if (!SameArg(mine[i], theirs[i])) {
       return Fail(OutcomeKind::kLoadError, what + " differ in argument " + std::to_string(i) +
                                                ": " + ArgText(mine[i]) + " vs " +
                                                ArgText(theirs[i]));
@@ -130,42 +145,91 @@ bool MeasureSession::CheckSameSignature() {
   return true;
 }
 
-bool MeasureSession::Allocate(Bound* bound, bool with_inputs) {
-  const auto too_large = [&](const std::string& what, uint64_t bytes) {
-    std::string limit = spec_.memory_limit_bytes > 0
-                            ? " within the memory limit of " +
-                                  std::to_string(spec_.memory_limit_bytes) + " bytes"
-                            : "";
-    return Fail(OutcomeKind::kOutOfMemory, "cannot allocate " + what + " of entry " +
-                                               Quoted(bound->info->name) + " (" +
-                                               std::to_string(bytes) + " bytes)" + limit);
-  };
+// Loads, runs and unloads the reference the first time a candidate needs it; later candidates
+// are compared with its kept outputs. The stages are reported as the candidate's, so that a
+// reference that dies is named in that candidate's error.
+bool MeasureSession::RunReference() {
+  if (reference_ready_) return CheckSameSignature(reference_args_);
+  Bound reference;
+  if (!Load(spec_.reference_path, spec_.reference_entry, nullptr, &reference) ||
+      !CheckSameSignature(reference.info->args)) {
+    return false;
+  }
+  report_stage_(kStageAllocate);
+  if (!MakeInputs(*reference.info) || !Allocate(&reference)) return false;
+  report_stage_(kStageReference);
+  if (!RunOnce(reference, "the reference")) return false;
+  std::vector<FrozenBuffer> outputs(reference.args.size());
+  for (size_t i = 0; i < reference.args.size(); ++i) {
+    if (reference.info->args[i].role != deploy::ArgRole::kOut) continue;
+    deploy::Result<FrozenBuffer> kept =
+        FrozenBuffer::Copy(reference.buffers[i].data(), reference.buffers[i].size());
+    if (!kept.ok()) {
+      return TooLarge("a copy of output " + Quoted(reference.info->args[i].name),
+                      reference.info->name, reference.buffers[i].size());
+    }
+    outputs[i] = std::move(kept).value();
+  }
+  reference_args_ = reference.info->args;
+  reference_outputs_ = std::move(outputs);
+  reference_ready_ = true;
+  return true;  // `reference` is unloaded here
+}
+
+bool MeasureSession::TooLarge(const std::string& what, const std::string& entry,
+                              uint64_t bytes) {
+  const std::string limit = spec_.memory_limit_bytes > 0
+                                ? " within the memory limit of " +
+                                      std::to_string(spec_.memory_limit_bytes) + " bytes"
+                                : "";
+  return Fail(OutcomeKind::kOutOfMemory, "cannot allocate " + what + " of entry " +
+                                             Quoted(entry) + " (" + std::to_string(bytes) +
+                                             " bytes)" + limit);
+}
+
+bool MeasureSession::MakeInputs(const deploy::EntryInfo& entry) {
+  if (inputs_ready_ && SameInputs(entry.args, input_args_)) return true;
+  inputs_ready_ = false;
+  inputs_.clear();
+  std::vector<FrozenBuffer> inputs(entry.args.size());
+  for (size_t i = 0; i < entry.args.size(); ++i) {
+    const deploy::ArgInfo& arg = entry.args[i];
+    if (arg.role == deploy::ArgRole::kOut) continue;
+    deploy::Result<FrozenBuffer> generated =
+        FrozenBuffer::Make(static_cast<size_t>(arg.NumBytes()), [&](void* data) {
+          FillInput(arg, static_cast<int32_t>(i), spec_.seed, data);
+        });
+    if (!generated.ok()) return TooLarge("argument " + Quoted(arg.name), entry.name, arg.NumBytes());
+    inputs[i] = std::move(generated).value();
+  }
+  inputs_ = std::move(inputs);
+  input_args_ = entry.args;
+  inputs_ready_ = true;
+  return true;
+}
+
+bool MeasureSession::Allocate(Bound* bound) {
   const std::vector<deploy::ArgInfo>& args = bound->info->args;
   for (size_t i = 0; i < args.size(); ++i) {
     const deploy::ArgInfo& arg = args[i];
-    const bool is_output = arg.role == deploy::ArgRole::kOut;
-    if (!is_output && !with_inputs) {
-      bound->args.push_back(inputs_[i].data());  // the candidate's inputs, shared
-      continue;
-    }
     deploy::Result<deploy::AlignedBuffer> buffer =
         deploy::AlignedBuffer::Allocate(static_cast<size_t>(arg.NumBytes()));
-    if (!buffer.ok()) return too_large("argument " + Quoted(arg.name), arg.NumBytes());
-    if (is_output) {
-      FillPoison(arg, buffer->data());
-      bound->outputs.push_back(std::move(buffer).value());
-      bound->args.push_back(bound->outputs.back().data());
-      if (with_inputs) inputs_.emplace_back();  // keeps inputs_ indexed by argument
-    } else {
-      FillInput(arg, static_cast<int32_t>(i), spec_.seed, buffer->data());
-      inputs_.push_back(std::move(buffer).value());
-      bound->args.push_back(inputs_.back().data());
+    if (!buffer.ok()) {
+      return TooLarge("argument " + Quoted(arg.name), bound->info->name, arg.NumBytes());
     }
+    // A copy of the inputs each time: a kernel that writes its inputs changes only its own.
+    if (arg.role == deploy::ArgRole::kOut) {
+      FillPoison(arg, buffer->data());
+    } else if (inputs_[i].size() > 0) {
+      std::memcpy(buffer->data(), inputs_[i].data(), inputs_[i].size());
+    }
+    bound->buffers.push_back(std::move(buffer).value());
+    bound->args.push_back(bound->buffers.back().data());
   }
   const uint64_t workspace_bytes = bound->info->workspace_bytes;
   deploy::Result<deploy::AlignedBuffer> workspace =
       deploy::AlignedBuffer::Allocate(static_cast<size_t>(workspace_bytes));
-  if (!workspace.ok()) return too_large("the workspace", workspace_bytes);
+  if (!workspace.ok()) return TooLarge("the workspace", bound->info->name, workspace_bytes);
   bound->workspace = std::move(workspace).value();
   return true;
 }
@@ -184,12 +248,11 @@ bool MeasureSession::RunOnce(Bound& bound, const char* what) {
 void MeasureSession::Compare() {
   Comparison comparison;
   const double atol = spec_.atol, rtol = spec_.rtol;
-  size_t output = 0;
-  for (const deploy::ArgInfo& arg : candidate_.info->args) {
-    if (arg.role != deploy::ArgRole::kOut) continue;
-    CompareOutput(arg, candidate_.outputs[output].data(), reference_.outputs[output].data(), atol,
-                  rtol, &comparison);
-    ++output;
+  const std::vector<deploy::ArgInfo>& args = candidate_.info->args;
+  for (size_t i = 0; i < args.size(); ++i) {
+    if (args[i].role != deploy::ArgRole::kOut) continue;
+    CompareOutput(args[i], candidate_.buffers[i].data(), reference_outputs_[i].data(), atol, rtol,
+                  &comparison);
   }
   outcome_.checked = true;
   outcome_.correct = comparison.correct;

@@ -11,8 +11,8 @@ grpc::ServerWriteReactor<v1::AcquireEvent>* AcquireReactor::Start(
   const std::string client = request.client_name().empty() ? context->peer() : request.client_name();
   absl::StatusOr<TicketId> ticket = state.Acquire(request, client, reactor);
   if (!ticket.ok()) {
-    reactor->RequestFinish(wire::ToGrpc(ticket.status()), /*drop_pending=*/true);
-    reactor->Pump();
+    reactor->writes_.RequestFinish(wire::ToGrpc(ticket.status()), /*drop_pending=*/true);
+    reactor->writes_.Pump(reactor.get());
     return reactor.get();
   }
   bool cancelled = false;
@@ -30,8 +30,7 @@ void AcquireReactor::OnQueued(int position, int devices_in_pool) {
   v1::AcquireEvent event;
   event.mutable_queued()->set_position(position);
   event.mutable_queued()->set_devices_in_pool(devices_in_pool);
-  std::lock_guard lock(mu_);
-  pending_.push_back(std::move(event));
+  writes_.Push(std::move(event));
 }
 
 void AcquireReactor::OnGranted(const Grant& grant) {
@@ -41,50 +40,19 @@ void AcquireReactor::OnGranted(const Grant& grant) {
   g->set_device_key(grant.key);
   g->set_agent_id(grant.agent_id);
   g->set_lease_id(grant.lease_id);
-  std::lock_guard lock(mu_);
-  pending_.push_back(std::move(event));
+  writes_.Push(std::move(event));
 }
 
 void AcquireReactor::OnRevoked(const std::string& reason) {
   v1::AcquireEvent event;
   event.mutable_revoked()->set_reason(reason);
+  writes_.Push(std::move(event));
+  writes_.RequestFinish(grpc::Status::OK);  // REVOKED is the last event
   std::lock_guard lock(mu_);
-  pending_.push_back(std::move(event));
   ticket_.reset();  // the table has forgotten it
-  if (!finish_wanted_) {
-    finish_wanted_ = true;
-    finish_status_ = grpc::Status::OK;
-  }
 }
 
-void AcquireReactor::Flush() { Pump(); }
-
-void AcquireReactor::RequestFinish(grpc::Status status, bool drop_pending) {
-  std::lock_guard lock(mu_);
-  if (drop_pending) pending_.clear();
-  if (finish_wanted_) return;
-  finish_wanted_ = true;
-  finish_status_ = std::move(status);
-}
-
-void AcquireReactor::Pump() {
-  std::unique_lock lock(mu_);
-  if (finished_ || writing_) return;
-  if (!pending_.empty()) {
-    in_flight_ = std::move(pending_.front());
-    pending_.pop_front();
-    writing_ = true;
-    lock.unlock();
-    StartWrite(&in_flight_);
-    return;
-  }
-  if (finish_wanted_) {
-    finished_ = true;
-    grpc::Status status = finish_status_;
-    lock.unlock();
-    Finish(std::move(status));
-  }
-}
+void AcquireReactor::Flush() { writes_.Pump(this); }
 
 void AcquireReactor::ReleaseTicket() {
   std::optional<TicketId> ticket;
@@ -96,16 +64,13 @@ void AcquireReactor::ReleaseTicket() {
 }
 
 void AcquireReactor::OnWriteDone(bool ok) {
-  {
-    std::lock_guard lock(mu_);
-    writing_ = false;
-  }
+  writes_.WriteDone();
   if (!ok) {
     // The client is gone: free what it held now, not when the stream is torn down.
     ReleaseTicket();
-    RequestFinish(grpc::Status(grpc::StatusCode::CANCELLED, "client went away"), true);
+    writes_.RequestFinish(grpc::Status(grpc::StatusCode::CANCELLED, "client went away"), true);
   }
-  Pump();
+  writes_.Pump(this);
 }
 
 void AcquireReactor::OnCancel() {
@@ -114,8 +79,8 @@ void AcquireReactor::OnCancel() {
     cancelled_ = true;
   }
   ReleaseTicket();
-  RequestFinish(grpc::Status(grpc::StatusCode::CANCELLED, "acquire stream closed"), true);
-  Pump();
+  writes_.RequestFinish(grpc::Status(grpc::StatusCode::CANCELLED, "acquire stream closed"), true);
+  writes_.Pump(this);
 }
 
 void AcquireReactor::OnDone() {

@@ -4,7 +4,6 @@
 #ifndef TUNEFARM_TRACKER_ACQUIRE_REACTOR_H_
 #define TUNEFARM_TRACKER_ACQUIRE_REACTOR_H_
 
-#include <deque>
 #include <memory>
 #include <mutex>
 #include <optional>
@@ -14,6 +13,7 @@
 #include <grpcpp/support/server_callback.h>
 
 #include "proto/tunefarm.pb.h"
+#include "proto/write_queue.h"
 #include "tracker/lease_table.h"
 #include "tracker/tracker_state.h"
 
@@ -41,25 +41,17 @@ class AcquireReactor final : public grpc::ServerWriteReactor<v1::AcquireEvent>,
 
  private:
   explicit AcquireReactor(TrackerState& state) : state_(state) {}
-  // Ends the stream with `status` once queued writes are out (or dropped, if the client left).
-  void RequestFinish(grpc::Status status, bool drop_pending);
-  // Starts the next write, or the Finish, if nothing is in flight. Never under the table lock.
-  void Pump();
   void ReleaseTicket();
 
   TrackerState& state_;
   // The reactor owns itself until OnDone; the lease table and pending Flush calls hold further
   // references, so a late Flush never touches freed memory.
   std::shared_ptr<AcquireReactor> self_;
+  // Events are queued under the tracker's lock and written by Flush, never under it.
+  wire::WriteQueue<v1::AcquireEvent> writes_;
 
-  std::mutex mu_;
-  std::deque<v1::AcquireEvent> pending_;
-  v1::AcquireEvent in_flight_;
-  bool writing_ = false;
-  bool finish_wanted_ = false;
-  bool finished_ = false;
+  std::mutex mu_;  // guards the two below
   bool cancelled_ = false;
-  grpc::Status finish_status_;
   std::optional<TicketId> ticket_;
 };
 

@@ -1,14 +1,17 @@
 // Per-candidate overhead of a remote measurement: an agent on loopback measures the same
 // small kernel (a 4096-float vector add) that this process also runs directly, so the
-// difference is what the farm adds per candidate: the RPC, the helper process, loading the
-// kernel and its reference, generating inputs and checking the result. Aim: under 5 ms.
+// difference is what the farm adds per candidate: the RPC, the helper process (one per call),
+// loading the kernel, copying inputs and checking the result against the reference's outputs
+// (made once per call). Aim: under 5 ms.
 #include <sys/resource.h>
 
 #include <chrono>
+#include <cstdint>
 #include <cstdio>
 #include <fstream>
 #include <sstream>
 #include <string>
+#include <thread>
 #include <vector>
 
 #include "bench/timing.h"
@@ -83,19 +86,28 @@ double InProcessRun() {
   return bench::MedianSecondsPerCall([&] { (void)(*library)->Call("vadd", args, 3); }, 5, 100);
 }
 
-// Seconds per in-process measurement session: load, inputs, reference, check, one timed run;
-// the helper's work without the process around it.
-double InProcessSession() {
+agent::MeasureSpec BenchSpec() {
   agent::MeasureSpec spec;
-  spec.kernel_path = spec.reference_path = AGENT_BENCH_KERNEL;
-  spec.entry = "vadd";
+  spec.reference_path = AGENT_BENCH_KERNEL;
   spec.reference_entry = "vadd_ref";
   spec.atol = 1e-5;
   spec.rtol = 1e-4;
+  return spec;
+}
+
+// Seconds per candidate measured in this process: the helper's work without the process
+// around it. `first`: a new session each time, so the reference and inputs are made again (a
+// batch's first candidate); else one session (the later candidates of a batch: check, load,
+// input copies, run, compare, one timed run, unload).
+double InProcessSession(bool first) {
+  const agent::CandidateJob job{AGENT_BENCH_KERNEL, "vadd"};
+  agent::MeasureSession kept(BenchSpec(), [](const char*) {});
   return bench::MedianSecondsPerCall(
       [&] {
-        agent::MeasureSession session(spec, [](const char*) {});
-        if (session.Run().kind != agent::OutcomeKind::kOk) std::exit(1);
+        agent::MeasureSession fresh(BenchSpec(), [](const char*) {});
+        agent::MeasureSession& session = first ? fresh : kept;
+        if (session.Measure(job).kind != agent::OutcomeKind::kOk) std::exit(1);
+        session.Unload();
       },
       5, 100);
 }
@@ -135,11 +147,15 @@ int main() {
   const std::string sha = uploaded->sha256();
   (void)client.MeasureAll(Request(sha, 5));  // warm-up: page cache, connection
 
+  const int64_t helpers_before_batch = client.Info()->helpers_started();
   const double cpu_before = ChildCpuSeconds();
   Clock::time_point start = Clock::now();
   auto batch = client.MeasureAll(Request(sha, kBatch));
   const double batched = Seconds(Clock::now() - start) / kBatch;
+  // The call's last result can arrive before its helper is reaped (and counted): wait for it.
+  while (client.Info()->measuring()) std::this_thread::sleep_for(std::chrono::milliseconds(1));
   const double batched_cpu = (ChildCpuSeconds() - cpu_before) / kBatch;
+  const int64_t helpers_after_batch = client.Info()->helpers_started();
   if (!batch.ok() || batch->size() != kBatch) {
     std::fprintf(stderr, "batch failed\n");
     return 1;
@@ -159,26 +175,28 @@ int main() {
   }
   const double single = Seconds(Clock::now() - start) / kSingleCalls;
   const double run = InProcessRun();
-  const double session = InProcessSession();
+  const double first_session = InProcessSession(/*first=*/true);
+  const double session = InProcessSession(/*first=*/false);
   const Cost spawn_true = Spawn("/bin/true", {});
-  agent::MeasureSpec spec;
-  spec.kernel_path = spec.reference_path = AGENT_BENCH_KERNEL;
-  spec.entry = "vadd";
-  spec.reference_entry = "vadd_ref";
-  const Cost spawn_helper = Spawn(TUNEFARM_MEASURE_BIN, agent::MeasureArgs(spec));
+  // The helper finds its stdin at end of file: its start and exit, no candidate.
+  const Cost spawn_helper = Spawn(TUNEFARM_MEASURE_BIN, agent::MeasureArgs(BenchSpec()));
 
   std::printf("agent overhead, vadd of 4096 floats, 1 thread, number=1 repeat=1, checked\n");
   std::printf("  in-process kernel run                 %9.1f us\n", run * 1e6);
   std::printf("  kernel run as timed inside the helper %9.1f us\n", kernel_in_agent * 1e6);
-  std::printf("  in-process measure session            %9.1f us  (load, inputs, reference, check, run)\n",
+  std::printf("  in-process, a batch's first candidate  %9.1f us  (+ reference and inputs)\n",
+              first_session * 1e6);
+  std::printf("  in-process, a later candidate          %9.1f us  (check, load, run, compare, unload)\n",
               session * 1e6);
   std::printf("                                             wall     child CPU\n");
   std::printf("  spawn of /bin/true (process floor)     %9.3f ms %9.3f ms\n", spawn_true.wall * 1e3,
               spawn_true.cpu * 1e3);
-  std::printf("  helper spawned for one measurement     %9.3f ms %9.3f ms\n",
+  std::printf("  helper started and stopped            %9.3f ms %9.3f ms\n",
               spawn_helper.wall * 1e3, spawn_helper.cpu * 1e3);
   std::printf("  remote, %d candidates in one call    %9.3f ms %9.3f ms per candidate\n", kBatch,
               batched * 1e3, batched_cpu * 1e3);
+  std::printf("  helpers started for that call         %9lld\n",
+              static_cast<long long>(helpers_after_batch - helpers_before_batch));
   std::printf("  remote, one candidate per call        %9.3f ms per candidate\n", single * 1e3);
   std::printf("  overhead per candidate (batched - in-process run): %.3f ms (aim < 5 ms), %.0fx the run\n",
               (batched - run) * 1e3, batched / run);

@@ -129,6 +129,34 @@ TEST(HelperProcess, ExitCodesSignalsAndAFloodOfOutput) {
   EXPECT_GT(run.output.size(), 0u);
 }
 
+TEST(HelperProcess, ServesJobsOneAtATimeUntilItsInputEnds) {
+  absl::StatusOr<std::unique_ptr<HelperProcess>> helper = HelperProcess::Spawn(
+      "/bin/sh", {"-c", "while read job; do echo \"done $job\" >&3; done; exit 4"});
+  ASSERT_TRUE(helper.ok()) << helper.status();
+  const auto a_line = [](std::string_view output) {
+    return output.find('\n') != std::string_view::npos;
+  };
+  for (const std::string job : {"one", "two"}) {
+    ASSERT_TRUE((*helper)->Send(job + "\n"));
+    EXPECT_EQ((*helper)->WaitFor(Clock::now() + 5s, nullptr, a_line), HelperProcess::Wait::kDone);
+    EXPECT_EQ((*helper)->TakeOutput(), "done " + job + "\n");
+  }
+  (*helper)->CloseInput();
+  EXPECT_EQ((*helper)->WaitFor(Clock::now() + 5s, nullptr, a_line), HelperProcess::Wait::kEnded);
+  (*helper)->Kill();
+  EXPECT_TRUE((*helper)->exited());
+  EXPECT_EQ((*helper)->exit_code(), 4);
+}
+
+TEST(HelperProcess, AJobForAHelperThatIsGoneIsRefusedWithoutSigpipe) {
+  absl::StatusOr<std::unique_ptr<HelperProcess>> helper =
+      HelperProcess::Spawn("/bin/sh", {"-c", "exit 0"});
+  ASSERT_TRUE(helper.ok()) << helper.status();
+  EXPECT_EQ((*helper)->WaitFor(Clock::now() + 5s, nullptr, nullptr), HelperProcess::Wait::kEnded);
+  (*helper)->Kill();
+  EXPECT_FALSE((*helper)->Send("job\n"));  // this process is still here: no SIGPIPE
+}
+
 TEST(HelperProcess, AMissingHelperIsAnError) {
   HelperLaunch launch;
   launch.path = "/nonexistent/tunefarm-measure";

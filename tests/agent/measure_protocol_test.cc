@@ -10,9 +10,7 @@ namespace {
 
 TEST(MeasureProtocol, ArgumentsRoundTrip) {
   MeasureSpec spec;
-  spec.kernel_path = "/tmp/k with space.so";
-  spec.entry = "conv";
-  spec.reference_path = "/tmp/r.so";
+  spec.reference_path = "/tmp/r with space.so";
   spec.reference_entry = "conv_ref";
   spec.number = 3;
   spec.repeat = 5;
@@ -23,32 +21,63 @@ TEST(MeasureProtocol, ArgumentsRoundTrip) {
   spec.rtol = 1e-7;
   spec.memory_limit_bytes = int64_t{1} << 33;
   spec.cpu_limit_sec = 11;
+  spec.batch_cpu_limit_sec = 41;
   spec.result_fd = 3;
   const std::vector<std::string> args = MeasureArgs(spec);
   std::vector<const char*> argv = {"tunefarm-measure"};
   for (const std::string& a : args) argv.push_back(a.c_str());
   deploy::Result<MeasureSpec> parsed = ParseMeasureArgs(static_cast<int>(argv.size()), argv.data());
   ASSERT_TRUE(parsed.ok()) << parsed.status().ToString();
-  EXPECT_EQ(parsed->kernel_path, spec.kernel_path);
+  EXPECT_EQ(parsed->reference_path, spec.reference_path);
   EXPECT_EQ(parsed->reference_entry, "conv_ref");
   EXPECT_EQ(parsed->seed, spec.seed);
   EXPECT_EQ(parsed->atol, 0.1);  // exact: printed with 17 digits
   EXPECT_EQ(parsed->rtol, 1e-7);
   EXPECT_EQ(parsed->memory_limit_bytes, spec.memory_limit_bytes);
   EXPECT_EQ(parsed->threads, 8);
+  EXPECT_EQ(parsed->cpu_limit_sec, 11);
+  EXPECT_EQ(parsed->batch_cpu_limit_sec, 41);
+}
+
+TEST(MeasureProtocol, JobLinesRoundTripAndBadOnesAreNamed) {
+  const CandidateJob job{"/cache/k with \"quotes\".so", "conv_3"};
+  const std::string line = JobLine(job);
+  ASSERT_EQ(line.back(), '\n');
+  EXPECT_EQ(line.find('\n'), line.size() - 1);  // one line, whatever the path holds
+  deploy::Result<CandidateJob> parsed = ParseJobLine(line.substr(0, line.size() - 1));
+  ASSERT_TRUE(parsed.ok()) << parsed.status().ToString();
+  EXPECT_EQ(parsed->kernel_path, job.kernel_path);
+  EXPECT_EQ(parsed->entry, job.entry);
+  EXPECT_FALSE(ParseJobLine("{\"kernel\":\"k.so\"}").ok());
+  EXPECT_FALSE(ParseJobLine("not json").ok());
+}
+
+TEST(MeasureProtocol, OneCandidatesReportEndsAfterItsOutcome) {
+  MeasureOutcome outcome;
+  outcome.number = 3;
+  const std::string first = StageLine(kStageCheck) + StageLine(kStageTime) + OutcomeLine(outcome);
+  const std::string text = first + RetireLine("the candidate left 2 threads") + StageLine(kStageLoad);
+  EXPECT_EQ(OutcomeEnd(text), first.size());
+  EXPECT_EQ(OutcomeEnd(StageLine(kStageRun)), std::string_view::npos);
+  // An outcome line still being written is not an outcome yet.
+  EXPECT_EQ(OutcomeEnd(first.substr(0, first.size() - 1)), std::string_view::npos);
+  const HelperReport rest = ParseHelperReport(text.substr(first.size()));
+  EXPECT_EQ(rest.retired, "the candidate left 2 threads");
+  EXPECT_EQ(rest.last_stage, kStageLoad);
+  EXPECT_EQ(rest.error, "");
 }
 
 TEST(MeasureProtocol, BadArgumentsAreNamed) {
-  const char* unknown[] = {"m", "--kernel", "k", "--entry", "e", "--speed", "3"};
-  deploy::Result<MeasureSpec> r = ParseMeasureArgs(7, unknown);
+  const char* unknown[] = {"m", "--number", "2", "--speed", "3"};
+  deploy::Result<MeasureSpec> r = ParseMeasureArgs(5, unknown);
   ASSERT_FALSE(r.ok());
   EXPECT_EQ(r.status().message(), "unknown option --speed");
-  const char* bad[] = {"m", "--kernel", "k", "--entry", "e", "--number", "x"};
-  r = ParseMeasureArgs(7, bad);
+  const char* bad[] = {"m", "--repeat", "1", "--number", "x"};
+  r = ParseMeasureArgs(5, bad);
   ASSERT_FALSE(r.ok());
   EXPECT_EQ(r.status().message(), "option --number: bad value \"x\"");
-  const char* missing[] = {"m", "--entry", "e"};
-  EXPECT_FALSE(ParseMeasureArgs(3, missing).ok());
+  const char* missing[] = {"m", "--reference", "r.so"};
+  EXPECT_FALSE(ParseMeasureArgs(3, missing).ok());  // without --reference-entry
 }
 
 TEST(MeasureProtocol, OutcomeAndStagesRoundTrip) {

@@ -95,7 +95,7 @@ TEST(MeasureRunner, SpecsFillDefaultsAndLimits) {
   v1::MeasureOptions options;
   MeasureLimits limits;
   limits.memory_limit_bytes = 123;
-  MeasureSpec spec = MakeMeasureSpec(options, limits, "k.so", "f", "", "", 2500);
+  MeasureSpec spec = MakeMeasureSpec(options, limits, "", "", 2500);
   EXPECT_EQ(spec.number, 1);
   EXPECT_EQ(spec.repeat, 1);
   EXPECT_EQ(spec.threads, 1);
@@ -105,7 +105,7 @@ TEST(MeasureRunner, SpecsFillDefaultsAndLimits) {
   EXPECT_EQ(spec.cpu_limit_sec, 4);  // ceil(2.5 s x 1 thread) + 1
   options.set_threads(4);
   options.set_atol(0.5);
-  spec = MakeMeasureSpec(options, limits, "k.so", "f", "", "", 2500);
+  spec = MakeMeasureSpec(options, limits, "", "", 2500);
   EXPECT_EQ(spec.cpu_limit_sec, 11);
   EXPECT_EQ(spec.atol, 0.5);
   EXPECT_EQ(spec.rtol, 0);
