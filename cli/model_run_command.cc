@@ -1,6 +1,9 @@
 // `tunefarm run MODEL.so --input [NAME=]FILE ... [--output [NAME=]FILE ...]`: runs an artifact
 // once through the deploy runtime's C API, the way a device would.
+#include <cmath>
 #include <cstdio>
+#include <cstdlib>
+#include <cstring>
 #include <map>
 
 #include "cli/command.h"
@@ -18,6 +21,8 @@ const CommandSpec& Spec() {
       "Runs a compiled model once. FILE is raw little-endian (.bin), NumPy (.npy) or an ONNX TensorProto (.pb).",
       {{"input", 'i', "[NAME=]FILE", "one per model input, by name or in order", false, true},
        {"output", 'o', "[NAME=]FILE", "write an output (by name or in order); without it outputs are summarized", false, true},
+       {"expect", 0, "[NAME=]FILE", "compare an output with a reference file; fail beyond --tolerance", false, true},
+       {"tolerance", 0, "T", "largest absolute difference --expect accepts (default 1e-3)"},
        {"threads", 0, "N", "threads (default: what the model was compiled for)"}},
       {"MODEL.so"}};
   return spec;
@@ -70,6 +75,48 @@ std::string Summary(const TensorInfo& info, const std::string& bytes) {
   return text;
 }
 
+// The largest absolute difference between two float32 tensors (NaN in either counts as infinite).
+double MaxAbsDifference(const std::string& a, const std::string& b) {
+  double worst = 0;
+  for (size_t i = 0; i + 4 <= a.size(); i += 4) {
+    float x, y;
+    std::memcpy(&x, a.data() + i, 4);
+    std::memcpy(&y, b.data() + i, 4);
+    double d = std::fabs(static_cast<double>(x) - y);
+    worst = std::max(worst, std::isnan(d) ? INFINITY : d);
+  }
+  return worst;
+}
+
+// --expect: every named output against its reference; false when one is off or unreadable.
+bool CheckExpectations(const LoadedModel& model, const std::vector<Binding>& expects, const std::vector<int>& index,
+                       double tolerance) {
+  bool ok = true;
+  for (size_t i = 0; i < expects.size(); ++i) {
+    const TensorInfo& info = model.outputs()[index[i]];
+    auto want = ReadTensorFile(expects[i].path);
+    auto got = model.GetOutput(index[i]);
+    if (!want.ok() || !got.ok()) {
+      std::fprintf(stderr, "tunefarm run: %s\n", std::string((!want.ok() ? want.status() : got.status()).message()).c_str());
+      ok = false;
+      continue;
+    }
+    if (info.dtype != "float32" || want->bytes.size() != got->size()) {
+      std::fprintf(stderr, "tunefarm run: --expect %s: the output is %s%s (%zu bytes), the file holds %zu bytes\n",
+                   expects[i].path.c_str(), info.dtype.c_str(), ShapeText(info.shape).c_str(), got->size(),
+                   want->bytes.size());
+      ok = false;
+      continue;
+    }
+    double err = MaxAbsDifference(*got, want->bytes);
+    bool pass = err <= tolerance;
+    std::printf("%s: max abs error %.3g against %s (tolerance %.3g): %s\n", info.name.c_str(), err,
+                expects[i].path.c_str(), tolerance, pass ? "ok" : "MISMATCH");
+    ok = ok && pass;
+  }
+  return ok;
+}
+
 }  // namespace
 
 int RunRunCommand(int argc, char** argv) {
@@ -92,6 +139,19 @@ int RunRunCommand(int argc, char** argv) {
   if (!in_index.ok()) return ReportUsageError(Spec(), in_index.status());
   auto out_index = Resolve(outputs, (*model)->outputs(), "output");
   if (!out_index.ok()) return ReportUsageError(Spec(), out_index.status());
+  std::vector<Binding> expects;
+  for (const std::string& s : flags.GetAll("expect")) expects.push_back(ParseBinding(s));
+  auto expect_index = Resolve(expects, (*model)->outputs(), "output");
+  if (!expect_index.ok()) return ReportUsageError(Spec(), expect_index.status());
+  double tolerance = 1e-3;
+  if (flags.Has("tolerance")) {
+    char* end = nullptr;
+    const std::string text = flags.Get("tolerance");
+    tolerance = std::strtod(text.c_str(), &end);
+    if (end == text.c_str() || *end != '\0' || !(tolerance >= 0)) {
+      return ReportUsageError(Spec(), StrCat("--tolerance '", text, "' is not a non-negative number"));
+    }
+  }
 
   for (size_t i = 0; i < inputs.size(); ++i) {
     auto file = ReadTensorFile(inputs[i].path);
@@ -109,6 +169,7 @@ int RunRunCommand(int argc, char** argv) {
     absl::Status s = WriteTensorFile(outputs[i].path, TensorFile{info.dtype, info.shape, true, *bytes});
     if (!s.ok()) return ReportFailure("run", s);
   }
+  if (!expects.empty()) return CheckExpectations(**model, expects, *expect_index, tolerance) ? kExitOk : kExitFailure;
   if (outputs.empty()) {
     for (size_t i = 0; i < (*model)->outputs().size(); ++i) {
       auto bytes = (*model)->GetOutput(static_cast<int>(i));

@@ -22,7 +22,7 @@ while [ $# -gt 0 ]; do
   esac
 done
 [ -x "$tunefarm" ] || { echo "model_bench: no tunefarm binary at $tunefarm (build the 'tunefarm' target)" >&2; exit 1; }
-peers=$root/.peers
+peers=$root/.peers/ort_peer  # npm needs a valid package name for the folder
 node_path=$("$shared/peers/setup.sh" "$peers" | sed -n 's/^NODE_PATH=//p')
 work=$(mktemp -d)
 trap 'rm -rf "$work"' EXIT
@@ -41,7 +41,7 @@ for model in $models; do
     so=$work/$model.$t.so
     "$tunefarm" compile "$shared/models/$model.onnx" --threads "$t" -o "$so" "${db_flag[@]}" > /dev/null 2> "$work/compile.log" || {
       cat "$work/compile.log" >&2; exit 1; }
-    tf_ms=$("$tunefarm" bench "$so" --threads "$t" --runs 20 --json | field median_s | awk '{print $1 * 1000}')
+    tf_ms=$("$tunefarm" bench "$so" --threads "$t" --runs 20 --json 2>/dev/null | field median_s | awk '{print $1 * 1000}')
     ort_ms=$(NODE_PATH=$node_path node "$shared/peers/ort_bench.js" "$shared/models/$model.onnx" --threads "$t" \
       --input "$meta" --runs 20 --seconds 2 | field median_ms)
     awk -v m="$model" -v t="$t" -v a="$tf_ms" -v o="$ort_ms" -v ar="$arena" -v n="$naive" 'BEGIN {

@@ -62,6 +62,19 @@ TEST_F(CliModelTest, RunsOnPbInputsAndWritesEveryFormat) {
   EXPECT_THAT(by_name.out, HasSubstr("float32[3,4,5]"));
 }
 
+TEST_F(CliModelTest, ExpectComparesOutputsWithAReference) {
+  const std::string in0 = kCase + "test_data_set_0/input_0.pb", in1 = kCase + "test_data_set_0/input_1.pb";
+  CliResult ok = RunTunefarm({"run", so_, "--input", in0, "--input", in1, "--expect", kCase + "test_data_set_0/output_0.pb"});
+  EXPECT_EQ(ok.exit_code, 0) << ok.err;
+  EXPECT_THAT(ok.out, HasSubstr("sum: max abs error 0 against"));
+  // An input of the same shape is not the sum: a mismatch, exit 1.
+  CliResult bad = RunTunefarm({"run", so_, "--input", in0, "--input", in1, "--expect", "sum=" + in0, "--tolerance", "1e-6"});
+  EXPECT_EQ(bad.exit_code, 1);
+  EXPECT_THAT(bad.out, HasSubstr("MISMATCH"));
+  CliResult tol = RunTunefarm({"run", so_, "--input", in0, "--input", in1, "--expect", in0, "--tolerance", "x"});
+  EXPECT_EQ(tol.exit_code, 2);
+}
+
 TEST_F(CliModelTest, BadInputsAreNamed) {
   const std::string in0 = kCase + "test_data_set_0/input_0.pb";
   CliResult one = RunTunefarm({"run", so_, "--input", in0});
