@@ -62,19 +62,6 @@ int FdWithUnusedName(int fd) {
   return result;
 }
 
-// Runs `body`, turning an escaping exception (in practice bad_alloc from a string or vector)
-// into a Status: nothing may be thrown out of the runtime's API.
-template <typename Body>
-auto WithoutExceptions(Body body) -> decltype(body()) {
-  try {
-    return body();
-  } catch (const std::bad_alloc&) {
-    return Status(StatusCode::kOutOfMemory, "out of memory");
-  } catch (const std::exception& e) {
-    return Status(StatusCode::kInternal, e.what());
-  }
-}
-
 }  // namespace
 
 Result<std::unique_ptr<KernelLibrary>> KernelLibrary::Load(const std::string& path,

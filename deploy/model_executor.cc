@@ -10,18 +10,6 @@
 namespace tunefarm::deploy {
 namespace {
 
-// Nothing may be thrown out of the runtime's API (bad_alloc from a string or vector).
-template <typename Body>
-auto WithoutExceptions(Body body) -> decltype(body()) {
-  try {
-    return body();
-  } catch (const std::bad_alloc&) {
-    return Status(StatusCode::kOutOfMemory, "out of memory");
-  } catch (const std::exception& e) {
-    return Status(StatusCode::kInternal, e.what());
-  }
-}
-
 std::string Shape(const PlanValue& value) {
   std::string text = value.dtype + " [";
   for (size_t i = 0; i < value.shape.size(); ++i) text += (i ? ", " : "") + std::to_string(value.shape[i]);

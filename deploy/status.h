@@ -5,6 +5,8 @@
 #define TUNEFARM_DEPLOY_STATUS_H_
 
 #include <cstdint>
+#include <exception>
+#include <new>
 #include <optional>
 #include <string>
 #include <utility>
@@ -97,6 +99,19 @@ class Result {
   Status status_;
   std::optional<T> value_;
 };
+
+// Runs `body`, turning an escaping exception (in practice bad_alloc from a string or vector)
+// into a Status: nothing may be thrown out of the runtime's API.
+template <typename Body>
+auto WithoutExceptions(Body body) -> decltype(body()) {
+  try {
+    return body();
+  } catch (const std::bad_alloc&) {
+    return Status(StatusCode::kOutOfMemory, "out of memory");
+  } catch (const std::exception& e) {
+    return Status(StatusCode::kInternal, e.what());
+  }
+}
 
 }  // namespace tunefarm::deploy
 
