@@ -1,6 +1,7 @@
 #include "compiler/frontend/onnx_importer.h"
 
 #include <fstream>
+#include <map>
 #include <memory>
 #include <optional>
 #include <queue>
@@ -353,7 +354,7 @@ absl::Status Importer::Convert(const onnx::NodeProto& n) {
     return absl::OkStatus();
   }
   // Every converter below reads input 0; a known op with no inputs would index past the end
-  // (fuzz: a Conv node with its inputs deleted). Unknown ops keep their "unsupported" error.
+  // (fuzz: an AveragePool node with its inputs deleted). Unknown ops keep their "unsupported" error.
   if (n.input_size() == 0 && graph::OpRegistry::Global().Find(op) == nullptr && op != "Size" &&
       op != "ConstantOfShape" && op != "Dropout")
     return NodeError(n, StrCat("unsupported op (opset ", opset_, ")"));
@@ -544,6 +545,33 @@ absl::Status Importer::Convert(const onnx::NodeProto& n) {
 #undef ASSIGN_OR_RETURN
 }
 
+// Opsets below kMinOpset: an op whose definition did not change between the model's opset and
+// opset 7 means the same thing in both, so such a model imports as if it were opset 7. Each
+// entry is the opset from which the op's definition equals the one in force at opset 7 (from
+// the ONNX operator changelog; conservative: ops whose opset 6 version only dropped
+// `consumed_inputs`, such as Relu, are left out).
+const std::map<std::string, int>& OpsUnchangedUpToOpset7() {
+  static const auto* kOps = new std::map<std::string, int>{
+      {"GlobalAveragePool", 1}, {"GlobalMaxPool", 1}, {"Transpose", 1}, {"Flatten", 1},
+      {"MatMul", 1},            {"Identity", 1},      {"Softmax", 1},   {"LogSoftmax", 1},
+      {"Conv", 1},              {"MaxPool", 1},       {"Concat", 4},    {"Reshape", 5}};
+  return *kOps;
+}
+
+// OK when every node of a model at `opset` < kMinOpset is in OpsUnchangedUpToOpset7.
+absl::Status CheckOldOpset(const onnx::GraphProto& g, int opset, const std::string& label) {
+  for (const onnx::NodeProto& n : g.node()) {
+    auto it = OpsUnchangedUpToOpset7().find(n.op_type());
+    bool same = (n.domain().empty() || n.domain() == "ai.onnx") && it != OpsUnchangedUpToOpset7().end() &&
+                opset >= it->second;
+    if (!same)
+      return absl::UnimplementedError(StrCat(label, ": unsupported opset ", opset, " (supported ", kMinOpset, "..",
+                                             kMaxOpset, "): op ", n.op_type(), " is not known to be unchanged from opset ",
+                                             opset, " to ", kMinOpset));
+  }
+  return absl::OkStatus();
+}
+
 }  // namespace
 
 absl::StatusOr<graph::Graph> ImportOnnxBytes(const std::string& bytes, const ImportOptions& options,
@@ -560,7 +588,9 @@ absl::StatusOr<graph::Graph> ImportOnnxBytes(const std::string& bytes, const Imp
     if (model.opset_import_size() == 0 && model.ir_version() < 3) opset = 1;
     else return fail("no default-domain opset_import");
   }
-  if (opset < kMinOpset || opset > kMaxOpset)
+  if (opset < kMinOpset && opset >= 1) {
+    if (absl::Status s = CheckOldOpset(model.graph(), opset, label); !s.ok()) return s;
+  } else if (opset < kMinOpset || opset > kMaxOpset)
     return absl::UnimplementedError(
         StrCat(label, ": unsupported opset ", opset, " (supported ", kMinOpset, "..", kMaxOpset, ")"));
   Importer importer(options, opset);

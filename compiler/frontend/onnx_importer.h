@@ -1,7 +1,8 @@
 // ONNX importer: .onnx (protobuf schema from Debian's libonnx-dev) → graph::Graph.
-// Default-domain opsets 7..17. Initializers become parameters; Constant nodes and shape
-// arithmetic on known values are evaluated at import, so shape-like operands (reshape targets,
-// slice bounds, axes, pads) become attributes. Every failure is a Status naming the file, or the
+// Default-domain opsets 7..17 (1..6 only when every op is unchanged since; docs/graph.md).
+// Initializers become parameters; Constant nodes and shape arithmetic on known values are
+// evaluated at import, so shape-like operands (reshape targets, slice bounds, axes, pads)
+// become attributes. Every failure is a Status naming the file, or the
 // node and its op, and the reason; no input makes the importer crash.
 #pragma once
 

@@ -1,26 +1,33 @@
-// conformance_runner [--filter SUBSTR] [--verbose] [--root DIR]: runs every ONNX node case
-// through the reference executor, one line per case, then "passed N / failed N / unsupported N".
+// conformance_runner [--executor reference|compiled] [--filter SUBSTR] [--verbose] [--root DIR]:
+// runs every ONNX node case through an executor (default: compiled, the full pipeline users
+// get), one line per case, then "passed N / failed N / unsupported N".
 #include <chrono>
 #include <cstdio>
 #include <cstring>
 #include <string>
 
+#include "tests/conformance/compiled_executor.h"
 #include "tests/conformance/conformance_case.h"
 #include "tests/conformance/reference_executor.h"
 
 using namespace tunefarm::conformance;
 
 int main(int argc, char** argv) {
-  std::string filter, root = std::string(TUNEFARM_SHARED_DIR) + "/onnx-tests/node";
+  std::string filter, executor_name = "compiled", root = std::string(TUNEFARM_SHARED_DIR) + "/onnx-tests/node";
   bool verbose = false;
   for (int i = 1; i < argc; ++i) {
     if (!std::strcmp(argv[i], "--filter") && i + 1 < argc) filter = argv[++i];
     else if (!std::strcmp(argv[i], "--root") && i + 1 < argc) root = argv[++i];
+    else if (!std::strcmp(argv[i], "--executor") && i + 1 < argc) executor_name = argv[++i];
     else if (!std::strcmp(argv[i], "--verbose")) verbose = true;
     else {
-      std::fprintf(stderr, "usage: conformance_runner [--filter SUBSTR] [--verbose] [--root DIR]\n");
+      std::fprintf(stderr, "usage: conformance_runner [--executor reference|compiled] [--filter SUBSTR] [--verbose] [--root DIR]\n");
       return 2;
     }
+  }
+  if (executor_name != "reference" && executor_name != "compiled") {
+    std::fprintf(stderr, "--executor: 'reference' or 'compiled', not '%s'\n", executor_name.c_str());
+    return 2;
   }
   std::vector<std::string> dirs = ListCases(root);
   if (dirs.empty()) {
@@ -28,7 +35,7 @@ int main(int argc, char** argv) {
     return 1;
   }
   int counts[3] = {0, 0, 0};
-  CaseExecutor executor = ReferenceExecutor();
+  CaseExecutor executor = executor_name == "reference" ? ReferenceExecutor() : CompiledExecutor();
   for (const std::string& dir : dirs) {
     if (!filter.empty() && dir.find(filter) == std::string::npos) continue;
     auto start = std::chrono::steady_clock::now();

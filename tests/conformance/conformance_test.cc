@@ -1,5 +1,5 @@
-// Every ONNX node case whose ops are all in COVERAGE.md's must-support list runs through the
-// reference executor and must pass, unless exemptions.txt names it with an accepted reason
+// Every ONNX node case whose ops are all in COVERAGE.md's must-support list runs through both
+// executors (the node-by-node reference, and the compiled model artifact users get) and must pass, unless exemptions.txt names it with an accepted reason
 // (string tensors, sequence/optional types, outputs that depend on a random generator). The
 // number of passing cases must not drop below pass_floor.txt. Cases listed in
 // known_unsupported.txt (dtypes the IR lacks, ...) are reported, not failed: that list is open
@@ -11,6 +11,7 @@
 #include <sstream>
 
 #include "compiler/common/strings.h"
+#include "tests/conformance/compiled_executor.h"
 #include "tests/conformance/conformance_case.h"
 #include "tests/conformance/reference_executor.h"
 
@@ -43,7 +44,8 @@ int ReadFloor() {
   return floor;
 }
 
-TEST(Conformance, MustSupportCasesPass) {
+// The must-support cases through `executor`; `label` names it in the messages.
+void ExpectMustSupportCasesPass(const CaseExecutor& executor, const std::string& label) {
   auto must = ReadMustSupportOps(kShared + "/onnx-tests/COVERAGE.md");
   ASSERT_TRUE(must.ok()) << must.status();
   auto exemptions = ReadCaseList("exemptions.txt");
@@ -56,7 +58,6 @@ TEST(Conformance, MustSupportCasesPass) {
   std::vector<std::string> dirs = ListCases(kShared + "/onnx-tests/node");
   ASSERT_FALSE(dirs.empty()) << "no conformance cases under " << kShared;
   int selected = 0, passed = 0;
-  CaseExecutor executor = ReferenceExecutor();
   for (const std::string& dir : dirs) {
     auto c = LoadCase(dir);
     ASSERT_TRUE(c.ok()) << c.status();
@@ -67,22 +68,29 @@ TEST(Conformance, MustSupportCasesPass) {
     Result r = RunCase(*c, executor);
     if (r.outcome == Outcome::kPassed) {
       ++passed;
-      EXPECT_FALSE(exemptions.count(c->name)) << c->name << " passes: remove it from exemptions.txt";
-      EXPECT_FALSE(known.count(c->name)) << c->name << " passes: remove it from known_unsupported.txt";
+      EXPECT_FALSE(exemptions.count(c->name)) << label << ": " << c->name << " passes: remove it from exemptions.txt";
+      EXPECT_FALSE(known.count(c->name)) << label << ": " << c->name << " passes: remove it from known_unsupported.txt";
       continue;
     }
     if (exemptions.count(c->name)) continue;
     if (known.count(c->name)) {
-      std::printf("known unsupported: %s: %s\n", c->name.c_str(), r.reason.c_str());
+      std::printf("%s: known unsupported: %s: %s\n", label.c_str(), c->name.c_str(), r.reason.c_str());
       continue;
     }
-    ADD_FAILURE() << c->name << ": " << OutcomeName(r.outcome) << " " << r.reason;
+    ADD_FAILURE() << label << ": " << c->name << ": " << OutcomeName(r.outcome) << " " << r.reason;
   }
   int floor = ReadFloor();
   ASSERT_GT(floor, 0) << "pass_floor.txt is missing";
-  EXPECT_GE(passed, floor) << "must-support cases passing dropped below the floor";
-  std::printf("must-support cases: %d selected, %d passed\n", selected, passed);
+  EXPECT_GE(passed, floor) << label << ": must-support cases passing dropped below the floor";
+  std::printf("%s: must-support cases: %d selected, %d passed\n", label.c_str(), selected, passed);
 }
+
+TEST(Conformance, MustSupportCasesPassWithTheReferenceExecutor) {
+  ExpectMustSupportCasesPass(ReferenceExecutor(), "reference");
+}
+
+// Compiled for 1 and 2 threads, run on pools of 1 and 2 threads (the runs must agree).
+TEST(Conformance, MustSupportCasesPassCompiled) { ExpectMustSupportCasesPass(CompiledExecutor(), "compiled"); }
 
 }  // namespace
 }  // namespace tunefarm::conformance
