@@ -16,6 +16,11 @@ int RunCompileCommand(int argc, char** argv);
 int RunInspectCommand(int argc, char** argv);
 int RunRunCommand(int argc, char** argv);
 int RunBenchCommand(int argc, char** argv);
+// `tunefarm tuner` (serve the Tuner service) and `tunefarm tune` (one job in-process)
+// (tuner_command.cc, tune_command.cc).
+int RunTunerCommand(int argc, char** argv);
+int RunTuneCommand(int argc, char** argv);
+
 // `tunefarm version` (version_command.cc).
 int RunVersionCommand(int argc, char** argv);
 

@@ -13,7 +13,7 @@ namespace {
 
 using Json = nlohmann::json;
 
-constexpr std::array<std::pair<ErrorKind, std::string_view>, 7> kErrorKindNames = {{
+constexpr std::array<std::pair<ErrorKind, std::string_view>, 8> kErrorKindNames = {{
     {ErrorKind::kNone, "none"},
     {ErrorKind::kBuild, "build"},
     {ErrorKind::kLoad, "load"},
@@ -21,6 +21,7 @@ constexpr std::array<std::pair<ErrorKind, std::string_view>, 7> kErrorKindNames 
     {ErrorKind::kTimeout, "timeout"},
     {ErrorKind::kWrongResult, "wrong_result"},
     {ErrorKind::kRuntimeError, "runtime_error"},
+    {ErrorKind::kOutOfMemory, "out_of_memory"},
 }};
 
 // NaN compares unequal to itself, but two "not checked" figures are the same.

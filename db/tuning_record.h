@@ -26,9 +26,11 @@ enum class ErrorKind : int {
   kTimeout = 4,       // killed after the time limit
   kWrongResult = 5,   // ran, but outputs differ from the reference
   kRuntimeError = 6,  // the kernel returned non-zero; error_code is its value
+  kOutOfMemory = 7,   // buffers, workspace or the kernel exceeded the agent's memory limit
 };
 
-// "none", "build", "load", "crash", "timeout", "wrong_result", "runtime_error".
+// "none", "build", "load", "crash", "timeout", "wrong_result", "runtime_error",
+// "out_of_memory".
 std::string_view ErrorKindName(ErrorKind kind);
 absl::StatusOr<ErrorKind> ParseErrorKind(std::string_view name);
 

@@ -40,7 +40,7 @@ TEST(CliHelpTest, UnknownSubcommandIsNamedWithTheList) {
   CliResult r = RunTunefarm({"tarcker", "--port", "0"});
   EXPECT_EQ(r.exit_code, 2);
   EXPECT_EQ(r.out, "");
-  EXPECT_THAT(r.err, HasSubstr("unknown command 'tarcker' (one of: tracker, agent, devices, db, compile, run, inspect, bench, version)"));
+  EXPECT_THAT(r.err, HasSubstr("unknown command 'tarcker' (one of: tracker, agent, devices, tuner, tune, db, compile, run, inspect, bench, version)"));
   EXPECT_TRUE(ListsCommand(r.err, "db")) << r.err;
 }
 

@@ -1,0 +1,57 @@
+#include "tests/tuner/local_farm.h"
+
+#include <chrono>
+#include <thread>
+
+#include "compiler/common/strings.h"
+#include "proto/credentials.h"
+#include "proto/tracker_client.h"
+
+namespace tunefarm::tuner::testing {
+namespace {
+
+using namespace std::chrono_literals;
+
+// "tunefarm <server> listening on HOST:PORT" -> HOST:PORT
+absl::StatusOr<std::string> ListeningAddress(tunefarm::testing::ChildProcess& process) {
+  auto line = process.ReadLine(30s);
+  if (!line.ok()) return line.status();
+  if (line->find(" listening on ") == std::string::npos)
+    return absl::InternalError(StrCat("unexpected first line: ", *line));
+  return line->substr(line->rfind(' ') + 1);
+}
+
+}  // namespace
+
+absl::StatusOr<std::unique_ptr<LocalFarm>> LocalFarm::Start() {
+  std::unique_ptr<LocalFarm> farm(new LocalFarm());
+  const std::string token = farm->dir_.WriteFile("token", kToken);
+  const std::vector<std::string> env = {"TUNEFARM_TOKEN="};
+  auto tracker = tunefarm::testing::ChildProcess::Spawn(
+      {TUNEFARM_TRACKER_BIN, "--host", "127.0.0.1", "--port", "0", "--token-file", token, "--quiet"}, env);
+  if (!tracker.ok()) return tracker.status();
+  farm->tracker_ = std::move(*tracker);
+  auto address = ListeningAddress(*farm->tracker_);
+  if (!address.ok()) return address.status();
+  farm->tracker_address_ = *address;
+
+  auto agent = tunefarm::testing::ChildProcess::Spawn(
+      {TUNEFARM_AGENT_BIN, "--key", kDeviceKey, "--host", "127.0.0.1", "--port", "0", "--tracker",
+       farm->tracker_address_, "--token-file", token, "--cache-dir", farm->dir_.path(), "--quiet"},
+      env);
+  if (!agent.ok()) return agent.status();
+  farm->agent_ = std::move(*agent);
+  if (auto a = ListeningAddress(*farm->agent_); !a.ok()) return a.status();
+
+  auto channel = wire::MakeChannel(farm->tracker_address_, {});
+  if (!channel.ok()) return channel.status();
+  wire::TrackerClient client(*channel, kToken);
+  for (int attempt = 0; attempt < 400; ++attempt) {
+    auto devices = client.ListDevices(kDeviceKey);
+    if (devices.ok() && devices->devices_size() > 0) return farm;
+    std::this_thread::sleep_for(25ms);
+  }
+  return absl::DeadlineExceededError("the agent did not register with the tracker in 10 s");
+}
+
+}  // namespace tunefarm::tuner::testing

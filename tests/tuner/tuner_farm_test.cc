@@ -1,0 +1,265 @@
+// The tuner end to end on a loopback farm (a real tracker and agent): tune a model, find the
+// records in the database and the schedule in a build; cancel a job; stop a tuner mid-job and
+// resume it in another without measuring anything twice.
+#include <gtest/gtest.h>
+
+#include <set>
+#include <thread>
+
+#include "compiler/build/model_builder.h"
+#include "compiler/codegen/target.h"
+#include "compiler/frontend/onnx_importer.h"
+#include "db/tuning_database.h"
+#include "tests/common/test_dags.h"
+#include "tests/farm/child_process.h"
+#include "tests/tuner/tuner_test_util.h"
+#include "tuner/job_spec.h"
+
+namespace tunefarm::tuner {
+namespace {
+
+using namespace std::chrono_literals;
+using tunefarm::testing::TempDir;
+
+const std::string kMatmulModel = std::string(TUNEFARM_SHARED_DIR) + "/onnx-tests/node/test_matmul_2d/model.onnx";
+
+// The build's view of the database, as the CLI's DbScheduleSource gives it.
+class DatabaseSource : public build::ScheduleSource {
+ public:
+  explicit DatabaseSource(db::TuningDatabase* db) : db_(db) {}
+  std::optional<build::ScheduleChoice> Find(const std::string& key, const std::string& target,
+                                            int threads) const override {
+    auto best = db_->Best(key, target, threads);
+    if (!best.ok() || !best->has_value()) return std::nullopt;
+    return build::ScheduleChoice{(*best)->schedule_json, "db:" + (*best)->record_id};
+  }
+
+ private:
+  db::TuningDatabase* db_;
+};
+
+// Reads the job's progress stream until `until` holds or the stream ends; returns the last.
+v1::JobProgress Watch(v1::Tuner::Stub& stub, const std::string& job_id,
+                      const std::function<bool(const v1::JobProgress&)>& until) {
+  auto context = testing::Context();
+  v1::WatchJobRequest request;
+  request.set_job_id(job_id);
+  auto reader = stub.WatchJob(context.get(), request);
+  v1::JobProgress progress, last;
+  while (reader->Read(&progress)) {
+    last = progress;
+    if (until(last)) {
+      context->TryCancel();
+      break;
+    }
+  }
+  reader->Finish();
+  return last;
+}
+
+bool Final(const v1::JobProgress& p) { return IsFinal(p.state()); }
+
+std::string Submit(v1::Tuner::Stub& stub, const v1::JobSpec& spec) {
+  v1::SubmitJobRequest request;
+  *request.mutable_spec() = spec;
+  v1::SubmitJobReply reply;
+  grpc::Status status = stub.SubmitJob(testing::Context().get(), request, &reply);
+  EXPECT_TRUE(status.ok()) << status.error_message();
+  return reply.job_id();
+}
+
+// A 32x32x32 GEMM + bias registered in the database: a task with many variants, submitted by
+// workload key alone.
+v1::JobSpec GemmSpec(const std::string& db_path, int64_t budget) {
+  auto dag = tunefarm::testing::GemmBiasDag(32, 32, 32);
+  auto database = db::TuningDatabase::Open(db_path);
+  EXPECT_TRUE(database.ok());
+  EXPECT_TRUE((*database)->RegisterWorkload(dag->WorkloadKey(), dag->CanonicalText()).ok());
+  v1::JobSpec spec;
+  spec.mutable_tasks()->add_tasks()->set_workload_key(dag->WorkloadKey());
+  spec.set_device_key(testing::kDeviceKey);
+  spec.set_trial_budget(budget);
+  spec.set_threads(1);
+  return spec;
+}
+
+std::vector<db::TuningRecord> Records(const std::string& db_path, const std::string& job_id) {
+  auto database = db::TuningDatabase::Open(db_path);
+  EXPECT_TRUE(database.ok());
+  auto records = (*database)->RecordsOfJob(job_id);
+  EXPECT_TRUE(records.ok());
+  return records.ok() ? *records : std::vector<db::TuningRecord>{};
+}
+
+db::JobState StateInDatabase(const std::string& db_path, const std::string& job_id) {
+  auto database = db::TuningDatabase::Open(db_path);
+  auto job = (*database)->GetJob(job_id);
+  EXPECT_TRUE(job.ok());
+  return job->state;
+}
+
+class TunerFarm : public ::testing::Test {
+ protected:
+  void SetUp() override {
+    auto farm = testing::LocalFarm::Start();
+    ASSERT_TRUE(farm.ok()) << farm.status();
+    farm_ = std::move(*farm);
+    db_path_ = dir_.path() + "/tune.db";
+  }
+  std::unique_ptr<TunerServer> StartTuner() {
+    auto server = TunerServer::Start(testing::ServerOptions(db_path_, farm_->tracker_address()));
+    EXPECT_TRUE(server.ok()) << server.status();
+    return server.ok() ? std::move(*server) : nullptr;
+  }
+
+  TempDir dir_;
+  std::unique_ptr<testing::LocalFarm> farm_;
+  std::string db_path_;
+};
+
+TEST_F(TunerFarm, TunesAModelAndTheBuildUsesTheBestRecord) {
+  if (access(kMatmulModel.c_str(), R_OK) != 0) GTEST_SKIP() << kMatmulModel << " not found";
+  auto server = StartTuner();
+  ASSERT_NE(server, nullptr);
+  auto stub = testing::Stub(*server);
+  v1::JobSpec spec;
+  spec.set_model_path(kMatmulModel);
+  spec.set_device_key(testing::kDeviceKey);
+  spec.set_trial_budget(6);
+  spec.set_threads(1);
+  const std::string job_id = Submit(*stub, spec);
+  ASSERT_FALSE(job_id.empty());
+  v1::JobProgress last = Watch(*stub, job_id, Final);
+  ASSERT_EQ(last.state(), v1::JOB_STATE_SUCCEEDED) << last.message();
+  EXPECT_EQ(last.trials_done(), 6);
+  ASSERT_EQ(last.tasks_size(), 1);
+  EXPECT_GT(last.tasks(0).best_cost_sec(), 0);
+
+  std::vector<db::TuningRecord> records = Records(db_path_, job_id);
+  ASSERT_EQ(records.size(), 6u);
+  std::set<std::string> hashes;
+  for (const db::TuningRecord& r : records) {
+    hashes.insert(r.schedule_hash);
+    EXPECT_EQ(r.job_id, job_id);
+    EXPECT_EQ(r.device_key, testing::kDeviceKey);
+    EXPECT_EQ(r.threads, 1);
+    EXPECT_EQ(r.workload_key, last.tasks(0).workload_key());
+    EXPECT_FALSE(r.schedule_json.empty());
+    // Every candidate computes the reference's result, so every record is a valid timing with
+    // its correctness figures.
+    EXPECT_EQ(r.error_kind, db::ErrorKind::kNone) << r.error_message;
+    EXPECT_EQ(r.costs_sec.size(), 2u);
+    for (double c : r.costs_sec) EXPECT_GT(c, 0);
+    EXPECT_LE(r.max_abs_error, 1e-4);
+    EXPECT_GT(r.measured_unix_ms, 0);
+  }
+  EXPECT_EQ(hashes.size(), 6u);
+
+  auto listed = [&](bool finished) {
+    v1::ListJobsRequest request;
+    request.set_include_finished(finished);
+    v1::ListJobsReply reply;
+    EXPECT_TRUE(stub->ListJobs(testing::Context().get(), request, &reply).ok());
+    return reply;
+  };
+  EXPECT_EQ(listed(false).jobs_size(), 0);
+  ASSERT_EQ(listed(true).jobs_size(), 1);
+  EXPECT_EQ(listed(true).jobs(0).progress().state(), v1::JOB_STATE_SUCCEEDED);
+  EXPECT_EQ(listed(true).jobs(0).spec().model_path(), kMatmulModel);
+  server->Stop();
+
+  // `compile --db` finds the tuned schedule: the build's task names a db: origin.
+  auto target = codegen::Target::Parse(records[0].target);
+  ASSERT_TRUE(target.ok()) << records[0].target;
+  auto database = db::TuningDatabase::Open(db_path_);
+  ASSERT_TRUE(database.ok());
+  DatabaseSource source(database->get());
+  build::BuildOptions options;
+  options.target = *target;
+  options.threads = 1;
+  options.schedules = &source;
+  auto graph = frontend::ImportOnnxFile(kMatmulModel);
+  ASSERT_TRUE(graph.ok()) << graph.status();
+  auto plan = build::PlanModel(*graph, options);
+  ASSERT_TRUE(plan.ok()) << plan.status();
+  auto artifact = build::BuildArtifact(&*plan, options);
+  ASSERT_TRUE(artifact.ok()) << artifact.status();
+  auto best = (*database)->Best(last.tasks(0).workload_key(), records[0].target, 1);
+  ASSERT_TRUE(best.ok() && best->has_value());
+  int tuned = 0;
+  for (const build::Task& t : plan->exec.tasks) tuned += t.schedule == "db:" + (*best)->record_id;
+  EXPECT_EQ(tuned, 1);
+}
+
+TEST_F(TunerFarm, ACancelledJobStops) {
+  auto server = StartTuner();
+  ASSERT_NE(server, nullptr);
+  auto stub = testing::Stub(*server);
+  const std::string job_id = Submit(*stub, GemmSpec(db_path_, 500));
+  ASSERT_FALSE(job_id.empty());
+  v1::JobProgress started = Watch(*stub, job_id, [](const v1::JobProgress& p) { return p.trials_done() >= 1 || Final(p); });
+  ASSERT_EQ(started.state(), v1::JOB_STATE_RUNNING) << started.message();
+
+  v1::CancelJobRequest cancel;
+  cancel.set_job_id(job_id);
+  v1::CancelJobReply reply;
+  ASSERT_TRUE(stub->CancelJob(testing::Context().get(), cancel, &reply).ok());
+  EXPECT_EQ(reply.state(), v1::JOB_STATE_CANCELLED);
+  v1::JobProgress last = Watch(*stub, job_id, Final);
+  EXPECT_EQ(last.state(), v1::JOB_STATE_CANCELLED);
+  EXPECT_EQ(StateInDatabase(db_path_, job_id), db::JobState::kCancelled);
+
+  // At most the batch in flight lands after the cancel; then nothing more.
+  size_t before = 0, after = Records(db_path_, job_id).size();
+  for (int i = 0; i < 40 && before != after; ++i) {
+    std::this_thread::sleep_for(500ms);
+    before = after;
+    after = Records(db_path_, job_id).size();
+  }
+  EXPECT_EQ(before, after);
+  EXPECT_LT(after, 20u);
+  std::this_thread::sleep_for(1s);
+  EXPECT_EQ(Records(db_path_, job_id).size(), after);
+  // Cancelling again keeps the state.
+  ASSERT_TRUE(stub->CancelJob(testing::Context().get(), cancel, &reply).ok());
+  EXPECT_EQ(reply.state(), v1::JOB_STATE_CANCELLED);
+}
+
+TEST_F(TunerFarm, AStoppedTunerResumesTheJobWithoutMeasuringAnythingTwice) {
+  constexpr int64_t kBudget = 12;
+  std::string job_id;
+  std::vector<db::TuningRecord> first;
+  {
+    auto server = StartTuner();
+    ASSERT_NE(server, nullptr);
+    auto stub = testing::Stub(*server);
+    job_id = Submit(*stub, GemmSpec(db_path_, kBudget));
+    v1::JobProgress p = Watch(*stub, job_id, [](const v1::JobProgress& p) { return p.trials_done() >= 2 || Final(p); });
+    ASSERT_EQ(p.state(), v1::JOB_STATE_RUNNING) << p.message();
+    server->Stop();  // as on SIGTERM: the job stays running in the database
+  }
+  EXPECT_EQ(StateInDatabase(db_path_, job_id), db::JobState::kRunning);
+  first = Records(db_path_, job_id);
+  ASSERT_GE(first.size(), 2u);
+  ASSERT_LT(first.size(), static_cast<size_t>(kBudget));
+
+  auto server = StartTuner();
+  ASSERT_NE(server, nullptr);
+  auto stub = testing::Stub(*server);
+  v1::JobProgress last = Watch(*stub, job_id, Final);
+  ASSERT_EQ(last.state(), v1::JOB_STATE_SUCCEEDED) << last.message();
+  EXPECT_EQ(last.trials_done(), kBudget);
+
+  std::vector<db::TuningRecord> all = Records(db_path_, job_id);
+  ASSERT_EQ(all.size(), static_cast<size_t>(kBudget));  // a re-measured schedule would merge
+  std::set<std::string> hashes, ids;
+  for (const db::TuningRecord& r : all) {
+    hashes.insert(r.schedule_hash);
+    ids.insert(r.record_id);
+  }
+  EXPECT_EQ(hashes.size(), static_cast<size_t>(kBudget));
+  for (const db::TuningRecord& r : first) EXPECT_TRUE(ids.count(r.record_id)) << "lost " << r.record_id;
+}
+
+}  // namespace
+}  // namespace tunefarm::tuner

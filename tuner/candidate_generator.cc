@@ -1,0 +1,75 @@
+#include "tuner/candidate_generator.h"
+
+#include "compiler/common/strings.h"
+#include "compiler/tir/lower.h"
+
+namespace tunefarm::tuner {
+namespace {
+
+// Lowering catches what replay cannot (e.g. a region that does not fit); such a state would
+// only fail to build later, so it is not a candidate.
+absl::StatusOr<Candidate> MakeCandidate(schedule::State state) {
+  if (auto lowered = tir::Lower(state, "candidate"); !lowered.ok()) return lowered.status();
+  std::string json = state.ToJson();
+  std::string hash = state.Hash();
+  return Candidate{std::move(state), std::move(json), std::move(hash)};
+}
+
+}  // namespace
+
+uint64_t TaskSeed(uint64_t job_seed, const std::string& workload_key) {
+  uint64_t h = 0xcbf29ce484222325ull ^ job_seed;  // FNV-1a over the key
+  for (unsigned char c : workload_key) h = (h ^ c) * 0x100000001b3ull;
+  return h;
+}
+
+CandidateGenerator::CandidateGenerator(std::shared_ptr<const te::ComputeDag> dag,
+                                       Candidate default_candidate, uint64_t seed,
+                                       MutationOptions mutation)
+    : dag_(std::move(dag)), default_(std::move(default_candidate)), rng_(seed), mutation_(mutation) {}
+
+absl::StatusOr<CandidateGenerator> CandidateGenerator::Create(
+    std::shared_ptr<const te::ComputeDag> dag, const schedule::RuleContext& rules, uint64_t seed,
+    MutationOptions mutation) {
+  auto state = schedule::ApplyDefaultSchedule(dag, rules);
+  if (!state.ok()) return state.status();
+  auto candidate = MakeCandidate(std::move(*state));
+  if (!candidate.ok()) {
+    return absl::InternalError(StrCat("the default schedule of ", dag->WorkloadKey(),
+                                      " does not lower: ", std::string(candidate.status().message())));
+  }
+  return CandidateGenerator(std::move(dag), std::move(*candidate), seed, mutation);
+}
+
+std::vector<Candidate> CandidateGenerator::Next(int count, std::set<std::string>* seen) {
+  std::vector<Candidate> out;
+  if (count <= 0) return out;
+  if (seen->insert(default_.hash).second) out.push_back(default_);
+  int misses = 0;
+  while (static_cast<int>(out.size()) < count && misses < max_attempts) {
+    auto state = ReplayWithMutations(dag_, default_.state.steps(), rng_, mutation_);
+    if (!state.ok()) {
+      ++invalid_draws_;
+      ++misses;
+      continue;
+    }
+    // Hash before lowering: most late draws repeat a known schedule, and hashing is cheap.
+    if (seen->count(state->Hash())) {
+      ++duplicate_draws_;
+      ++misses;
+      continue;
+    }
+    auto candidate = MakeCandidate(std::move(*state));
+    if (!candidate.ok()) {
+      ++invalid_draws_;
+      ++misses;
+      continue;
+    }
+    seen->insert(candidate->hash);
+    out.push_back(std::move(*candidate));
+    misses = 0;
+  }
+  return out;
+}
+
+}  // namespace tunefarm::tuner

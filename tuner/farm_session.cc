@@ -1,0 +1,137 @@
+#include "tuner/farm_session.h"
+
+#include <map>
+
+#include "compiler/common/strings.h"
+
+namespace tunefarm::tuner {
+namespace {
+
+std::string Text(const absl::Status& s) { return std::string(s.message()); }
+
+}  // namespace
+
+absl::StatusOr<std::unique_ptr<FarmSession>> FarmSession::Open(const FarmOptions& options,
+                                                               const std::function<bool()>& stop) {
+  auto channel = wire::MakeChannel(options.tracker, options.tls);
+  if (!channel.ok()) return channel.status();
+  std::unique_ptr<FarmSession> session(new FarmSession());
+  session->tracker_ = std::make_unique<wire::TrackerClient>(*channel, options.token);
+  v1::AcquireRequest request;
+  request.set_key(options.device_key);
+  request.set_client_name(options.client_name);
+  session->lease_ = session->tracker_->Acquire(request);
+
+  // Short waits, so that a cancelled or stopping job does not sit in the queue.
+  const auto deadline = std::chrono::steady_clock::now() + options.acquire_timeout;
+  while (true) {
+    auto granted = session->lease_->WaitGranted(std::chrono::milliseconds(100));
+    if (granted.ok()) {
+      session->grant_ = *granted;
+      break;
+    }
+    if (granted.status().code() != absl::StatusCode::kDeadlineExceeded) {
+      return absl::Status(granted.status().code(),
+                          StrCat("acquiring a '", options.device_key, "' device from tracker ",
+                                 options.tracker, ": ", Text(granted.status())));
+    }
+    if (stop && stop()) return absl::CancelledError("stopped while waiting for a device");
+    if (std::chrono::steady_clock::now() > deadline) {
+      return absl::DeadlineExceededError(StrCat("no '", options.device_key, "' device granted by tracker ",
+                                                options.tracker, " within ",
+                                                options.acquire_timeout.count(), " ms"));
+    }
+  }
+
+  auto agent_channel = wire::MakeChannel(session->grant_.device_address(), options.tls);
+  if (!agent_channel.ok()) return agent_channel.status();
+  session->agent_ =
+      std::make_unique<agent::AgentClient>(*agent_channel, options.token, options.call_timeout);
+  auto info = session->agent_->Info();
+  if (!info.ok()) {
+    return absl::Status(info.status().code(), StrCat("agent ", session->grant_.device_address(), ": ",
+                                                     Text(info.status())));
+  }
+  session->info_ = *info;
+  return session;
+}
+
+FarmSession::~FarmSession() {
+  if (lease_) lease_->Release();
+}
+
+absl::Status FarmSession::CheckLease() {
+  auto event = lease_->NextEvent(std::chrono::milliseconds(0));
+  if (event.ok() && event->has_revoked()) {
+    return absl::UnavailableError(StrCat("lease on ", grant_.device_address(),
+                                         " revoked: ", event->revoked().reason()));
+  }
+  if (!event.ok() && event.status().code() != absl::StatusCode::kDeadlineExceeded) {
+    return absl::UnavailableError(StrCat("lease on ", grant_.device_address(), " ended: ",
+                                         Text(event.status())));
+  }
+  return absl::OkStatus();
+}
+
+absl::Status FarmSession::Upload(const BuiltKernel& kernel, bool force) {
+  if (!force && uploaded_.count(kernel.sha256)) return absl::OkStatus();
+  auto reply = agent_->Upload(kernel.bytes, &kernel.metadata);
+  if (!reply.ok()) {
+    return absl::Status(reply.status().code(), StrCat("upload to ", grant_.device_address(), ": ",
+                                                      Text(reply.status())));
+  }
+  uploaded_.insert(kernel.sha256);
+  return absl::OkStatus();
+}
+
+absl::Status FarmSession::MeasureOnce(const v1::MeasureOptions& options, const BuiltKernel& reference,
+                                      const Batch& batch,
+                                      const std::function<void(const v1::MeasureResult&)>& on_result,
+                                      std::set<uint64_t>* not_found) {
+  v1::MeasureRequest request;
+  *request.mutable_options() = options;
+  request.mutable_reference()->set_sha256(reference.sha256);
+  request.mutable_reference()->set_entry(kTuneEntry);
+  for (const auto& [id, kernel] : batch) {
+    v1::Candidate* c = request.add_candidates();
+    c->set_id(id);
+    c->mutable_kernel()->set_sha256(kernel->sha256);
+    c->mutable_kernel()->set_entry(kTuneEntry);
+  }
+  absl::Status status = agent_->Measure(request, [&](const v1::MeasureResult& result) {
+    if (not_found != nullptr && result.error_kind() == v1::ERROR_KIND_NOT_FOUND) {
+      not_found->insert(result.id());
+      return;
+    }
+    on_result(result);
+  });
+  if (!status.ok()) {
+    return absl::Status(status.code(), StrCat("measure on ", grant_.device_address(), ": ", Text(status)));
+  }
+  return absl::OkStatus();
+}
+
+absl::Status FarmSession::Measure(const v1::MeasureOptions& options, const BuiltKernel& reference,
+                                  const Batch& batch,
+                                  const std::function<void(const v1::MeasureResult&)>& on_result) {
+  if (absl::Status s = CheckLease(); !s.ok()) return s;
+  if (absl::Status s = Upload(reference, false); !s.ok()) return s;
+  for (const auto& [id, kernel] : batch)
+    if (absl::Status s = Upload(*kernel, false); !s.ok()) return s;
+
+  std::set<uint64_t> not_found;
+  if (absl::Status s = MeasureOnce(options, reference, batch, on_result, &not_found); !s.ok()) return s;
+  if (not_found.empty()) return absl::OkStatus();
+
+  // Evicted from the agent's cache between upload and measurement: upload again, once.
+  Batch retry;
+  if (absl::Status s = Upload(reference, true); !s.ok()) return s;
+  for (const auto& entry : batch) {
+    if (!not_found.count(entry.first)) continue;
+    if (absl::Status s = Upload(*entry.second, true); !s.ok()) return s;
+    retry.push_back(entry);
+  }
+  return MeasureOnce(options, reference, retry, on_result, nullptr);
+}
+
+}  // namespace tunefarm::tuner

@@ -1,0 +1,73 @@
+// Measurement through the farm: one device leased from the tracker for as long as this object
+// lives (the Acquire stream; destroying the session closes it and frees the device), kernels
+// uploaded to its agent by content hash, and Measure calls in batches, each result handed on
+// as it arrives.
+#pragma once
+
+#include <chrono>
+#include <cstdint>
+#include <functional>
+#include <memory>
+#include <set>
+#include <string>
+#include <utility>
+#include <vector>
+
+#include "absl/status/status.h"
+#include "absl/status/statusor.h"
+#include "device_agent/agent_client.h"
+#include "proto/credentials.h"
+#include "proto/tracker_client.h"
+#include "tuner/kernel_build.h"
+
+namespace tunefarm::tuner {
+
+struct FarmOptions {
+  std::string tracker;  // HOST:PORT
+  std::string token;
+  wire::TlsFiles tls;   // client side: the CA (and our identity for mutual TLS)
+  std::string device_key;
+  std::string client_name = "tunefarm tuner";
+  std::chrono::milliseconds acquire_timeout = std::chrono::minutes(10);
+  std::chrono::milliseconds call_timeout = std::chrono::minutes(10);  // each upload or batch
+};
+
+class FarmSession {
+ public:
+  // Waits for a device of options.device_key (QUEUED until one is free), then asks its agent
+  // for its facts. `stop` is polled while waiting; when it turns true the wait ends Cancelled.
+  static absl::StatusOr<std::unique_ptr<FarmSession>> Open(const FarmOptions& options,
+                                                           const std::function<bool()>& stop);
+  ~FarmSession();
+
+  const v1::AcquireEvent::Granted& grant() const { return grant_; }
+  const v1::InfoReply& device() const { return info_; }
+
+  using Batch = std::vector<std::pair<uint64_t, const BuiltKernel*>>;
+  // Measures `batch` (caller's ids) against `reference`, calling `on_result` for each result
+  // as it arrives. Kernels not yet uploaded in this session are uploaded first; a kernel the
+  // agent evicted meanwhile (NOT_FOUND) is uploaded again and measured once more, so
+  // `on_result` never sees NOT_FOUND unless the second try also misses. Unavailable when the
+  // lease was revoked.
+  absl::Status Measure(const v1::MeasureOptions& options, const BuiltKernel& reference,
+                       const Batch& batch,
+                       const std::function<void(const v1::MeasureResult&)>& on_result);
+
+ private:
+  FarmSession() = default;
+  absl::Status CheckLease();
+  absl::Status Upload(const BuiltKernel& kernel, bool force);
+  absl::Status MeasureOnce(const v1::MeasureOptions& options, const BuiltKernel& reference,
+                           const Batch& batch,
+                           const std::function<void(const v1::MeasureResult&)>& on_result,
+                           std::set<uint64_t>* not_found);
+
+  std::unique_ptr<wire::TrackerClient> tracker_;
+  std::unique_ptr<wire::Lease> lease_;
+  std::unique_ptr<agent::AgentClient> agent_;
+  v1::AcquireEvent::Granted grant_;
+  v1::InfoReply info_;
+  std::set<std::string> uploaded_;  // sha256 of kernels this session has uploaded
+};
+
+}  // namespace tunefarm::tuner

@@ -1,0 +1,63 @@
+// Runs one tuning job from the database to its end: lease a device, map its facts to a target,
+// extract the tasks, then per task generate candidates, build a batch, measure the batch (never
+// both at once: on a small machine a build would disturb the timings), and write every result
+// to the database as it arrives. A job that stopped half-way (the tuner was stopped or killed)
+// resumes from its records: the candidate sequence is deterministic per job and task, and
+// schedules already measured for the job are skipped, so nothing is measured twice.
+#pragma once
+
+#include <cstdint>
+#include <functional>
+#include <memory>
+#include <string>
+
+#include "proto/tunefarm.pb.h"
+#include "tuner/candidate_ranker.h"
+#include "tuner/farm_session.h"
+
+namespace tunefarm::tuner {
+
+enum class StopRequest {
+  kNone,
+  kCancel,    // the job ends, cancelled
+  kShutdown,  // the tuner stops: the job stays running in the database, to be resumed
+};
+
+struct RunnerOptions {
+  std::string db_path;
+  FarmOptions farm;  // tracker, token, TLS; the device key comes from each job's spec
+  int batch_size = 8;
+  // Timing settings of every Measure call; threads and the correctness check are set per job.
+  int repeat = 3;
+  int min_repeat_ms = 20;
+  int timeout_ms = 10000;
+  double atol = 1e-4, rtol = 1e-4;
+  std::function<void(const v1::JobProgress&)> on_progress;  // after every change
+  std::function<StopRequest()> stop;                        // polled between steps
+  // The candidate order; null: GenerationOrder.
+  std::shared_ptr<CandidateRanker> ranker;
+};
+
+// What one Run did (for logs and tests).
+struct RunStats {
+  int64_t resumed_records = 0;  // records of the job found in the database at the start
+  int64_t generated = 0;
+  int64_t build_errors = 0;
+  int64_t measured = 0;         // results received from the agent
+  int64_t records_written = 0;
+};
+
+class JobRunner {
+ public:
+  explicit JobRunner(RunnerOptions options);
+  // Runs the job until it succeeds, fails, is cancelled or the tuner stops; returns its last
+  // progress. Errors become the job's failed state and message, never an exception.
+  v1::JobProgress Run(const std::string& job_id);
+  const RunStats& stats() const { return stats_; }
+
+ private:
+  RunnerOptions options_;
+  RunStats stats_;
+};
+
+}  // namespace tunefarm::tuner

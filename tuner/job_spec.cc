@@ -1,0 +1,71 @@
+#include "tuner/job_spec.h"
+
+#include <unistd.h>
+
+#include <google/protobuf/util/json_util.h>
+
+#include "compiler/common/strings.h"
+
+namespace tunefarm::tuner {
+
+std::string SpecToJson(const v1::JobSpec& spec) {
+  google::protobuf::util::JsonPrintOptions options;
+  options.preserve_proto_field_names = true;
+  std::string json;
+  // Printing a message we built cannot fail; an empty object keeps the column valid JSON.
+  if (!google::protobuf::util::MessageToJsonString(spec, &json, options).ok()) return "{}";
+  return json;
+}
+
+absl::StatusOr<v1::JobSpec> SpecFromJson(const std::string& json) {
+  v1::JobSpec spec;
+  google::protobuf::util::JsonParseOptions options;
+  options.ignore_unknown_fields = true;  // a spec written by a newer tuner still resumes
+  auto status = google::protobuf::util::JsonStringToMessage(json, &spec, options);
+  if (!status.ok()) {
+    return absl::InvalidArgumentError(StrCat("job spec: ", std::string(status.message())));
+  }
+  return spec;
+}
+
+absl::Status ValidateSpec(const v1::JobSpec& spec) {
+  switch (spec.source_case()) {
+    case v1::JobSpec::kModelPath:
+      if (spec.model_path().empty()) return absl::InvalidArgumentError("spec.model_path is empty");
+      if (access(spec.model_path().c_str(), R_OK) != 0) {
+        return absl::InvalidArgumentError(
+            StrCat("spec.model_path ", spec.model_path(), ": no readable file on the tuner's host"));
+      }
+      break;
+    case v1::JobSpec::kTasks:
+      if (spec.tasks().tasks().empty()) return absl::InvalidArgumentError("spec.tasks is empty");
+      for (int i = 0; i < spec.tasks().tasks_size(); ++i)
+        if (spec.tasks().tasks(i).workload_key().empty())
+          return absl::InvalidArgumentError(StrCat("spec.tasks[", i, "] has no workload_key"));
+      break;
+    default:
+      return absl::InvalidArgumentError("spec needs tasks or a model_path");
+  }
+  if (spec.device_key().empty()) return absl::InvalidArgumentError("spec.device_key is empty");
+  if (spec.trial_budget() < 1) return absl::InvalidArgumentError("spec.trial_budget must be at least 1");
+  if (spec.threads() < 0) return absl::InvalidArgumentError("spec.threads must not be negative");
+  return absl::OkStatus();
+}
+
+v1::JobState ToWire(db::JobState state) {
+  switch (state) {
+    case db::JobState::kQueued: return v1::JOB_STATE_QUEUED;
+    case db::JobState::kRunning: return v1::JOB_STATE_RUNNING;
+    case db::JobState::kDone: return v1::JOB_STATE_SUCCEEDED;
+    case db::JobState::kFailed: return v1::JOB_STATE_FAILED;
+    case db::JobState::kCancelled: return v1::JOB_STATE_CANCELLED;
+  }
+  return v1::JOB_STATE_UNSPECIFIED;
+}
+
+bool IsFinal(v1::JobState state) {
+  return state == v1::JOB_STATE_SUCCEEDED || state == v1::JOB_STATE_FAILED ||
+         state == v1::JOB_STATE_CANCELLED;
+}
+
+}  // namespace tunefarm::tuner

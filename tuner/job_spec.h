@@ -1,0 +1,24 @@
+// A job's spec as the database keeps it (jobs.spec_json: the JobSpec in proto3 JSON), what a
+// spec must hold to be accepted, and the database's job states on the wire.
+#pragma once
+
+#include <string>
+
+#include "absl/status/status.h"
+#include "absl/status/statusor.h"
+#include "db/job.h"
+#include "proto/tunefarm.pb.h"
+
+namespace tunefarm::tuner {
+
+std::string SpecToJson(const v1::JobSpec& spec);
+absl::StatusOr<v1::JobSpec> SpecFromJson(const std::string& json);
+
+// InvalidArgument naming the field: no source, a task without a workload key, no device key,
+// a trial budget below 1, negative threads, a model path that is not a readable file here.
+absl::Status ValidateSpec(const v1::JobSpec& spec);
+
+v1::JobState ToWire(db::JobState state);
+bool IsFinal(v1::JobState state);
+
+}  // namespace tunefarm::tuner

@@ -1,0 +1,58 @@
+#include "tuner/kernel_build.h"
+
+#include "compiler/codegen/codegen.h"
+#include "compiler/common/sha256.h"
+#include "compiler/tir/lower.h"
+#include "deploy/tunefarm_abi.h"
+
+namespace tunefarm::tuner {
+namespace {
+
+v1::ArgRole ToWire(tir::ArgRole role) {
+  switch (role) {
+    case tir::ArgRole::kInput: return v1::ARG_ROLE_IN;
+    case tir::ArgRole::kOutput: return v1::ARG_ROLE_OUT;
+    case tir::ArgRole::kParam: return v1::ARG_ROLE_PARAM;
+  }
+  return v1::ARG_ROLE_UNSPECIFIED;
+}
+
+// The proto mirror of the metadata record codegen embeds (codegen/metadata.h).
+v1::KernelMetadata Describe(const tir::PrimFunc& f, const codegen::Target& target) {
+  v1::KernelMetadata m;
+  m.set_abi_version(TUNEFARM_ABI_VERSION);
+  m.set_target(target.ToString());
+  m.set_artifact_kind(v1::ARTIFACT_KIND_ELF_SO);
+  v1::KernelEntry* entry = m.add_entries();
+  entry->set_name(f.name);
+  entry->set_workspace_bytes(f.workspace_bytes);
+  for (int a = 0; a < f.num_args; ++a) {
+    const tir::Buffer& b = f.buffers[a];
+    v1::KernelArg* arg = entry->add_args();
+    arg->set_name(b.name);
+    arg->set_dtype(std::string(te::DTypeName(b.dtype)));
+    for (int64_t d : b.shape) arg->add_shape(d);
+    arg->set_role(ToWire(b.role));
+    if (b.has_range) {
+      arg->mutable_range()->set_lo(b.range_min);
+      arg->mutable_range()->set_hi(b.range_max);
+    }
+  }
+  return m;
+}
+
+}  // namespace
+
+absl::StatusOr<BuiltKernel> BuildKernel(const schedule::State& state, const codegen::Target& target) {
+  auto func = tir::Lower(state, kTuneEntry);
+  if (!func.ok()) return func.status();
+  auto bytes = codegen::BuildSharedObject({*func}, target);
+  if (!bytes.ok()) return bytes.status();
+  BuiltKernel kernel;
+  kernel.sha256 = Sha256Hex(*bytes);
+  kernel.bytes = std::move(*bytes);
+  kernel.metadata = Describe(*func, target);
+  return kernel;
+}
+
+}  // namespace tunefarm::tuner
