@@ -1,6 +1,8 @@
 #!/usr/bin/env bash
 # Installs every Debian package tunefarm needs to build, test and benchmark.
 # Safe to run again: apt-get skips what is already there.
+# `setup.sh --peers` also installs Node.js and npm, which the ONNX Runtime peer of the model
+# benchmark needs (scripts/run.sh); the test suite does not.
 set -euo pipefail
 SUDO=""
 if [ "$(id -u)" != 0 ]; then SUDO=sudo; fi
@@ -12,6 +14,8 @@ PACKAGES=(
   libssl-dev openssl libgtest-dev libgmock-dev libbenchmark-dev
   libopenblas-dev libdnnl-dev
 )
+# (A Node.js from elsewhere that already brings npm is kept: Debian's npm would conflict with it.)
+if [ "${1:-}" = --peers ] && ! command -v npm > /dev/null; then PACKAGES+=(nodejs npm); fi
 missing=()
 for p in "${PACKAGES[@]}"; do
   dpkg-query -W -f='${Status}' "$p" 2>/dev/null | grep -q "install ok installed" || missing+=("$p")
