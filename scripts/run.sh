@@ -12,7 +12,7 @@ trials=${2:-72}
 threads=$(nproc)
 shared=$(cd ../shared && pwd)
 
-./scripts/setup.sh
+./scripts/setup.sh --peers
 cmake -S . -B build -G Ninja > build-configure.log 2>&1 || { cat build-configure.log; exit 1; }
 cmake --build build -j"$threads" --target tunefarm
 tf=build/cli/tunefarm

@@ -14,7 +14,10 @@ void Report(const BuildOptions& options, std::string_view line) {
 }  // namespace
 
 absl::StatusOr<ModelPlan> PlanModel(const graph::Graph& imported, const BuildOptions& options) {
-  auto optimized = passes::OptimizeGraph(imported, options.passes);
+  passes::PassOptions pass_options = options.passes;
+  if (options.nchwc_layout && pass_options.layout_block == 0)
+    pass_options.layout_block = options.target.VectorLanes(te::DType::kFloat32);
+  auto optimized = passes::OptimizeGraph(imported, pass_options);
   if (!optimized.ok()) return optimized.status();
   auto fusion = passes::FuseOps(*optimized);
   if (!fusion.ok()) return fusion.status();

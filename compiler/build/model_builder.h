@@ -26,6 +26,9 @@ struct BuildOptions {
   passes::PassOptions passes;
   // Called with one line per phase and per kernel (compiling a large model takes seconds).
   std::function<void(std::string_view)> progress;
+  // Run the conv region in NCHW[x]c with x = the target's float32 vector lanes (unless
+  // passes.layout_block already names a block).
+  bool nchwc_layout = true;
 };
 
 struct ModelPlan {

@@ -27,6 +27,11 @@ constexpr std::array<std::string_view, 40> kAvxCpus = {
     "znver4",         "znver5",         "x86-64-v3",     "x86-64-v4",       "bdver4",
 };
 
+// CPUs that run 512-bit vectors without lowering their clock. Intel's AVX-512 parts are left at
+// 256 bits unless +avx512f is asked for (as LLVM's prefer-vector-width does), since wide
+// vectors slow every core there.
+constexpr std::array<std::string_view, 2> kFullRateAvx512Cpus = {"znver4", "znver5"};
+
 bool IsValidFeatureName(std::string_view name) {
   if (name.empty()) return false;
   for (char c : name) {
@@ -146,6 +151,11 @@ bool Target::HasFeature(std::string_view name) const {
 int Target::VectorBits() const {
   if (!IsX86()) return 128;  // AArch64 NEON (SVE is not used)
   if (HasFeature("avx512f")) return 512;
+  bool disabled_avx512 = std::find(features.begin(), features.end(), "-avx512f") != features.end();
+  if (!disabled_avx512 &&
+      std::find(kFullRateAvx512Cpus.begin(), kFullRateAvx512Cpus.end(), cpu) != kFullRateAvx512Cpus.end()) {
+    return 512;
+  }
   bool disabled_avx = std::find(features.begin(), features.end(), "-avx") != features.end();
   if (disabled_avx) return 128;
   bool avx_cpu = std::find(kAvxCpus.begin(), kAvxCpus.end(), cpu) != kAvxCpus.end();

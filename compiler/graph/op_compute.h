@@ -38,5 +38,6 @@ absl::StatusOr<std::vector<TeTensor>> ComputeNode(te::DagBuilder& b, const Node&
 void RegisterElementwiseComputes(OpRegistry* r);
 void RegisterNnComputes(OpRegistry* r);
 void RegisterShapeComputes(OpRegistry* r);
+void RegisterLayoutComputes(OpRegistry* r);
 
 }  // namespace tunefarm::graph

@@ -24,9 +24,11 @@ OpRegistry& OpRegistry::Global() {
     RegisterNnOps(r);
     RegisterElementwiseOps(r);
     RegisterShapeOps(r);
+    RegisterLayoutOps(r);
     RegisterElementwiseComputes(r);
     RegisterNnComputes(r);
     RegisterShapeComputes(r);
+    RegisterLayoutComputes(r);
     return r;
   }();
   return *registry;

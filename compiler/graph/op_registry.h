@@ -67,6 +67,8 @@ absl::Status PrepareNode(Node* node, const std::vector<TensorType>& in_types);
 void RegisterNnOps(OpRegistry* r);
 void RegisterElementwiseOps(OpRegistry* r);
 void RegisterShapeOps(OpRegistry* r);
+// NCHW[x]c forms made by the layout pass (ops_layout.cc).
+void RegisterLayoutOps(OpRegistry* r);
 
 // ---- shape helpers shared by inference and the frontend's constant evaluator ----
 

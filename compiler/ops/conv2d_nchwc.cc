@@ -36,12 +36,16 @@ absl::StatusOr<Tensor> Conv2dNchwc(DagBuilder& b, const Tensor& data, const Tens
     src = *padded;
   }
   const int64_t cg = c / p.groups, kg = k / p.groups;
+  const bool depthwise = p.groups == c && p.groups == k && cgw == 1 && xi == 1 && x == y;
   return b.Reduce(std::move(name), te::ReduceKind::kSum, {n, weight.shape[0], oh, ow, y}, {cgw, r, s, xi},
                   [&](const Axes& i, const Axes& rd) {
                     Expr iy = i[2] * p.stride[0] + rd[1] * p.dilation[0];
                     Expr ix = i[3] * p.stride[1] + rd[2] * p.dilation[1];
                     Expr w = weight(i[1], rd[0], rd[1], rd[2], rd[3], i[4]);
                     if (p.groups == 1 && xi == x) return src(i[0], rd[0], iy, ix, rd[3]) * w;
+                    // Depthwise with equal blocks: output lane i[4] reads the same input lane, so
+                    // the read stays contiguous along the vector axis.
+                    if (depthwise) return src(i[0], i[1], iy, ix, i[4]) * w;
                     // Input channel of this output channel's group, then its block and lane.
                     Expr group = (i[1] * y + i[4]) / kg;
                     Expr channel = group * cg + rd[0] * xi + rd[3];

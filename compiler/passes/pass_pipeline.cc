@@ -6,6 +6,7 @@
 #include "compiler/passes/cse.h"
 #include "compiler/passes/dce.h"
 #include "compiler/passes/graph_rewriter.h"
+#include "compiler/passes/layout.h"
 
 namespace tunefarm::passes {
 namespace {
@@ -43,6 +44,15 @@ absl::StatusOr<graph::Graph> OptimizeGraph(const graph::Graph& input, const Pass
   for (const Step& step : steps) {
     if (!step.enabled) continue;
     if (absl::Status s = Run(step.name, step.pass, &g); !s.ok()) return s;
+  }
+  if (options.layout_block > 1) {
+    // After DCE, so only live convs are converted; DCE again drops the NCHW weights.
+    size_t before = g.nodes().size();
+    auto blocked = ConvertLayout(g, options.layout_block);
+    if (!blocked.ok()) return blocked.status();
+    g = std::move(*blocked);
+    TF_LOG(DEBUG, "passes") << "layout: " << before << " -> " << g.nodes().size() << " nodes; " << OpCountsString(g);
+    if (absl::Status s = Run("dce", EliminateDeadCode, &g); !s.ok()) return s;
   }
   return g;
 }

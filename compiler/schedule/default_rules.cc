@@ -41,6 +41,29 @@ int RowAxis(const State& s, int stage) {
   return best;
 }
 
+// A second reused axis for a register tile whose row is one vector: a space axis (not the
+// vector or row axis) that the reads not walking the vector axis lack. NCHW[x]c conv: the
+// input read (a broadcast) lacks the output-channel block axis, so two channel blocks share
+// each broadcast. -1 when none.
+int ColAxis(const State& s, int stage, int row_axis) {
+  int n = NumSpace(s, stage);
+  int vector_axis = n - 1;
+  int best = -1;
+  for (const auto& [tensor, index_lists] : Analysis(s, stage).reads) {
+    for (const auto& indices : index_lists) {
+      std::set<int64_t> used;
+      for (const te::Expr& i : indices)
+        te::Visit(i, [&](const te::Expr& e) {
+          if (e->kind == te::ExprKind::kAxis) used.insert(e->int_value);
+        });
+      if (used.count(vector_axis)) continue;
+      for (int a = 0; a < n - 1; ++a)
+        if (a != row_axis && !used.count(a) && s.dag().tensor(stage).shape[a] > 1) best = std::max(best, a);
+    }
+  }
+  return best;
+}
+
 // Columns per vector loop: the whole axis when it is short, else four, two or one vectors'
 // worth, preferring a factor that divides the extent (a tail puts a guard inside the vector
 // loop, and codegen then falls back to scalar code).
@@ -77,9 +100,40 @@ absl::Status SplitAxis(State* s, int stage, int axis, int64_t factor, std::strin
 }
 
 struct Tiling {
-  int row_axis = -1;
-  int64_t row_factor = 1, vector_factor = 1;
+  int row_axis = -1, col_axis = -1;
+  int64_t row_factor = 1, col_factor = 1, vector_factor = 1;
+  bool unroll_inner_reduce = false;  // a short innermost reduce loop (a channel block) unrolled
 };
+
+int64_t LargestDivisorAtMost(int64_t extent, int64_t limit) {
+  for (int64_t d = std::min(extent, limit); d > 1; --d)
+    if (extent % d == 0) return d;
+  return 1;
+}
+
+// A tile of one vector per row (NCHW[x]c conv: the channel block is the vector) holds
+// col x row accumulators; with col operand vectors and one broadcast they must fit the vector
+// registers (32 with AVX-512, else 16). Per reduce step it loads col + row operands for
+// col * row FMAs, so the split with the best ratio wins (ties: the first, fewer weight
+// streams); factors divide their extents (no tail guards).
+void ChooseOneVectorTile(const State& s, int stage, const RuleContext& ctx, Tiling* t) {
+  const auto& shape = s.dag().tensor(stage).shape;
+  const int64_t registers = ctx.vector_lanes >= 16 ? 32 : 16;
+  const int col_axis = ColAxis(s, stage, t->row_axis);
+  double best_ratio = 0;
+  for (int64_t col : {int64_t{2}, int64_t{4}, int64_t{1}}) {
+    if (col > 1 && (col_axis < 0 || shape[col_axis] % col != 0)) continue;
+    int64_t rows = LargestDivisorAtMost(shape[t->row_axis], (registers - col - 1) / col);
+    double ratio = static_cast<double>(col * rows) / static_cast<double>(col + rows);
+    if (ratio > best_ratio) {
+      best_ratio = ratio;
+      t->row_factor = rows;
+      t->col_factor = col;
+      t->col_axis = col > 1 ? col_axis : -1;
+    }
+  }
+  t->unroll_inner_reduce = true;
+}
 
 Tiling ChooseTiling(const State& s, int reuse_stage, const RuleContext& ctx) {
   Tiling t;
@@ -87,15 +141,19 @@ Tiling ChooseTiling(const State& s, int reuse_stage, const RuleContext& ctx) {
   t.row_axis = RowAxis(s, reuse_stage);
   t.vector_factor = VectorFactor(shape.back(), ctx.vector_lanes);
   if (t.row_axis >= 0) t.row_factor = RowFactor(shape[t.row_axis]);
+  if (t.row_axis >= 0 && t.vector_factor <= ctx.vector_lanes) ChooseOneVectorTile(s, reuse_stage, ctx, &t);
   return t;
 }
 
-// Splits the row and vector axes, then orders loops as
-//   [outer space parts] [reduce axes] [row tile] [vector tile]
-// with the row tile unrolled and the vector tile vectorized. Returns the number of outer loops.
+// Splits the col, row and vector axes, then orders loops as
+//   [outer space parts] [reduce axes] [col tile] [row tile] [vector tile]
+// with the col and row tiles unrolled and the vector tile vectorized. Returns the number of
+// outer loops.
 absl::StatusOr<int> TileForRegisters(State* s, int stage, const Tiling& t) {
   int n = NumSpace(*s, stage);
-  std::string row_inner, vec_inner;
+  std::string col_inner, row_inner, vec_inner;
+  if (t.col_axis >= 0)
+    if (auto st = SplitAxis(s, stage, t.col_axis, t.col_factor, &col_inner); !st.ok()) return st;
   if (t.row_axis >= 0)
     if (auto st = SplitAxis(s, stage, t.row_axis, t.row_factor, &row_inner); !st.ok()) return st;
   if (auto st = SplitAxis(s, stage, n - 1, t.vector_factor, &vec_inner); !st.ok()) return st;
@@ -103,9 +161,10 @@ absl::StatusOr<int> TileForRegisters(State* s, int stage, const Tiling& t) {
   std::vector<int> outer, reduce, inner;
   for (int i = 0; i < static_cast<int>(st.iters.size()); ++i) {
     const IterNode& node = st.node_of(i);
-    if (node.name == row_inner || node.name == vec_inner) continue;
+    if (node.name == col_inner || node.name == row_inner || node.name == vec_inner) continue;
     (node.kind == IterKind::kReduce ? reduce : outer).push_back(i);
   }
+  if (!col_inner.empty()) inner.push_back(FindIter(*s, stage, col_inner));
   if (!row_inner.empty()) inner.push_back(FindIter(*s, stage, row_inner));
   inner.push_back(FindIter(*s, stage, vec_inner));
   std::vector<int> order = outer;
@@ -116,6 +175,13 @@ absl::StatusOr<int> TileForRegisters(State* s, int stage, const Tiling& t) {
   if (auto r = s->Annotate(stage, last, IterAnnotation::kVectorize); !r.ok()) return r;
   if (!row_inner.empty() && s->stage(stage).node_of(last - 1).extent > 1)
     if (auto r = s->Annotate(stage, last - 1, IterAnnotation::kUnroll); !r.ok()) return r;
+  if (!col_inner.empty() && s->stage(stage).node_of(last - 2).extent > 1)
+    if (auto r = s->Annotate(stage, last - 2, IterAnnotation::kUnroll); !r.ok()) return r;
+  // The input-channel lanes of a block: a short loop whose overhead a small tile cannot hide.
+  const int last_reduce = static_cast<int>(outer.size() + reduce.size()) - 1;
+  if (t.unroll_inner_reduce && !reduce.empty() && s->stage(stage).node_of(last_reduce).extent <= 16 &&
+      s->stage(stage).node_of(last_reduce).extent > 1)
+    if (auto r = s->Annotate(stage, last_reduce, IterAnnotation::kUnroll); !r.ok()) return r;
   return static_cast<int>(outer.size());
 }
 

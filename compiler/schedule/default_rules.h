@@ -9,6 +9,8 @@
 //                      output is tiled, the stage is computed per output tile and tiled for
 //                      registers inside it
 //   3. tile            a reuse-heavy stage with no such consumer: tiled for registers itself
+//                      (a tile one vector wide, as in an NCHW[x]c conv, also tiles a second
+//                      reused axis: col x row vectors sized to the register file)
 //   4. reduction       a reduction without reuse (pooling, row sums): outer loops parallel,
 //                      the innermost space loop moved inside the reduce loops and vectorized
 //   5. elementwise     anything else at the root: loops fused, split by the vector width,

@@ -80,6 +80,9 @@ TEST(TargetTest, VectorWidthAndLanes) {
   EXPECT_EQ(parse("llvm -mtriple=x86_64-linux-gnu -mcpu=skylake-avx512").VectorBits(), 256);
   EXPECT_EQ(parse("llvm -mtriple=x86_64-linux-gnu -mcpu=skylake-avx512 -mattr=+avx512f").VectorBits(), 512);
   EXPECT_EQ(parse("llvm -mtriple=x86_64-linux-gnu").VectorBits(), 128);
+  // AMD's AVX-512 parts run 512-bit vectors at full clock: used unless switched off.
+  EXPECT_EQ(parse("llvm -mtriple=x86_64-linux-gnu -mcpu=znver5").VectorBits(), 512);
+  EXPECT_EQ(parse("llvm -mtriple=x86_64-linux-gnu -mcpu=znver4 -mattr=-avx512f").VectorBits(), 256);
   EXPECT_EQ(parse("llvm -mtriple=x86_64-linux-gnu -mcpu=znver3 -mattr=-avx").VectorBits(), 128);
   EXPECT_EQ(parse("llvm -mtriple=x86_64-linux-gnu -mattr=+avx2").VectorBits(), 256);
   Target arm = parse("llvm -mtriple=aarch64-linux-gnu -mcpu=cortex-a72");

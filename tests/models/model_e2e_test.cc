@@ -113,6 +113,16 @@ TEST_P(ModelTest, InspectShowsThePassesWork) {
   }
   // Layout conversions only where the graph begins or ends: at most one in, one per output.
   EXPECT_LE(doc.at("layout_conversions").size(), 2u) << doc.at("layout_conversions").dump();
+  // The CNNs run their conv region in NCHW[x]c (the layout pass is on by default): every Conv
+  // became ConvNCHWc and the region has one conversion in; the transformer has no conv.
+  if (GetParam() == "transformer_encoder") {
+    EXPECT_FALSE(ops.contains("ConvNCHWc")) << ops.dump();
+    EXPECT_EQ(doc.at("layout_conversions").size(), 0u);
+  } else {
+    EXPECT_TRUE(ops.contains("ConvNCHWc")) << ops.dump();
+    EXPECT_FALSE(ops.contains("Conv")) << ops.dump();
+    EXPECT_GE(doc.at("layout_conversions").size(), 1u);
+  }
 }
 
 INSTANTIATE_TEST_SUITE_P(SharedModels, ModelTest,

@@ -5,6 +5,7 @@
 #include <cmath>
 #include <random>
 
+#include "compiler/ops/conv2d_nchwc.h"
 #include "compiler/schedule/default_rules.h"
 #include "compiler/tir/interpreter.h"
 #include "compiler/tir/lower.h"
@@ -23,8 +24,9 @@ using schedule::RuleContext;
 
 // Runs the default schedule of `dag` through the interpreter and a .so; returns the max error
 // against the plain evaluation.
-double DefaultScheduleError(std::shared_ptr<const te::ComputeDag> dag, schedule::State* out = nullptr) {
-  auto state = ApplyDefaultSchedule(dag, RuleContext{8, 2});
+double DefaultScheduleError(std::shared_ptr<const te::ComputeDag> dag, schedule::State* out = nullptr,
+                            int lanes = 8) {
+  auto state = ApplyDefaultSchedule(dag, RuleContext{lanes, 2});
   EXPECT_TRUE(state.ok()) << state.status();
   if (!state.ok()) return 1e30;
   if (out) *out = *state;
@@ -96,6 +98,46 @@ TEST(DefaultRules, ConvBiasReluIsTiledWithItsEpilogue) {
   std::string joined;
   for (const auto& a : applied) joined += a + "\n";
   EXPECT_NE(joined.find("tile+epilogue"), std::string::npos) << joined;
+}
+
+// NCHW[x]c conv + bias + relu as the layout pass emits it: [1, C/x, H, W, x] data and packed
+// weight [K/x, C/x, 3, 3, x, x].
+std::shared_ptr<const te::ComputeDag> ConvNchwcBiasReluDag(int64_t c, int64_t k, int64_t hw, int64_t x) {
+  te::DagBuilder b;
+  auto data = b.Placeholder("x", te::DType::kFloat32, {1, c / x, hw, hw, x});
+  auto w = b.Placeholder("w", te::DType::kFloat32, {k / x, c / x, 3, 3, x, x}, true);
+  auto bias = b.Placeholder("bias", te::DType::kFloat32, {k / x, 1, 1, x}, true);
+  ops::Conv2dParams p;
+  p.padding = {1, 1, 1, 1};
+  auto conv = *ops::Conv2dNchwc(b, data, w, p, "conv");
+  using Axes = te::DagBuilder::Axes;
+  auto biased = b.Compute("bias_add", conv.shape, [&](const Axes& i) { return conv(i) + bias(i[1], 0, 0, i[4]); });
+  auto relu = b.Compute("relu", conv.shape, [&](const Axes& i) { return te::Max(biased(i), te::Const(te::DType::kFloat32, 0)); });
+  return b.Build({relu});
+}
+
+// The channel block is the vector; two output-channel blocks times a divisor of OW form the
+// unrolled register tile; the conv is computed per output tile.
+TEST(DefaultRules, NchwcConvTilesChannelBlocksAndOutputColumns) {
+  for (int lanes : {8, 16}) {
+    auto dag = ConvNchwcBiasReluDag(2 * lanes, 4 * lanes, 14, lanes);
+    auto s = ApplyDefaultSchedule(dag, RuleContext{lanes, 2});
+    ASSERT_TRUE(s.ok()) << s.status();
+    int out = dag->outputs()[0], conv = out - 2;
+    EXPECT_EQ(s->stage(conv).location, ComputeLocation::kAt);
+    const auto& it = s->stage(conv).iters;
+    ASSERT_GE(it.size(), 3u);
+    EXPECT_EQ(it.back().annotation, IterAnnotation::kVectorize);
+    EXPECT_EQ(s->stage(conv).node_of(static_cast<int>(it.size()) - 1).extent, lanes);
+    EXPECT_EQ(it[it.size() - 2].annotation, IterAnnotation::kUnroll);
+    EXPECT_EQ(it[it.size() - 3].annotation, IterAnnotation::kUnroll);
+    int64_t rows = s->stage(conv).node_of(static_cast<int>(it.size()) - 2).extent;
+    int64_t cols = s->stage(conv).node_of(static_cast<int>(it.size()) - 3).extent;
+    EXPECT_GE(cols, 2) << s->ToString();
+    EXPECT_EQ(14 % rows, 0) << s->ToString();
+    EXPECT_LE(cols * (rows + 1) + 1, lanes >= 16 ? 32 : 16) << s->ToString();
+    EXPECT_LT(DefaultScheduleError(dag, nullptr, lanes), 1e-4) << s->ToString();
+  }
 }
 
 TEST(DefaultRules, LargeGemmAndChainAreCorrect) {

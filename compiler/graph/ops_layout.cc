@@ -1,0 +1,108 @@
+// Internal ops of the NCHW[x]c layout (passes/layout.h creates them; no ONNX file names them).
+// A blocked value is [N, C/x, H, W, x]; its block x is its last dim. Window attributes are the
+// ONNX ones of the NCHW op, so inference reuses that op's rules on the unblocked shapes.
+//   LayoutTransform   NCHW <-> NCHWc (src_layout/dst_layout "NCHW" or "NCHWc", block, channels)
+//   ConvNCHWc         data [N,C/x,H,W,x], weight [K/y,Cg/xi,R,S,xi,y], bias [K/y,1,1,y]
+//   MaxPoolNCHWc, AveragePoolNCHWc, GlobalAveragePoolNCHWc, GlobalMaxPoolNCHWc
+#include "compiler/graph/ops_common.h"
+
+namespace tunefarm::graph {
+namespace {
+using namespace ops;
+
+// A blocked shape [N, CB, H, W, x] as the NCHW shape it stands for (C = CB * x).
+std::vector<int64_t> Unblocked(const std::vector<int64_t>& s) { return {s[0], s[1] * s[4], s[2], s[3]}; }
+
+std::vector<int64_t> Blocked(const std::vector<int64_t>& s, int64_t block) {
+  return {s[0], s[1] / block, s[2], s[3], block};
+}
+
+absl::Status NeedBlocked(const TensorType& t, const char* what) {
+  TF_RETURN_IF_ERROR(NeedRank(t, 5, what));
+  for (int64_t d : t.shape)
+    if (d <= 0) return Error(StrCat(what, " has a non-positive dim: ", t.ToString()));
+  return absl::OkStatus();
+}
+
+// Runs the NCHW op's inference on the unblocked shapes.
+absl::Status InferAs(const char* op, const Node& n, const std::vector<TensorType>& in, std::vector<TensorType>* out) {
+  const OpSchema* schema = OpRegistry::Global().Find(op);
+  if (schema == nullptr) return Error(StrCat("no schema for ", op));
+  return schema->infer(n, in, out);
+}
+
+absl::Status InferLayoutTransform(const Node& n, const std::vector<TensorType>& in, std::vector<TensorType>* out) {
+  std::string src = n.attrs.GetString("src_layout"), dst = n.attrs.GetString("dst_layout");
+  int64_t block = n.attrs.GetInt("block"), channels = n.attrs.GetInt("channels");
+  if (block < 1) return Error("block must be >= 1");
+  TensorType t = in[0];
+  if (src == "NCHW" && dst == "NCHWc") {
+    if (t.shape.size() < 3) return Error(StrCat("input must have rank >= 3, got ", t.ToString()));
+    t.shape[1] = (t.shape[1] + block - 1) / block;
+    t.shape.push_back(block);
+  } else if (src == "NCHWc" && dst == "NCHW") {
+    if (t.shape.size() < 4) return Error(StrCat("input must have rank >= 4, got ", t.ToString()));
+    if (t.shape.back() != block) return Error(StrCat("input ", t.ToString(), " is not in blocks of ", block));
+    if (channels < 1 || channels > t.shape[1] * block)
+      return Error(StrCat(channels, " channels do not fit ", t.ToString()));
+    t.shape.pop_back();
+    t.shape[1] = channels;
+  } else {
+    return Error(StrCat("unsupported layout transform ", src, " -> ", dst));
+  }
+  *out = {t};
+  return absl::OkStatus();
+}
+
+absl::Status InferConvNchwc(const Node& n, const std::vector<TensorType>& in, std::vector<TensorType>* out) {
+  TF_RETURN_IF_ERROR(NeedBlocked(in[0], "data"));
+  TF_RETURN_IF_ERROR(NeedRank(in[1], 6, "weight"));
+  const auto& w = in[1].shape;
+  const int64_t y = w[5];
+  if (y <= 0 || w[4] <= 0) return Error(StrCat("weight has a non-positive block: ", in[1].ToString()));
+  TensorType x4{in[0].dtype, Unblocked(in[0].shape)};
+  TensorType w4{in[1].dtype, {w[0] * y, w[1] * w[4], w[2], w[3]}};
+  TF_RETURN_IF_ERROR(InferAs("Conv", n, {x4, w4}, out));
+  if (in.size() == 3 && in[2].shape != std::vector<int64_t>{w[0], 1, 1, y})
+    return Error(StrCat("bias must be [", w[0], ",1,1,", y, "], got ", in[2].ToString()));
+  (*out)[0].shape = Blocked((*out)[0].shape, y);
+  return absl::OkStatus();
+}
+
+InferFn InferPoolNchwc(const char* op) {
+  return [op](const Node& n, const std::vector<TensorType>& in, std::vector<TensorType>* out) -> absl::Status {
+    TF_RETURN_IF_ERROR(NeedBlocked(in[0], "X"));
+    TF_RETURN_IF_ERROR(InferAs(op, n, {TensorType{in[0].dtype, Unblocked(in[0].shape)}}, out));
+    (*out)[0].shape = Blocked((*out)[0].shape, in[0].shape[4]);
+    return absl::OkStatus();
+  };
+}
+
+const std::vector<AttrSpec> kWindow = {IntList("kernel_shape"), IntList("strides"), IntList("pads"),
+                                       IntList("dilations")};
+
+std::vector<AttrSpec> With(std::vector<AttrSpec> base, std::vector<AttrSpec> more) {
+  base.insert(base.end(), more.begin(), more.end());
+  return base;
+}
+
+}  // namespace
+
+void RegisterLayoutOps(OpRegistry* r) {
+  // Injective: a boundary copy; it fuses with views after it but never into a conv's epilogue.
+  r->Register({"LayoutTransform", 1, 1, 1,
+               {Required("src_layout", AttrKind::kString), Required("dst_layout", AttrKind::kString),
+                Required("block", AttrKind::kInt), Int("channels", 0)},
+               InferLayoutTransform, OpPattern::kInjective});
+  r->Register({"ConvNCHWc", 2, 3, 1, With(kWindow, {Int("group", 1)}), InferConvNchwc,
+               OpPattern::kOutElementwiseFusable});
+  r->Register({"MaxPoolNCHWc", 1, 1, 1, With(kWindow, {Int("ceil_mode", 0), Int("storage_order", 0)}),
+               InferPoolNchwc("MaxPool"), OpPattern::kOutElementwiseFusable});
+  r->Register({"AveragePoolNCHWc", 1, 1, 1, With(kWindow, {Int("ceil_mode", 0), Int("count_include_pad", 0)}),
+               InferPoolNchwc("AveragePool"), OpPattern::kOutElementwiseFusable});
+  r->Register({"GlobalAveragePoolNCHWc", 1, 1, 1, {}, InferPoolNchwc("GlobalAveragePool"),
+               OpPattern::kOutElementwiseFusable});
+  r->Register({"GlobalMaxPoolNCHWc", 1, 1, 1, {}, InferPoolNchwc("GlobalMaxPool"), OpPattern::kOutElementwiseFusable});
+}
+
+}  // namespace tunefarm::graph

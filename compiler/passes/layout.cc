@@ -1,0 +1,274 @@
+#include "compiler/passes/layout.h"
+
+#include <map>
+#include <set>
+
+#include "compiler/common/log.h"
+#include "compiler/common/strings.h"
+#include "compiler/graph/op_registry.h"
+#include "compiler/passes/graph_rewriter.h"
+#include "compiler/passes/layout_pack.h"
+
+namespace tunefarm::passes {
+namespace {
+
+using graph::HostTensor;
+using graph::Node;
+using graph::NodeEntry;
+
+const std::set<std::string> kBinary = {"Add", "Sub", "Mul", "Div", "Max", "Min"};
+const std::map<std::string, std::string> kPools = {{"MaxPool", "MaxPoolNCHWc"},
+                                                    {"AveragePool", "AveragePoolNCHWc"},
+                                                    {"GlobalAveragePool", "GlobalAveragePoolNCHWc"},
+                                                    {"GlobalMaxPool", "GlobalMaxPoolNCHWc"}};
+
+bool IsParam(const graph::Graph& g, NodeEntry e) { return g.node(e.node).IsParam(); }
+
+// How a param operand of a blocked binary op is re-laid out.
+enum class ParamForm { kNone, kScalar, kPerChannel };
+
+// A param that broadcasts against [N, C, H, W] as a scalar or along C only.
+ParamForm ClassifyParam(const graph::TensorType& t, int64_t channels) {
+  if (t.shape.size() > 4) return ParamForm::kNone;
+  std::vector<int64_t> s(4 - t.shape.size(), 1);
+  s.insert(s.end(), t.shape.begin(), t.shape.end());
+  if (s[0] != 1 || s[2] != 1 || s[3] != 1) return ParamForm::kNone;
+  if (s[1] == 1) return ParamForm::kScalar;
+  return s[1] == channels ? ParamForm::kPerChannel : ParamForm::kNone;
+}
+
+class LayoutRewrite {
+ public:
+  LayoutRewrite(const graph::Graph& g, int64_t block) : g_(g), block_(block), rw_(g) {}
+
+  // Decides, in order, which values are blocked and by how much (block_of_).
+  int Plan() {
+    int convs = 0;
+    for (int id = 0; id < static_cast<int>(g_.nodes().size()); ++id) {
+      const Node& n = g_.node(id);
+      if (n.IsInput() || n.IsParam() || n.outputs.size() != 1) continue;
+      if (n.op == "Conv" && ConvertibleConv(n)) {
+        block_of_[{id, 0}] = ChannelBlock(n.outputs[0].shape[1], block_);
+        ++convs;
+      } else if (int64_t b = FollowBlock(n); b > 0) {
+        block_of_[{id, 0}] = b;
+      }
+    }
+    return convs;
+  }
+
+  absl::StatusOr<graph::Graph> Rewrite() {
+    for (int id = 0; id < static_cast<int>(g_.nodes().size()); ++id) {
+      const Node& n = g_.node(id);
+      if (block_of_.count({id, 0})) {
+        if (absl::Status s = EmitBlocked(id); !s.ok()) return s;
+        continue;
+      }
+      if (ReadsBytesOnly(n)) {
+        // Same bytes in both layouts: the Flatten/Reshape reads the blocked value directly.
+        auto out = rw_.AddNode(n.op, n.name, {blocked_.at(n.inputs[0])}, n.attrs);
+        if (!out.ok()) return out.status();
+        rw_.Map({id, 0}, *out);
+        ++views_out_;
+        continue;
+      }
+      for (NodeEntry e : n.inputs)
+        if (absl::Status s = EnsurePlain(e); !s.ok()) return s;
+      if (absl::Status s = rw_.Copy(id); !s.ok()) return s;
+    }
+    for (NodeEntry e : g_.outputs())
+      if (absl::Status s = EnsurePlain(e); !s.ok()) return s;
+    TF_LOG(INFO, "passes") << "layout: " << block_of_.size() << " values in NCHW[x]c (block " << block_ << "), "
+                           << to_blocked_.size() << " conversions in, " << conversions_out_ << " out, " << views_out_
+                           << " out as views";
+    return rw_.Finish();
+  }
+
+ private:
+  int64_t BlockOf(NodeEntry e) const {
+    auto it = block_of_.find(e);
+    return it == block_of_.end() ? 0 : it->second;
+  }
+
+  bool ConvertibleConv(const Node& n) const {
+    const auto& x = g_.type(n.inputs[0]);
+    const auto& w = g_.type(n.inputs[1]).shape;
+    if (x.shape.size() != 4 || x.dtype != te::DType::kFloat32) return false;
+    for (size_t i = 1; i < n.inputs.size(); ++i)
+      if (!IsParam(g_, n.inputs[i])) return false;
+    int64_t group = n.attrs.GetInt("group"), c = x.shape[1], k = w[0];
+    if (group == 1) return true;
+    // Depthwise: one input and one output channel per group.
+    return group == c && k == c && w[1] == 1;
+  }
+
+  // The block a non-conv node's output takes when it can run blocked, else 0.
+  int64_t FollowBlock(const Node& n) const {
+    if (n.inputs.empty()) return 0;
+    const graph::TensorType& out = n.outputs[0];
+    if (out.shape.size() != 4) return 0;
+    const int64_t c = out.shape[1], b = ChannelBlock(c, block_);
+    const graph::OpSchema* schema = graph::OpRegistry::Global().Find(n.op);
+    if (schema == nullptr) return 0;
+    if (kPools.count(n.op) || (schema->pattern == graph::OpPattern::kElementwise && n.inputs.size() == 1)) {
+      const auto& in = g_.type(n.inputs[0]);
+      return BlockOf(n.inputs[0]) > 0 && in.shape.size() == 4 && in.shape[1] == c ? b : 0;
+    }
+    if (kBinary.count(n.op)) {
+      bool any_blocked = false;
+      for (NodeEntry e : n.inputs) {
+        if (BlockOf(e) > 0) {
+          if (g_.type(e).shape.size() != 4 || g_.type(e).shape[1] != c) return 0;
+          any_blocked = true;
+        } else if (!IsParam(g_, e) || ClassifyParam(g_.type(e), c) == ParamForm::kNone) {
+          return 0;
+        }
+      }
+      return any_blocked ? b : 0;
+    }
+    if (n.op == "Concat") {
+      int64_t axis = n.attrs.GetInt("axis");
+      if (axis != 1 && axis != -3) return 0;
+      // Blocks concatenate along C/x only when every part is in blocks of the result's x.
+      for (NodeEntry e : n.inputs)
+        if (BlockOf(e) != b) return 0;
+      return b;
+    }
+    return 0;
+  }
+
+  // A Flatten/Reshape of a blocked [N, C/x, 1, 1, x] value whose result only depends on the
+  // byte order, which both layouts share (Flatten axis 0/1; Reshape copying no dim by a 0).
+  bool ReadsBytesOnly(const Node& n) const {
+    if (n.inputs.size() != 1 || BlockOf(n.inputs[0]) == 0) return false;
+    const auto& s = g_.type(n.inputs[0]).shape;
+    if (s[2] != 1 || s[3] != 1) return false;
+    if (n.op == "Flatten") {
+      int64_t axis = n.attrs.GetInt("axis");
+      return axis == 0 || axis == 1 || axis == -4 || axis == -3;
+    }
+    if (n.op != "Reshape") return false;
+    std::vector<int64_t> target = n.attrs.GetInts("shape");
+    for (size_t i = 1; i < target.size(); ++i)
+      if (target[i] == 0 && n.attrs.GetInt("allowzero") == 0) return false;
+    return true;
+  }
+
+  // The blocked new value of old value `e` (a conv's data input may still be NCHW).
+  absl::StatusOr<NodeEntry> Blocked(NodeEntry e, int64_t block) {
+    if (BlockOf(e) > 0) return blocked_.at(e);
+    if (auto it = to_blocked_.find(e); it != to_blocked_.end()) return it->second;
+    graph::Attrs attrs;
+    attrs.Set("src_layout", std::string("NCHW"));
+    attrs.Set("dst_layout", std::string("NCHWc"));
+    attrs.Set("block", block);
+    const Node& src = g_.node(e.node);
+    auto t = rw_.AddNode("LayoutTransform", StrCat(src.name, ".to_nchwc"), {rw_.Lookup(e)}, attrs);
+    if (!t.ok()) return t.status();
+    TF_LOG(DEBUG, "passes") << "layout: '" << src.name << "' converted to NCHW" << block << "c";
+    to_blocked_[e] = *t;
+    return *t;
+  }
+
+  // Maps old blocked value `e` to an NCHW new value (once), for readers outside the region.
+  absl::Status EnsurePlain(NodeEntry e) {
+    if (BlockOf(e) == 0 || rw_.IsMapped(e)) return absl::OkStatus();
+    const graph::TensorType& t = g_.type(e);
+    const Node& src = g_.node(e.node);
+    absl::StatusOr<NodeEntry> plain;
+    if (t.shape[2] == 1 && t.shape[3] == 1) {
+      // [N, C/x, 1, 1, x] and [N, C, 1, 1] have the same byte order: a view, no kernel.
+      graph::Attrs attrs;
+      attrs.Set("shape", t.shape);
+      attrs.Set("allowzero", int64_t{0});
+      plain = rw_.AddNode("Reshape", StrCat(src.name, ".to_nchw"), {blocked_.at(e)}, attrs);
+      ++views_out_;
+    } else {
+      graph::Attrs attrs;
+      attrs.Set("src_layout", std::string("NCHWc"));
+      attrs.Set("dst_layout", std::string("NCHW"));
+      attrs.Set("block", BlockOf(e));
+      attrs.Set("channels", t.shape[1]);
+      plain = rw_.AddNode("LayoutTransform", StrCat(src.name, ".to_nchw"), {blocked_.at(e)}, attrs);
+      ++conversions_out_;
+    }
+    if (!plain.ok()) return plain.status();
+    TF_LOG(DEBUG, "passes") << "layout: '" << src.name << "' converted back to NCHW";
+    rw_.Map(e, *plain);
+    return absl::OkStatus();
+  }
+
+  absl::StatusOr<NodeEntry> PackedParam(NodeEntry e, HostTensor value, const char* suffix) {
+    return rw_.AddParam(StrCat(g_.node(e.node).name, suffix), std::move(value));
+  }
+
+  absl::Status EmitBlocked(int id) {
+    const Node& n = g_.node(id);
+    const int64_t b = BlockOf({id, 0});
+    std::vector<NodeEntry> inputs;
+    std::string op = n.op;
+    graph::Attrs attrs = n.attrs;
+    if (n.op == "Conv") {
+      const HostTensor& w = g_.params().at(g_.node(n.inputs[1].node).name);
+      const int64_t xi = n.attrs.GetInt("group") == 1 ? ChannelBlock(w.shape[1], block_) : 1;
+      auto data = Blocked(n.inputs[0], ChannelBlock(g_.type(n.inputs[0]).shape[1], block_));
+      if (!data.ok()) return data.status();
+      auto weight = PackedParam(n.inputs[1], PackConvWeight(w, xi, b), ".nchwc");
+      if (!weight.ok()) return weight.status();
+      inputs = {*data, *weight};
+      if (n.inputs.size() == 3) {
+        const HostTensor& bias = g_.params().at(g_.node(n.inputs[2].node).name);
+        auto packed = PackedParam(n.inputs[2], BlockPerChannel(bias, w.shape[0], b), ".nchwc");
+        if (!packed.ok()) return packed.status();
+        inputs.push_back(*packed);
+      }
+      op = "ConvNCHWc";
+    } else {
+      for (NodeEntry e : n.inputs) {
+        if (BlockOf(e) > 0) {
+          inputs.push_back(blocked_.at(e));
+          continue;
+        }
+        // A scalar or per-channel param of a binary op (FollowBlock checked the form).
+        const HostTensor& p = g_.params().at(g_.node(e.node).name);
+        if (ClassifyParam(g_.type(e), n.outputs[0].shape[1]) == ParamForm::kScalar) {
+          inputs.push_back(rw_.Lookup(e));
+          continue;
+        }
+        auto packed = PackedParam(e, BlockPerChannel(p, n.outputs[0].shape[1], b), ".nchwc");
+        if (!packed.ok()) return packed.status();
+        inputs.push_back(*packed);
+      }
+      if (auto it = kPools.find(n.op); it != kPools.end()) op = it->second;
+      if (n.op == "Concat") attrs.Set("axis", int64_t{1});
+    }
+    auto out = rw_.AddNode(op, n.name, inputs, attrs);
+    if (!out.ok()) return out.status();
+    blocked_[{id, 0}] = *out;
+    TF_LOG(DEBUG, "passes") << "layout: " << n.op << " '" << n.name << "' -> " << op << " "
+                            << rw_.dst().type(*out).ToString();
+    return absl::OkStatus();
+  }
+
+  const graph::Graph& g_;
+  const int64_t block_;
+  GraphRewriter rw_;
+  std::map<NodeEntry, int64_t> block_of_;        // old value -> its block (blocked values only)
+  std::map<NodeEntry, NodeEntry> blocked_;       // old blocked value -> new blocked value
+  std::map<NodeEntry, NodeEntry> to_blocked_;    // old NCHW value -> its conversion in
+  int conversions_out_ = 0, views_out_ = 0;
+};
+
+}  // namespace
+
+absl::StatusOr<graph::Graph> ConvertLayout(const graph::Graph& g, int block) {
+  if (block <= 1) return g;
+  LayoutRewrite rewrite(g, block);
+  if (rewrite.Plan() == 0) {
+    TF_LOG(INFO, "passes") << "layout: no convertible Conv, graph left in NCHW";
+    return g;
+  }
+  return rewrite.Rewrite();
+}
+
+}  // namespace tunefarm::passes

@@ -1,0 +1,28 @@
+// The NCHW[x]c layout pass (DESIGN.md "Graph passes"): the conv region of a graph runs on
+// blocked activations [N, C/x, H, W, x] so a conv vectorizes over a block of output channels.
+//
+// Region: every 2-D Conv with param weights (groups 1 or depthwise) becomes ConvNCHWc with its
+// weight packed at compile time to [K/y, C/x, R, S, x, y] (depthwise: [C/y, 1, R, S, 1, y]) and
+// its bias to [K/y, 1, 1, y]. Ops reading blocked values follow when their NCHWc form is exact:
+// unary elementwise ops (Relu, Clip, ...), Add/Sub/Mul/Div/Max/Min of blocked values and
+// per-channel or scalar params (re-laid out as [C/x, 1, 1, x]), Max/Average/Global pools, and
+// channel Concat when every part has the same block. Everything else (Flatten, Reshape, Gemm,
+// graph outputs) reads NCHW through one LayoutTransform per value; a value whose spatial dims
+// are all 1 (after a global pool) has NCHW's byte order already and becomes a Reshape (a view).
+// A conv's NCHW input is converted once per value. So conversions sit only where the region
+// meets the rest of the graph.
+//
+// Blocks: a value with C channels uses ChannelBlock(C, block), the largest divisor of C that is
+// <= block (3 for an RGB input), so no channel is ever padded and operands always agree.
+#pragma once
+
+#include "absl/status/statusor.h"
+#include "compiler/graph/graph.h"
+
+namespace tunefarm::passes {
+
+// block: the target's float vector lanes (8 AVX2, 16 AVX-512, 4 NEON); <= 1 returns g as is.
+// A graph without a convertible Conv is returned unchanged. Unused NCHW weights are left for DCE.
+absl::StatusOr<graph::Graph> ConvertLayout(const graph::Graph& g, int block);
+
+}  // namespace tunefarm::passes

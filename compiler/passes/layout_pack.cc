@@ -1,0 +1,44 @@
+#include "compiler/passes/layout_pack.h"
+
+#include <algorithm>
+#include <cstring>
+
+#include "compiler/common/check.h"
+
+namespace tunefarm::passes {
+
+int64_t ChannelBlock(int64_t channels, int64_t block) {
+  for (int64_t b = std::min(block, channels); b > 1; --b)
+    if (channels % b == 0) return b;
+  return 1;
+}
+
+graph::HostTensor PackConvWeight(const graph::HostTensor& w, int64_t xi, int64_t y) {
+  TF_CHECK(w.shape.size() == 4 && w.shape[0] % y == 0 && w.shape[1] % xi == 0, "PackConvWeight: bad blocks");
+  const int64_t k = w.shape[0], cg = w.shape[1], rs = w.shape[2] * w.shape[3];
+  const size_t elem = static_cast<size_t>(te::DTypeBytes(w.dtype));
+  graph::HostTensor out;
+  out.dtype = w.dtype;
+  out.shape = {k / y, cg / xi, w.shape[2], w.shape[3], xi, y};
+  out.bytes.resize(w.bytes.size());
+  // out[ko, co, rs, ci, ki] = w[ko*y + ki, co*xi + ci, rs]
+  for (int64_t ko = 0; ko < k / y; ++ko)
+    for (int64_t co = 0; co < cg / xi; ++co)
+      for (int64_t p = 0; p < rs; ++p)
+        for (int64_t ci = 0; ci < xi; ++ci)
+          for (int64_t ki = 0; ki < y; ++ki) {
+            int64_t dst = (((ko * (cg / xi) + co) * rs + p) * xi + ci) * y + ki;
+            int64_t src = ((ko * y + ki) * cg + co * xi + ci) * rs + p;
+            std::memcpy(&out.bytes[dst * elem], &w.bytes[src * elem], elem);
+          }
+  return out;
+}
+
+graph::HostTensor BlockPerChannel(const graph::HostTensor& t, int64_t channels, int64_t block) {
+  TF_CHECK(t.NumElements() == channels && channels % block == 0, "BlockPerChannel: not per-channel");
+  graph::HostTensor out = t;
+  out.shape = {channels / block, 1, 1, block};
+  return out;
+}
+
+}  // namespace tunefarm::passes

@@ -1,0 +1,22 @@
+// Compile-time re-layout of the params the NCHW[x]c pass feeds to blocked ops, so no weight is
+// transformed at run time (DESIGN.md "Graph passes").
+#pragma once
+
+#include <cstdint>
+
+#include "compiler/graph/host_tensor.h"
+
+namespace tunefarm::passes {
+
+// The largest divisor of `channels` that is <= block: every value with C channels is blocked by
+// it, so values that meet in one op (Add, Concat) agree without padding.
+int64_t ChannelBlock(int64_t channels, int64_t block);
+
+// Conv weight [K, Cg, R, S] -> [K/y, Cg/xi, R, S, xi, y] (xi divides Cg, y divides K).
+graph::HostTensor PackConvWeight(const graph::HostTensor& w, int64_t xi, int64_t y);
+
+// A per-channel operand (C values, every other dim 1: conv bias [C], BN shift [C,1,1]) as
+// [C/x, 1, 1, x], which right-aligns with [N, C/x, H, W, x]. Same bytes: c = cb*x + ci.
+graph::HostTensor BlockPerChannel(const graph::HostTensor& t, int64_t channels, int64_t block);
+
+}  // namespace tunefarm::passes

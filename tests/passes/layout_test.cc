@@ -1,0 +1,282 @@
+// The NCHW[x]c layout pass: structure (what became blocked, where conversions sit, weights
+// packed as params) and numerics through the whole build (plan -> artifact -> runtime) against
+// the node-by-node reference of the original NCHW graph, at blocks 8 and 16, with channel
+// counts that the block divides and ones it does not.
+#include <gtest/gtest.h>
+#include <unistd.h>
+
+#include <cmath>
+#include <cstdio>
+#include <random>
+
+#include "compiler/build/model_builder.h"
+#include "compiler/codegen/host_target.h"
+#include "compiler/frontend/onnx_importer.h"
+#include "compiler/passes/layout.h"
+#include "compiler/passes/layout_pack.h"
+#include "compiler/passes/pass_pipeline.h"
+#include "deploy/tunefarm_runtime.h"
+#include "tests/build/graph_reference.h"
+#include "tests/passes/test_graphs.h"
+
+namespace tunefarm::passes {
+namespace {
+
+using namespace testing;
+
+Attrs Window(std::vector<int64_t> kernel, std::vector<int64_t> strides, std::vector<int64_t> pads) {
+  Attrs a;
+  a.Set("kernel_shape", std::move(kernel));
+  a.Set("strides", std::move(strides));
+  a.Set("pads", std::move(pads));
+  return a;
+}
+
+NodeEntry Conv(Graph& g, const std::string& name, NodeEntry x, int64_t cin, int64_t cout, int64_t k, int64_t stride,
+               std::mt19937& rng, int64_t group = 1) {
+  int64_t pad = k / 2;
+  return Op(g, "Conv", name,
+            {x, Param(g, name + ".w", RandomTensor({cout, cin / group, k, k}, rng)),
+             Param(g, name + ".b", RandomTensor({cout}, rng))},
+            ConvAttrs({pad, pad, pad, pad}, {stride, stride}, group));
+}
+
+struct Channels {
+  int64_t c, k, s, e;  // input, conv, squeeze, expand
+};
+
+// conv -> relu -> maxpool -> conv -> residual add -> relu -> per-channel mul -> scalar add
+// -> global pool -> flatten -> gemm; the spatial relu output is a second graph output.
+Graph ResidualGraph(const Channels& ch, std::mt19937& rng) {
+  Graph g;
+  NodeEntry x = Input(g, "x", {1, ch.c, 10, 10});
+  NodeEntry a = Op(g, "Relu", "relu1", {Conv(g, "conv1", x, ch.c, ch.k, 3, 1, rng)});
+  NodeEntry p = Op(g, "MaxPool", "pool", {a}, Window({3, 3}, {2, 2}, {1, 1, 1, 1}));
+  NodeEntry b = Conv(g, "conv2", p, ch.k, ch.k, 3, 1, rng);
+  NodeEntry r = Op(g, "Relu", "relu2", {Op(g, "Add", "res", {b, p})});
+  NodeEntry m = Op(g, "Mul", "scale", {r, Param(g, "scale.c", RandomTensor({ch.k, 1, 1}, rng))});
+  NodeEntry s = Op(g, "Add", "shift", {m, Param(g, "shift.c", RandomTensor({1}, rng))});
+  NodeEntry gp = Op(g, "GlobalAveragePool", "gap", {s});
+  Attrs flat;
+  flat.Set("axis", int64_t{1});
+  NodeEntry f = Op(g, "Flatten", "flat", {gp}, flat);
+  Attrs gemm;
+  gemm.Set("transB", int64_t{1});
+  g.AddOutput("logits", Op(g, "Gemm", "fc", {f, Param(g, "fc.w", RandomTensor({5, ch.k}, rng)),
+                                             Param(g, "fc.b", RandomTensor({5}, rng))}, gemm));
+  g.AddOutput("features", r);
+  return g;
+}
+
+// A squeezenet fire module: squeeze 1x1, expand 1x1 and 3x3, channel concat, average pool.
+Graph FireGraph(const Channels& ch, std::mt19937& rng) {
+  Graph g;
+  NodeEntry x = Input(g, "x", {1, ch.c, 9, 9});
+  NodeEntry sq = Op(g, "Relu", "sq_relu", {Conv(g, "squeeze", x, ch.c, ch.s, 1, 1, rng)});
+  NodeEntry e1 = Op(g, "Relu", "e1_relu", {Conv(g, "expand1", sq, ch.s, ch.e, 1, 1, rng)});
+  NodeEntry e3 = Op(g, "Relu", "e3_relu", {Conv(g, "expand3", sq, ch.s, ch.e, 3, 1, rng)});
+  Attrs cat;
+  cat.Set("axis", int64_t{1});
+  NodeEntry c = Op(g, "Concat", "cat", {e1, e3}, cat);
+  Attrs avg = Window({2, 2}, {2, 2}, {0, 0, 1, 1});
+  avg.Set("count_include_pad", int64_t{0});
+  g.AddOutput("y", Op(g, "AveragePool", "avg", {c}, avg));
+  return g;
+}
+
+// A mobilenet_v2 block: expand 1x1 -> Clip -> depthwise 3x3 / 2 -> Clip -> project 1x1, then an
+// Add with a runtime NCHW input (not blockable: the region ends there).
+Graph DepthwiseGraph(const Channels& ch, std::mt19937& rng) {
+  Graph g;
+  NodeEntry x = Input(g, "x", {1, ch.c, 12, 12});
+  Attrs clip;
+  clip.Set("min", 0.0);
+  clip.Set("max", 0.5);
+  NodeEntry a = Op(g, "Clip", "clip1", {Conv(g, "expand", x, ch.c, ch.k, 1, 1, rng)}, clip);
+  NodeEntry d = Op(g, "Clip", "clip2", {Conv(g, "dw", a, ch.k, ch.k, 3, 2, rng, ch.k)}, clip);
+  NodeEntry p = Conv(g, "project", d, ch.k, ch.c, 1, 1, rng);
+  NodeEntry other = Input(g, "other", {1, ch.c, 6, 6});
+  g.AddOutput("y", Op(g, "Add", "sum", {p, other}));
+  return g;
+}
+
+int Count(const Graph& g, const std::string& op) {
+  auto counts = g.OpCounts();
+  return counts.count(op) ? counts.at(op) : 0;
+}
+
+TEST(LayoutPassTest, ChannelBlockIsTheLargestDivisor) {
+  EXPECT_EQ(ChannelBlock(64, 16), 16);
+  EXPECT_EQ(ChannelBlock(3, 16), 3);
+  EXPECT_EQ(ChannelBlock(1000, 16), 10);
+  EXPECT_EQ(ChannelBlock(12, 8), 6);
+  EXPECT_EQ(ChannelBlock(7, 4), 1);
+}
+
+TEST(LayoutPassTest, PackedWeightHoldsEveryElementAtItsBlockedIndex) {
+  std::mt19937 rng(1);
+  HostTensor w = RandomTensor({6, 4, 3, 2}, rng);
+  HostTensor p = PackConvWeight(w, 2, 3);
+  ASSERT_EQ(p.shape, (std::vector<int64_t>{2, 2, 3, 2, 2, 3}));
+  for (int64_t k = 0; k < 6; ++k)
+    for (int64_t c = 0; c < 4; ++c)
+      for (int64_t rs = 0; rs < 6; ++rs) {
+        int64_t src = (k * 4 + c) * 6 + rs;
+        int64_t dst = (((k / 3) * 2 + c / 2) * 6 + rs) * 6 + (c % 2) * 3 + k % 3;
+        EXPECT_EQ(p.GetDouble(dst), w.GetDouble(src));
+      }
+}
+
+// The whole residual graph is one region: one conversion in (the graph input), the global
+// pool's output leaves as a view, the spatial output through one conversion out.
+TEST(LayoutPassTest, ConversionsOnlyAtTheRegionBoundary) {
+  std::mt19937 rng(2);
+  Graph g = ResidualGraph({16, 32, 0, 0}, rng);
+  auto out = ConvertLayout(g, 16);
+  ASSERT_TRUE(out.ok()) << out.status();
+  EXPECT_EQ(Count(*out, "Conv"), 0) << out->Dump();
+  EXPECT_EQ(Count(*out, "ConvNCHWc"), 2);
+  EXPECT_EQ(Count(*out, "MaxPoolNCHWc"), 1);
+  EXPECT_EQ(Count(*out, "GlobalAveragePoolNCHWc"), 1);
+  EXPECT_EQ(Count(*out, "LayoutTransform"), 2) << out->Dump();  // x in, "features" out
+  for (const graph::Node& n : out->nodes()) {
+    if (n.op == "ConvNCHWc") {
+      EXPECT_TRUE(out->node(n.inputs[1].node).IsParam());
+      EXPECT_EQ(out->type(n.inputs[1]).shape.size(), 6u);
+      EXPECT_EQ(out->type(n.inputs[2]).shape, (std::vector<int64_t>{2, 1, 1, 16}));
+    }
+    if (n.op == "Gemm") EXPECT_EQ(out->node(n.inputs[0].node).op, "Flatten");
+  }
+}
+
+TEST(LayoutPassTest, GraphWithoutConvIsUnchanged) {
+  Graph g;
+  NodeEntry x = Input(g, "x", {1, 16, 4, 4});
+  g.AddOutput("y", Op(g, "Relu", "r", {x}));
+  auto out = ConvertLayout(g, 8);
+  ASSERT_TRUE(out.ok());
+  EXPECT_EQ(out->Dump(), g.Dump());
+}
+
+// Concat parts with different blocks cannot concatenate blocked: the concat runs in NCHW.
+TEST(LayoutPassTest, ConcatOfMismatchedBlocksStaysNchw) {
+  std::mt19937 rng(3);
+  Graph g = FireGraph({8, 0, 8, 12}, rng);  // at 8: parts of 12 channels in blocks of 6, their sum 24 in 8
+  auto out = ConvertLayout(g, 8);
+  ASSERT_TRUE(out.ok()) << out.status();
+  EXPECT_EQ(Count(*out, "ConvNCHWc"), 3);
+  EXPECT_EQ(Count(*out, "Concat"), 1);
+  EXPECT_EQ(Count(*out, "AveragePool"), 1);  // after an NCHW concat the pool stays NCHW
+  EXPECT_EQ(Count(*out, "LayoutTransform"), 3) << out->Dump();
+}
+
+// The shared CNNs after the whole pipeline: every Conv blocked, one conversion (the input),
+// the classifier reading the global pool's output directly; at blocks 8 and 16.
+TEST(LayoutPassTest, SharedCnnsConvertOnlyAtTheirInput) {
+  for (const char* model : {"resnet18", "mobilenet_v2", "squeezenet1_1"}) {
+    auto g = frontend::ImportOnnxFile(StrCat(TUNEFARM_SHARED_DIR, "/models/", model, ".onnx"));
+    ASSERT_TRUE(g.ok()) << g.status();
+    for (int block : {8, 16}) {
+      PassOptions options;
+      options.layout_block = block;
+      auto out = OptimizeGraph(*g, options);
+      ASSERT_TRUE(out.ok()) << out.status();
+      EXPECT_EQ(Count(*out, "Conv"), 0) << model;
+      EXPECT_EQ(Count(*out, "ConvNCHWc"), Count(*g, "Conv")) << model;
+      EXPECT_EQ(Count(*out, "LayoutTransform"), 1) << model << " block " << block;
+      for (const graph::Node& n : out->nodes())
+        if (n.op == "ConvNCHWc") EXPECT_TRUE(out->node(n.inputs[1].node).IsParam()) << n.name;
+    }
+  }
+}
+
+struct Case {
+  const char* name;
+  Graph (*make)(const Channels&, std::mt19937&);
+  Channels channels;
+  int block;
+};
+
+std::string PrintCase(const ::testing::TestParamInfo<Case>& info) {
+  return StrCat(info.param.name, "_c", info.param.channels.c, "_k", info.param.channels.k, "_b", info.param.block);
+}
+
+class LayoutNumericsTest : public ::testing::TestWithParam<Case> {};
+
+std::vector<std::vector<float>> RunArtifact(const std::string& bytes, const std::vector<std::vector<float>>& inputs) {
+  char path[] = "/tmp/tunefarm_layout_test_XXXXXX";
+  int fd = mkstemp(path);
+  EXPECT_EQ(write(fd, bytes.data(), bytes.size()), static_cast<ssize_t>(bytes.size()));
+  close(fd);
+  std::vector<std::vector<float>> outputs;
+  tunefarm_model* model = nullptr;
+  EXPECT_EQ(tunefarm_model_load(path, 2, &model), TUNEFARM_RT_OK) << tunefarm_last_error();
+  if (model != nullptr) {
+    for (size_t i = 0; i < inputs.size(); ++i)
+      EXPECT_EQ(tunefarm_model_set_input(model, static_cast<int>(i), inputs[i].data(), inputs[i].size() * 4),
+                TUNEFARM_RT_OK);
+    EXPECT_EQ(tunefarm_model_run(model), TUNEFARM_RT_OK) << tunefarm_last_error();
+    for (int i = 0; i < tunefarm_model_num_outputs(model); ++i) {
+      tunefarm_tensor_info info;
+      EXPECT_EQ(tunefarm_model_output_info(model, i, &info), TUNEFARM_RT_OK);
+      std::vector<float> out(info.bytes / 4);
+      EXPECT_EQ(tunefarm_model_get_output(model, i, out.data(), info.bytes), TUNEFARM_RT_OK);
+      outputs.push_back(std::move(out));
+    }
+    tunefarm_model_free(model);
+  }
+  std::remove(path);
+  return outputs;
+}
+
+TEST_P(LayoutNumericsTest, MatchesTheNodeByNodeReference) {
+  const Case& c = GetParam();
+  std::mt19937 rng(11);
+  Graph g = c.make(c.channels, rng);
+  std::vector<std::vector<float>> inputs;
+  std::vector<std::vector<double>> ref_inputs;
+  for (const graph::Node& n : g.nodes()) {
+    if (!n.IsInput()) continue;
+    std::vector<float> v(n.outputs[0].NumElements());
+    for (float& f : v) f = std::uniform_real_distribution<float>(-1, 1)(rng);
+    inputs.push_back(v);
+    ref_inputs.emplace_back(v.begin(), v.end());
+  }
+  std::vector<std::vector<double>> want = tunefarm::testing::EvaluateGraph(g, ref_inputs);
+
+  build::BuildOptions options;
+  options.target = codegen::HostTarget();
+  options.threads = 2;
+  options.passes.layout_block = c.block;
+  auto plan = build::PlanModel(g, options);
+  ASSERT_TRUE(plan.ok()) << plan.status();
+  EXPECT_EQ(Count(plan->graph, "Conv"), 0) << plan->graph.Dump();
+  EXPECT_GT(Count(plan->graph, "ConvNCHWc"), 0);
+  auto bytes = build::BuildArtifact(&*plan, options);
+  ASSERT_TRUE(bytes.ok()) << bytes.status();
+  std::vector<std::vector<float>> got = RunArtifact(*bytes, inputs);
+  ASSERT_EQ(got.size(), want.size());
+  for (size_t o = 0; o < got.size(); ++o) {
+    ASSERT_EQ(got[o].size(), want[o].size());
+    for (size_t i = 0; i < got[o].size(); ++i)
+      ASSERT_NEAR(got[o][i], want[o][i], 1e-4 + 1e-4 * std::fabs(want[o][i]))
+          << g.output_names()[o] << "[" << i << "]\n" << plan->graph.Dump();
+  }
+}
+
+const Channels kDivisible = {16, 32, 16, 16};
+// Blocks at 8 / 16: 3 -> 3, 12 -> 6 / 12, 6 -> 6, 10 -> 5 / 10 (their concat 20 -> 5 / 10).
+const Channels kRagged = {3, 12, 6, 10};
+
+INSTANTIATE_TEST_SUITE_P(
+    Graphs, LayoutNumericsTest,
+    ::testing::Values(Case{"residual", ResidualGraph, kDivisible, 8}, Case{"residual", ResidualGraph, kDivisible, 16},
+                      Case{"residual", ResidualGraph, kRagged, 8}, Case{"residual", ResidualGraph, kRagged, 16},
+                      Case{"fire", FireGraph, kDivisible, 8}, Case{"fire", FireGraph, kDivisible, 16},
+                      Case{"fire", FireGraph, kRagged, 8}, Case{"fire", FireGraph, kRagged, 16},
+                      Case{"depthwise", DepthwiseGraph, kDivisible, 8}, Case{"depthwise", DepthwiseGraph, kDivisible, 16},
+                      Case{"depthwise", DepthwiseGraph, kRagged, 8}, Case{"depthwise", DepthwiseGraph, kRagged, 16}),
+    PrintCase);
+
+}  // namespace
+}  // namespace tunefarm::passes
