@@ -2,6 +2,7 @@
 
 #include <fstream>
 #include <map>
+#include <optional>
 #include <sstream>
 
 #include "compiler/common/strings.h"
@@ -15,26 +16,27 @@ bool EndsWith(const std::string& s, const std::string& suffix) {
   return s.size() >= suffix.size() && s.compare(s.size() - suffix.size(), suffix.size(), suffix) == 0;
 }
 
-// NumPy's type strings for the dtypes a model can have.
+// NumPy's type strings for the dtypes a model can have (numpy has no bfloat16).
 const std::map<std::string, std::string>& NpyDescrs() {
   static const auto* m = new std::map<std::string, std::string>{
-      {"float32", "<f4"}, {"float64", "<f8"}, {"int8", "|i1"},  {"int16", "<i2"}, {"int32", "<i4"},
-      {"int64", "<i8"},   {"uint8", "|u1"},   {"bool", "|b1"}};
+      {"float16", "<f2"}, {"float32", "<f4"}, {"float64", "<f8"}, {"int8", "|i1"},   {"int16", "<i2"},
+      {"int32", "<i4"},   {"int64", "<i8"},   {"uint8", "|u1"},   {"uint16", "<u2"}, {"uint32", "<u4"},
+      {"uint64", "<u8"},  {"bool", "|b1"}};
   return *m;
 }
 
 // ONNX TensorProto.DataType codes.
 const std::map<std::string, int>& OnnxTypes() {
   static const auto* m = new std::map<std::string, int>{
-      {"float32", 1}, {"uint8", 2}, {"int8", 3}, {"int16", 5}, {"int32", 6}, {"int64", 7}, {"bool", 9}, {"float64", 11}};
+      {"float32", 1}, {"uint8", 2},  {"int8", 3},     {"uint16", 4},  {"int16", 5},   {"int32", 6},
+      {"int64", 7},   {"bool", 9},   {"float16", 10}, {"float64", 11}, {"uint32", 12}, {"uint64", 13},
+      {"bfloat16", 16}};
   return *m;
 }
 
 int64_t ElementBytes(const std::string& dtype) {
-  if (dtype == "float64" || dtype == "int64") return 8;
-  if (dtype == "float32" || dtype == "int32") return 4;
-  if (dtype == "int16") return 2;
-  return 1;
+  std::optional<te::DType> t = te::ParseDType(dtype);
+  return t ? te::DTypeBytes(*t) : 1;
 }
 
 absl::StatusOr<std::string> ReadAll(const std::string& path) {

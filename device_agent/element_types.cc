@@ -3,6 +3,8 @@
 #include <cmath>
 #include <cstring>
 
+#include "compiler/te/float_bits.h"
+
 namespace tunefarm::agent {
 namespace {
 
@@ -16,18 +18,6 @@ T Load(const void* data, int64_t index) {
 template <typename T>
 void Store(void* data, int64_t index, T value) {
   std::memcpy(static_cast<char*>(data) + index * sizeof(T), &value, sizeof(T));
-}
-
-uint32_t FloatBits(float value) {
-  uint32_t bits;
-  std::memcpy(&bits, &value, sizeof bits);
-  return bits;
-}
-
-float BitsFloat(uint32_t bits) {
-  float value;
-  std::memcpy(&value, &bits, sizeof value);
-  return value;
 }
 
 }  // namespace
@@ -78,10 +68,9 @@ double LoadElement(ElementType type, const void* data, int64_t index) {
 
 void StoreElement(ElementType type, void* data, int64_t index, double value) {
   switch (type) {
-    case ElementType::kFloat16: Store(data, index, FloatToHalf(static_cast<float>(value))); return;
-    case ElementType::kBFloat16:
-      Store(data, index, FloatToBFloat16(static_cast<float>(value)));
-      return;
+    // Rounded once, from the double.
+    case ElementType::kFloat16: Store(data, index, te::DoubleToHalfBits(value)); return;
+    case ElementType::kBFloat16: Store(data, index, te::DoubleToBFloat16Bits(value)); return;
     case ElementType::kFloat32: Store(data, index, static_cast<float>(value)); return;
     case ElementType::kFloat64: Store(data, index, value); return;
     default: StoreInteger(type, data, index, static_cast<int64_t>(value)); return;
@@ -103,42 +92,10 @@ void StoreInteger(ElementType type, void* data, int64_t index, int64_t value) {
   }
 }
 
-uint16_t FloatToHalf(float value) {
-  const uint32_t bits = FloatBits(value);
-  const uint32_t sign = (bits >> 16) & 0x8000u;
-  const uint32_t magnitude = bits & 0x7FFFFFFFu;
-  if (magnitude > 0x7F800000u) return static_cast<uint16_t>(sign | 0x7E00u);  // NaN
-  if (magnitude >= 0x477FF000u) return static_cast<uint16_t>(sign | 0x7C00u);  // overflow: inf
-  if (magnitude < 0x38800000u) {
-    // Subnormal half (or zero): scale to units of 2^-24 and round to nearest even.
-    const float scaled = BitsFloat(magnitude) * 16777216.0f;  // exact: a power of two
-    return static_cast<uint16_t>(sign | static_cast<uint32_t>(std::nearbyint(scaled)));
-  }
-  // Normal: rebias the exponent (127 -> 15), round the 13 dropped mantissa bits to even.
-  const uint32_t rebased = magnitude - 0x38000000u;
-  const uint32_t round = 0x0FFFu + ((rebased >> 13) & 1u);
-  return static_cast<uint16_t>(sign | ((rebased + round) >> 13));
-}
-
-float HalfToFloat(uint16_t half) {
-  const uint32_t sign = static_cast<uint32_t>(half & 0x8000u) << 16;
-  const uint32_t exponent = (half >> 10) & 0x1Fu;
-  const uint32_t mantissa = half & 0x3FFu;
-  if (exponent == 0) {
-    const float value = static_cast<float>(mantissa) / 16777216.0f;  // mantissa * 2^-24
-    return sign != 0 ? -value : value;
-  }
-  if (exponent == 0x1F) return BitsFloat(sign | 0x7F800000u | (mantissa << 13));
-  return BitsFloat(sign | ((exponent + 112) << 23) | (mantissa << 13));
-}
-
-uint16_t FloatToBFloat16(float value) {
-  const uint32_t bits = FloatBits(value);
-  if ((bits & 0x7FFFFFFFu) > 0x7F800000u) return static_cast<uint16_t>((bits >> 16) | 0x40u);
-  const uint32_t round = 0x7FFFu + ((bits >> 16) & 1u);
-  return static_cast<uint16_t>((bits + round) >> 16);
-}
-
-float BFloat16ToFloat(uint16_t bits) { return BitsFloat(static_cast<uint32_t>(bits) << 16); }
+// The compiler's conversions (te/float_bits.h), so the agent rounds exactly as kernels do.
+uint16_t FloatToHalf(float value) { return te::DoubleToHalfBits(value); }
+float HalfToFloat(uint16_t half) { return static_cast<float>(te::HalfBitsToDouble(half)); }
+uint16_t FloatToBFloat16(float value) { return te::DoubleToBFloat16Bits(value); }
+float BFloat16ToFloat(uint16_t bits) { return static_cast<float>(te::BFloat16BitsToDouble(bits)); }
 
 }  // namespace tunefarm::agent

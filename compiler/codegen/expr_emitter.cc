@@ -1,5 +1,6 @@
 #include "compiler/codegen/expr_emitter.h"
 
+#include "compiler/codegen/float_bits_ir.h"
 #include "compiler/common/check.h"
 #include "llvm/IR/Constants.h"
 #include "llvm/IR/DerivedTypes.h"
@@ -21,7 +22,7 @@ LaneValue Ramp(Value* base, int64_t stride) {
   return stride == 0 ? Scalar(base) : LaneValue{Kind::kRamp, base, stride};
 }
 
-bool IsUnsigned(DType t) { return !te::IsSigned(t); }  // uint8 and bool
+bool IsUnsigned(DType t) { return !te::IsSigned(t); }  // unsigned integers and bool
 
 llvm::Align AlignOf(DType t) { return llvm::Align(te::DTypeBytes(t)); }
 
@@ -33,9 +34,14 @@ llvm::Type* ExprEmitter::ValueType(DType t) const {
     case DType::kBool: return llvm::Type::getInt1Ty(ctx);
     case DType::kInt8:
     case DType::kUInt8: return llvm::Type::getInt8Ty(ctx);
-    case DType::kInt16: return llvm::Type::getInt16Ty(ctx);
-    case DType::kInt32: return llvm::Type::getInt32Ty(ctx);
-    case DType::kInt64: return llvm::Type::getInt64Ty(ctx);
+    case DType::kInt16:
+    case DType::kUInt16:
+    case DType::kFloat16:  // storage floats are their bit patterns (see dtype.h)
+    case DType::kBFloat16: return llvm::Type::getInt16Ty(ctx);
+    case DType::kInt32:
+    case DType::kUInt32: return llvm::Type::getInt32Ty(ctx);
+    case DType::kInt64:
+    case DType::kUInt64: return llvm::Type::getInt64Ty(ctx);
     case DType::kFloat32: return llvm::Type::getFloatTy(ctx);
     case DType::kFloat64: return llvm::Type::getDoubleTy(ctx);
   }
@@ -269,6 +275,15 @@ Value* ExprEmitter::Compare(ExprKind kind, DType t, Value* a, Value* b) {
 
 Value* ExprEmitter::CastValue(DType from, DType to, Value* v) {
   if (from == to) return v;
+  if (te::IsStorageFloat(from)) {  // exact in float32, then as from float32
+    return CastValue(DType::kFloat32, to, EmitWidenToFloat32(b_, v, te::FormatOf(from)));
+  }
+  if (te::IsStorageFloat(to)) {
+    // One rounding, from float32 or float64 (integers convert to float64 first, as the
+    // interpreter and the host tensors do).
+    Value* wide = from == DType::kFloat32 ? v : CastValue(from, DType::kFloat64, v);
+    return EmitNarrowFloat(b_, wide, te::FormatOf(to));
+  }
   llvm::Type* dst = ValueType(to);
   if (v->getType()->isVectorTy()) {
     dst = llvm::VectorType::get(dst, llvm::cast<llvm::VectorType>(v->getType())->getElementCount());

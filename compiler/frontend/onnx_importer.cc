@@ -477,6 +477,12 @@ absl::Status Importer::Convert(const onnx::NodeProto& n) {
     attrs.Erase("saturate");
     return Emit(n, op, {In(n, 0)}, attrs);
   }
+  if (op == "CastLike") {  // a Cast to input 1's dtype; input 1's values are never read
+    RETURN_IF_ERROR(need_inputs(2));
+    attrs.Erase("saturate");
+    attrs.Set("to", std::string(te::DTypeName(In(n, 1).type.dtype)));
+    return Emit(n, "Cast", {In(n, 0)}, attrs);
+  }
   if (StartsWith(op, "Reduce")) {
     int64_t noop = attrs.GetInt("noop_with_empty_axes", 0);
     attrs.Erase("noop_with_empty_axes");
@@ -491,11 +497,18 @@ absl::Status Importer::Convert(const onnx::NodeProto& n) {
     return Emit(n, op, {In(n, 0)}, attrs);
   }
   if (op == "Conv" || op == "MaxPool" || op == "AveragePool") {
-    RETURN_IF_ERROR(first_only());
+    // A MaxPool whose Indices output is read is the two-output form.
+    const bool with_indices = op == "MaxPool" && !first_only().ok();
+    if (!with_indices) RETURN_IF_ERROR(first_only());
     std::vector<int64_t> kernel = attrs.GetInts("kernel_shape");
     if (kernel.empty() && op == "Conv" && HasInput(n, 1) && In(n, 1).type.shape.size() > 2)
       kernel.assign(In(n, 1).type.shape.begin() + 2, In(n, 1).type.shape.end());
     RETURN_IF_ERROR(ResolveAutoPad(n, In(n, 0).type, kernel, &attrs));
+    if (with_indices) {
+      for (int i = 0; i < n.input_size(); ++i)
+        if (HasInput(n, i)) data.push_back(In(n, i));
+      return Emit(n, "MaxPoolWithIndices", data, std::move(attrs));
+    }
   }
   if (op == "BatchNormalization") {
     if (attrs.GetInt("training_mode", 0) != 0 && attrs.GetInt("spatial", 1) == 1 && n.input_size() == 5) {

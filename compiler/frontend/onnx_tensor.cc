@@ -17,6 +17,11 @@ absl::StatusOr<DType> DTypeFromOnnx(int32_t data_type) {
     case onnx::TensorProto::INT32: return DType::kInt32;
     case onnx::TensorProto::INT64: return DType::kInt64;
     case onnx::TensorProto::UINT8: return DType::kUInt8;
+    case onnx::TensorProto::UINT16: return DType::kUInt16;
+    case onnx::TensorProto::UINT32: return DType::kUInt32;
+    case onnx::TensorProto::UINT64: return DType::kUInt64;
+    case onnx::TensorProto::FLOAT16: return DType::kFloat16;
+    case onnx::TensorProto::BFLOAT16: return DType::kBFloat16;
     case onnx::TensorProto::BOOL: return DType::kBool;
     default: break;
   }
@@ -47,11 +52,15 @@ absl::StatusOr<graph::HostTensor> HostTensorFromOnnx(const onnx::TensorProto& pr
     t.bytes.assign(proto.raw_data().begin(), proto.raw_data().end());
     return t;
   }
+  // The typed field each dtype uses (onnx.proto): float16/bfloat16 keep their bit patterns in
+  // int32_data, uint32/uint64 use uint64_data, the other integers int32_data.
   int64_t have = 0;
   switch (*dtype) {
     case DType::kFloat32: have = proto.float_data_size(); break;
     case DType::kFloat64: have = proto.double_data_size(); break;
     case DType::kInt64: have = proto.int64_data_size(); break;
+    case DType::kUInt32:
+    case DType::kUInt64: have = proto.uint64_data_size(); break;
     default: have = proto.int32_data_size(); break;
   }
   if (have != *count)
@@ -62,6 +71,14 @@ absl::StatusOr<graph::HostTensor> HostTensorFromOnnx(const onnx::TensorProto& pr
       case DType::kFloat32: t.SetDouble(i, proto.float_data(i)); break;
       case DType::kFloat64: t.SetDouble(i, proto.double_data(i)); break;
       case DType::kInt64: t.SetInt(i, proto.int64_data(i)); break;
+      case DType::kUInt32:
+      case DType::kUInt64: t.SetInt(i, static_cast<int64_t>(proto.uint64_data(i))); break;
+      case DType::kFloat16:
+      case DType::kBFloat16: {
+        uint16_t bits = static_cast<uint16_t>(proto.int32_data(i));
+        std::memcpy(t.bytes.data() + i * 2, &bits, 2);
+        break;
+      }
       default: t.SetInt(i, proto.int32_data(i)); break;
     }
   }

@@ -10,9 +10,10 @@ namespace tunefarm::frontend {
 // ONNX TensorProto data_type → dtype; an error for types tunefarm does not support.
 absl::StatusOr<te::DType> DTypeFromOnnx(int32_t data_type);
 
-// Reads raw_data or the typed fields (float, double, int8/16/32/64, uint8, bool); checks the
-// element count against the dims and the byte size of raw_data. Strings, float16 and external
-// data are unsupported.
+// Reads raw_data or the typed fields (float_data, double_data, int64_data, uint64_data for
+// uint32/uint64, int32_data for the other integers, bool and the bit patterns of
+// float16/bfloat16); checks the element count against the dims and the byte size of raw_data.
+// Strings and external data are unsupported.
 absl::StatusOr<graph::HostTensor> HostTensorFromOnnx(const onnx::TensorProto& proto);
 
 }  // namespace tunefarm::frontend

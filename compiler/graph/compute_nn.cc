@@ -70,18 +70,33 @@ Outputs ConvTransposeCompute(te::DagBuilder& b, const Node& n, const std::vector
                   ops::ConvTranspose(b, in[0], in[1], p, in.size() == 3 ? StrCat(n.name, ".conv") : n.name));
 }
 
+ops::PoolParams PoolParamsOf(const Node& n, ops::PoolKind kind) {
+  ops::PoolParams p;
+  p.kind = kind;
+  p.kernel = n.attrs.GetInts("kernel_shape");
+  p.stride = n.attrs.GetInts("strides");
+  p.padding = n.attrs.GetInts("pads");
+  p.dilation = n.attrs.GetInts("dilations");
+  p.ceil_mode = n.attrs.GetInt("ceil_mode") != 0;
+  p.count_include_pad = n.attrs.GetInt("count_include_pad") != 0;
+  return p;
+}
+
 ComputeFn PoolFn(ops::PoolKind kind) {
   return [kind](te::DagBuilder& b, const Node& n, const std::vector<TeTensor>& in) -> Outputs {
-    ops::PoolParams p;
-    p.kind = kind;
-    p.kernel = n.attrs.GetInts("kernel_shape");
-    p.stride = n.attrs.GetInts("strides");
-    p.padding = n.attrs.GetInts("pads");
-    p.dilation = n.attrs.GetInts("dilations");
-    p.ceil_mode = n.attrs.GetInt("ceil_mode") != 0;
-    p.count_include_pad = n.attrs.GetInt("count_include_pad") != 0;
-    return One(ops::Pool(b, in[0], p, n.name));
+    return One(ops::Pool(b, in[0], PoolParamsOf(n, kind), n.name));
   };
+}
+
+// Y and the flat index each element of Y was taken from (ONNX MaxPool's two outputs).
+Outputs MaxPoolWithIndicesCompute(te::DagBuilder& b, const Node& n, const std::vector<TeTensor>& in) {
+  ops::PoolParams p = PoolParamsOf(n, ops::PoolKind::kMax);
+  auto y = ops::Pool(b, in[0], p, n.name);
+  if (!y.ok()) return y.status();
+  auto order = n.attrs.GetInt("storage_order") == 0 ? ops::PoolIndexOrder::kRowMajor : ops::PoolIndexOrder::kColumnMajor;
+  auto indices = ops::MaxPoolIndices(b, in[0], *y, p, order, StrCat(n.name, ".Indices"));
+  if (!indices.ok()) return indices.status();
+  return std::vector<TeTensor>{*y, *indices};
 }
 
 Outputs GemmCompute(te::DagBuilder& b, const Node& n, const std::vector<TeTensor>& in) {
@@ -210,6 +225,7 @@ void RegisterNnComputes(OpRegistry* r) {
   Set(r, "Conv", ConvCompute);
   Set(r, "ConvTranspose", ConvTransposeCompute);
   Set(r, "MaxPool", PoolFn(ops::PoolKind::kMax));
+  Set(r, "MaxPoolWithIndices", MaxPoolWithIndicesCompute);
   Set(r, "AveragePool", PoolFn(ops::PoolKind::kAvg));
   Set(r, "GlobalAveragePool", [](te::DagBuilder& b, const Node& n, const std::vector<TeTensor>& in) {
     return One(ops::GlobalPool(b, in[0], ops::PoolKind::kAvg, n.name));

@@ -130,7 +130,10 @@ absl::StatusOr<std::optional<std::vector<HostTensor>>> EvaluateConstant(const No
   auto out = make();
   if (!out.ok()) return out.status();
   HostTensor& r = *out;
-  if (kBinary.count(op) && in.size() == 2) {
+  // Left to the kernels: the folding arithmetic is int64 or double, which is not uint64's, and
+  // the kernels reject arithmetic on float16/bfloat16 with a clear error.
+  auto foldable = [](const HostTensor* t) { return t->dtype != te::DType::kUInt64 && !te::IsStorageFloat(t->dtype); };
+  if (kBinary.count(op) && in.size() == 2 && foldable(in[0]) && foldable(in[1])) {
     auto v = Binary(op, *in[0], *in[1], type);
     if (!v.ok()) return fail(std::string(v.status().message()));
     return Result(std::vector<HostTensor>{std::move(*v)});
@@ -138,7 +141,8 @@ absl::StatusOr<std::optional<std::vector<HostTensor>>> EvaluateConstant(const No
   if (op == "Cast" || op == "Neg" || op == "Abs" || op == "Sqrt" || op == "Floor" || op == "Ceil") {
     const HostTensor& x = *in[0];
     for (int64_t i = 0; i < r.NumElements(); ++i) {
-      if (te::IsFloat(x.dtype) || te::IsFloat(r.dtype)) {
+      auto any_float = [](te::DType t) { return te::IsFloat(t) || te::IsStorageFloat(t); };
+      if (any_float(x.dtype) || any_float(r.dtype)) {
         double v = x.GetDouble(i);
         if (op == "Neg") v = -v;
         else if (op == "Abs") v = std::fabs(v);

@@ -4,6 +4,7 @@
 
 #include "absl/status/status.h"
 #include "compiler/common/strings.h"
+#include "compiler/te/float_bits.h"
 
 namespace tunefarm::graph {
 
@@ -77,30 +78,35 @@ int64_t HostTensor::GetInt(int64_t i) const {
     case DType::kInt32: return Load<int32_t>(bytes, i);
     case DType::kInt64: return Load<int64_t>(bytes, i);
     case DType::kUInt8: return Load<uint8_t>(bytes, i);
-    case DType::kFloat32: return static_cast<int64_t>(Load<float>(bytes, i));
-    case DType::kFloat64: return static_cast<int64_t>(Load<double>(bytes, i));
+    case DType::kUInt16: return Load<uint16_t>(bytes, i);
+    case DType::kUInt32: return Load<uint32_t>(bytes, i);
+    case DType::kUInt64: return Load<int64_t>(bytes, i);  // the bit pattern
+    default: return te::SaturateToIntDType(DType::kInt64, GetDouble(i));
   }
-  return 0;
 }
 
 double HostTensor::GetDouble(int64_t i) const {
   switch (dtype) {
     case DType::kFloat32: return Load<float>(bytes, i);
     case DType::kFloat64: return Load<double>(bytes, i);
-    default: return static_cast<double>(GetInt(i));
+    case DType::kFloat16: return te::HalfBitsToDouble(Load<uint16_t>(bytes, i));
+    case DType::kBFloat16: return te::BFloat16BitsToDouble(Load<uint16_t>(bytes, i));
+    default: return te::IntDTypeValue(dtype, GetInt(i));
   }
 }
 
 void HostTensor::SetInt(int64_t i, int64_t v) {
   switch (dtype) {
     case DType::kBool: Store<uint8_t>(&bytes, i, v != 0); break;
-    case DType::kInt8: Store<int8_t>(&bytes, i, static_cast<int8_t>(v)); break;
-    case DType::kInt16: Store<int16_t>(&bytes, i, static_cast<int16_t>(v)); break;
-    case DType::kInt32: Store<int32_t>(&bytes, i, static_cast<int32_t>(v)); break;
-    case DType::kInt64: Store<int64_t>(&bytes, i, v); break;
+    case DType::kInt8:
     case DType::kUInt8: Store<uint8_t>(&bytes, i, static_cast<uint8_t>(v)); break;
-    case DType::kFloat32: Store<float>(&bytes, i, static_cast<float>(v)); break;
-    case DType::kFloat64: Store<double>(&bytes, i, static_cast<double>(v)); break;
+    case DType::kInt16:
+    case DType::kUInt16: Store<uint16_t>(&bytes, i, static_cast<uint16_t>(v)); break;
+    case DType::kInt32:
+    case DType::kUInt32: Store<uint32_t>(&bytes, i, static_cast<uint32_t>(v)); break;
+    case DType::kInt64:
+    case DType::kUInt64: Store<int64_t>(&bytes, i, v); break;
+    default: SetDouble(i, static_cast<double>(v)); break;
   }
 }
 
@@ -108,8 +114,10 @@ void HostTensor::SetDouble(int64_t i, double v) {
   switch (dtype) {
     case DType::kFloat32: Store<float>(&bytes, i, static_cast<float>(v)); break;
     case DType::kFloat64: Store<double>(&bytes, i, v); break;
+    case DType::kFloat16: Store<uint16_t>(&bytes, i, te::DoubleToHalfBits(v)); break;
+    case DType::kBFloat16: Store<uint16_t>(&bytes, i, te::DoubleToBFloat16Bits(v)); break;
     case DType::kBool: Store<uint8_t>(&bytes, i, v != 0.0); break;
-    default: SetInt(i, static_cast<int64_t>(v)); break;
+    default: SetInt(i, te::SaturateToIntDType(dtype, v)); break;
   }
 }
 
@@ -128,7 +136,7 @@ std::string HostTensor::ToString(int max_values) const {
   out += "{";
   for (int64_t i = 0; i < n && i < max_values; ++i) {
     if (i) out += ",";
-    if (te::IsFloat(dtype)) {
+    if (te::IsFloat(dtype) || te::IsStorageFloat(dtype)) {
       char buf[32];
       std::snprintf(buf, sizeof buf, "%g", GetDouble(i));
       out += buf;

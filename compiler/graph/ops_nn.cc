@@ -91,6 +91,15 @@ absl::Status InferPool(const Node& n, const std::vector<TensorType>& in, std::ve
   return absl::OkStatus();
 }
 
+// Y and Indices (int64, Y's shape).
+absl::Status InferMaxPoolWithIndices(const Node& n, const std::vector<TensorType>& in, std::vector<TensorType>* out) {
+  int64_t order = n.attrs.GetInt("storage_order");
+  if (order != 0 && order != 1) return Error(StrCat("storage_order must be 0 or 1, got ", order));
+  TF_RETURN_IF_ERROR(InferPool(n, in, out));
+  out->push_back(TensorType{te::DType::kInt64, (*out)[0].shape});
+  return absl::OkStatus();
+}
+
 absl::Status InferGlobalPool(const Node&, const std::vector<TensorType>& in, std::vector<TensorType>* out) {
   if (in[0].shape.size() < 3) return Error(StrCat("X must have rank >= 3, got ", in[0].ToString()));
   TensorType t = in[0];
@@ -282,6 +291,9 @@ void RegisterNnOps(OpRegistry* r) {
                InferConvTranspose, OpPattern::kOutElementwiseFusable});
   r->Register({"MaxPool", 1, 1, 1, With(kWindowAttrs, {Int("ceil_mode", 0), Int("storage_order", 0)}), InferPool,
                OpPattern::kOutElementwiseFusable});
+  // MaxPool whose Indices output is read (the frontend picks it).
+  r->Register({"MaxPoolWithIndices", 1, 1, 2, With(kWindowAttrs, {Int("ceil_mode", 0), Int("storage_order", 0)}),
+               InferMaxPoolWithIndices, OpPattern::kOpaque});
   r->Register({"AveragePool", 1, 1, 1, With(kWindowAttrs, {Int("ceil_mode", 0), Int("count_include_pad", 0)}),
                InferPool, OpPattern::kOutElementwiseFusable});
   r->Register({"GlobalAveragePool", 1, 1, 1, {}, InferGlobalPool, OpPattern::kOutElementwiseFusable});

@@ -135,9 +135,11 @@ absl::StatusOr<Tensor> Binary(DagBuilder& b, const Tensor& x, const Tensor& y, B
   if (auto s = CheckShape(op_name, "x", x.shape); !s.ok()) return s;
   if (auto s = CheckShape(op_name, "y", y.shape); !s.ok()) return s;
   if (op == BinaryOp::kPow) {
-    if (!PowDType(x.dtype) || !PowDType(y.dtype))
+    // ONNX's Pow: the base is float32, float64, int32 or int64, the exponent any number type.
+    if (!PowDType(x.dtype) || !InDTypeSet(y.dtype, DTypeSet::kNumeric))
       return OpError(op_name, StrCat("operands are ", te::DTypeName(x.dtype), " and ", te::DTypeName(y.dtype),
-                                     ", expected float32, float64, int32 or int64"));
+                                     ", expected a float32, float64, int32 or int64 base and an integer, float32 "
+                                     "or float64 exponent"));
   } else {
     if (auto s = CheckDType(op_name, "x", x.dtype, AllowedDTypes(op)); !s.ok()) return s;
     if (x.dtype != y.dtype)

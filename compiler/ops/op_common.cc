@@ -10,9 +10,10 @@
 namespace tunefarm::ops {
 
 bool InDTypeSet(DType t, DTypeSet set) {
+  if (te::IsStorageFloat(t)) return false;  // no op computes on float16/bfloat16 (only Cast)
   switch (set) {
     case DTypeSet::kFloat: return te::IsFloat(t);
-    case DTypeSet::kSignedNumeric: return t != DType::kBool && t != DType::kUInt8;
+    case DTypeSet::kSignedNumeric: return te::IsSigned(t);
     case DTypeSet::kNumeric: return t != DType::kBool;
     case DTypeSet::kInt: return t == DType::kInt32 || t == DType::kInt64;
     case DTypeSet::kBool: return t == DType::kBool;
@@ -24,11 +25,11 @@ bool InDTypeSet(DType t, DTypeSet set) {
 std::string_view DTypeSetName(DTypeSet set) {
   switch (set) {
     case DTypeSet::kFloat: return "float32 or float64";
-    case DTypeSet::kSignedNumeric: return "a signed integer or float dtype";
-    case DTypeSet::kNumeric: return "a numeric dtype (not bool)";
+    case DTypeSet::kSignedNumeric: return "a signed integer, float32 or float64";
+    case DTypeSet::kNumeric: return "an integer, float32 or float64";
     case DTypeSet::kInt: return "int32 or int64";
     case DTypeSet::kBool: return "bool";
-    case DTypeSet::kAny: return "any dtype";
+    case DTypeSet::kAny: return "bool, an integer, float32 or float64";
   }
   return "?";
 }
@@ -132,12 +133,7 @@ Expr TruncDiv(const Expr& a, const Expr& b) {
 
 Expr ScalarConst(DType t, double v) {
   if (te::IsFloat(t)) return te::FloatImm(t, v);
-  if (t == DType::kBool) return te::IntImm(t, v != 0);
-  double lo = static_cast<double>(Lowest(t)->int_value), hi = static_cast<double>(Highest(t)->int_value);
-  if (std::isnan(v)) v = 0;
-  // 2^63 is not representable as int64: saturate in double first.
-  v = std::trunc(std::clamp(v, lo, hi));
-  return te::IntImm(t, v >= 9.2e18 ? Highest(t)->int_value : static_cast<int64_t>(v));
+  return te::IntImm(t, te::SaturateToIntDType(t, v));
 }
 
 Expr Lowest(DType t) { return te::ReduceIdentity(te::ReduceKind::kMax, t); }

@@ -28,14 +28,15 @@ using Tensor = te::DagBuilder::Tensor;
 using Shape = std::vector<int64_t>;
 using Axes = DagBuilder::Axes;
 
-// Dtype sets, named after the ONNX type constraints they stand for.
+// Dtype sets, named after the ONNX type constraints they stand for. None holds float16 or
+// bfloat16: ops compute in float32/float64, and only Cast converts the storage floats.
 enum class DTypeSet {
   kFloat,          // float32, float64
   kSignedNumeric,  // int8..int64, float32, float64
-  kNumeric,        // every dtype but bool
+  kNumeric,        // every integer, float32, float64
   kInt,            // int32, int64 (indices)
   kBool,           // bool
-  kAny,            // every dtype
+  kAny,            // the above and bool
 };
 bool InDTypeSet(DType t, DTypeSet set);
 std::string_view DTypeSetName(DTypeSet set);

@@ -25,19 +25,31 @@ struct WindowAxis {
     };
     return first_j_at_or_after(hi) - first_j_at_or_after(lo);
   }
+
+  // Whether every window holds an input element; one that does not (dilation can step over a
+  // small input) pools only padding.
+  bool EveryWindowReadsInput() const {
+    for (int64_t o = 0; o < out; ++o) {
+      const int64_t start = o * stride - pad_begin;
+      const int64_t j = start >= 0 ? 0 : (-start + dilation - 1) / dilation;
+      if (j >= kernel || start + j * dilation >= size) return false;
+    }
+    return true;
+  }
 };
 
 double LowestValue(DType t) {
   return te::IsFloat(t) ? -std::numeric_limits<double>::infinity() : static_cast<double>(Lowest(t)->int_value);
 }
 
-}  // namespace
+// The checked geometry of a pool: one WindowAxis per spatial axis and the output shape.
+struct PoolWindow {
+  std::vector<WindowAxis> axes;
+  Shape out_shape;
+};
 
-absl::StatusOr<Tensor> Pool(DagBuilder& b, const Tensor& x, const PoolParams& p, std::string name) {
-  const bool is_max = p.kind == PoolKind::kMax;
-  const std::string_view op = is_max ? "max_pool" : "avg_pool";
+absl::StatusOr<PoolWindow> PlanWindow(std::string_view op, const Tensor& x, const PoolParams& p) {
   if (auto s = CheckShape(op, "input", x.shape); !s.ok()) return s;
-  if (auto s = CheckDType(op, "input", x.dtype, is_max ? DTypeSet::kNumeric : DTypeSet::kFloat); !s.ok()) return s;
   const size_t rank = x.shape.size();
   if (rank < 3) return OpError(op, StrCat("input ", ShapeString(x.shape), " needs [N, C] and a spatial axis"));
   const size_t sd = rank - 2;
@@ -50,12 +62,11 @@ absl::StatusOr<Tensor> Pool(DagBuilder& b, const Tensor& x, const PoolParams& p,
   if (auto s = sized(p.dilation, sd, "dilation"); !s.ok()) return s;
   if (auto s = sized(p.padding, 2 * sd, "padding"); !s.ok()) return s;
 
-  std::vector<WindowAxis> win(sd);
-  Shape out_shape = {x.shape[0], x.shape[1]};
-  std::vector<int64_t> pads(2 * rank, 0);
-  bool needs_pad = false, overhang = false, any_padding = false;
+  PoolWindow pw;
+  pw.axes.resize(sd);
+  pw.out_shape = {x.shape[0], x.shape[1]};
   for (size_t d = 0; d < sd; ++d) {
-    WindowAxis& w = win[d];
+    WindowAxis& w = pw.axes[d];
     w.size = x.shape[2 + d];
     w.kernel = p.kernel[d];
     w.stride = p.stride.empty() ? 1 : p.stride[d];
@@ -73,13 +84,32 @@ absl::StatusOr<Tensor> Pool(DagBuilder& b, const Tensor& x, const PoolParams& p,
     w.out = p.ceil_mode ? (span + w.stride - 1) / w.stride + 1 : span / w.stride + 1;
     if (p.ceil_mode && (w.out - 1) * w.stride >= w.size + w.pad_begin) --w.out;
     w.padded_end = (w.out - 1) * w.stride + w.dilation * (w.kernel - 1) + 1;
+    pw.out_shape.push_back(w.out);
+  }
+  return pw;
+}
+
+}  // namespace
+
+absl::StatusOr<Tensor> Pool(DagBuilder& b, const Tensor& x, const PoolParams& p, std::string name) {
+  const bool is_max = p.kind == PoolKind::kMax;
+  const std::string_view op = is_max ? "max_pool" : "avg_pool";
+  if (auto s = CheckDType(op, "input", x.dtype, is_max ? DTypeSet::kNumeric : DTypeSet::kFloat); !s.ok()) return s;
+  auto planned = PlanWindow(op, x, p);
+  if (!planned.ok()) return planned.status();
+  const std::vector<WindowAxis>& win = planned->axes;
+  const Shape& out_shape = planned->out_shape;
+  const size_t rank = x.shape.size(), sd = rank - 2;
+  std::vector<int64_t> pads(2 * rank, 0);
+  bool needs_pad = false, overhang = false, any_padding = false;
+  for (size_t d = 0; d < sd; ++d) {
+    const WindowAxis& w = win[d];
     int64_t end_pad = w.padded_end - w.pad_begin - w.size;  // < 0: the tail is never read
     pads[2 + d] = w.pad_begin;
     pads[rank + 2 + d] = end_pad;
     needs_pad |= w.pad_begin > 0 || end_pad > 0;
     overhang |= w.padded_end > w.pad_begin + w.size + w.pad_end;
     any_padding |= w.pad_begin > 0 || w.pad_end > 0;
-    out_shape.push_back(w.out);
   }
 
   Tensor src = x;
@@ -107,6 +137,63 @@ absl::StatusOr<Tensor> Pool(DagBuilder& b, const Tensor& x, const PoolParams& p,
       count = count.defined() ? count * c : c;
     }
     return sum(i) / te::Cast(x.dtype, count);
+  });
+}
+
+absl::StatusOr<Tensor> MaxPoolIndices(DagBuilder& b, const Tensor& x, const Tensor& y, const PoolParams& p,
+                                      PoolIndexOrder order, std::string name) {
+  const std::string_view op = "max_pool_indices";
+  if (p.kind != PoolKind::kMax) return OpError(op, "needs a max pool");
+  if (auto s = CheckDType(op, "input", x.dtype, DTypeSet::kNumeric); !s.ok()) return s;
+  auto planned = PlanWindow(op, x, p);
+  if (!planned.ok()) return planned.status();
+  const std::vector<WindowAxis>& win = planned->axes;
+  const Shape& out_shape = planned->out_shape;
+  if (y.shape != out_shape || y.dtype != x.dtype)
+    return OpError(op, StrCat("the pooled tensor is ", te::DTypeName(y.dtype), ShapeString(y.shape), ", expected ",
+                              te::DTypeName(x.dtype), ShapeString(out_shape)));
+  const size_t sd = win.size();
+  for (size_t d = 0; d < sd; ++d)
+    if (!win[d].EveryWindowReadsInput())
+      return OpError(op, StrCat("a window of spatial axis ", d, " holds only padding, so it has no index"));
+
+  // Row-major flat index of the first window point (in scan order, which is also row-major
+  // index order) that is inside the input and holds the max. Every window holds one: y is the max
+  // of its input elements and of padding that never exceeds them. When y is NaN (a NaN input),
+  // the first NaN is taken.
+  Shape kernel(p.kernel.begin(), p.kernel.end());
+  const bool is_float = te::IsFloat(x.dtype);
+  auto first_max = [&](const Axes& i, const Axes& r) {
+    std::vector<Expr> read = {i[0], i[1]}, inside;
+    Expr flat = i[0] * x.shape[1] + i[1];
+    for (size_t d = 0; d < sd; ++d) {
+      const WindowAxis& w = win[d];
+      Expr pos = i[2 + d] * w.stride - w.pad_begin + r[d] * w.dilation;
+      const bool leaves_input = w.pad_begin > 0 || w.padded_end > w.pad_begin + w.size;
+      if (leaves_input) inside.push_back(InRange(pos, 0, w.size));
+      read.push_back(leaves_input ? Clamp(pos, 0, w.size - 1) : pos);
+      flat = flat * w.size + pos;
+    }
+    Expr value = x(read), top = y(i);
+    Expr hit = te::Eq(value, top);
+    if (is_float) hit = te::Or(hit, te::And(te::Ne(value, value), te::Ne(top, top)));
+    if (!inside.empty()) hit = te::And(AllOf(inside), hit);
+    return te::Select(hit, flat, Highest(DType::kInt64));
+  };
+  if (order == PoolIndexOrder::kRowMajor || sd == 1)
+    return b.Reduce(std::move(name), te::ReduceKind::kMin, out_shape, kernel, first_max);
+
+  // Column-major over the spatial axes (ONNX storage_order = 1): the first axis varies fastest.
+  Tensor row_major = b.Reduce(name + ".row_major", te::ReduceKind::kMin, out_shape, kernel, first_max);
+  return b.Compute(std::move(name), out_shape, [&](const Axes& i) {
+    Expr rest = row_major(i), spatial = Expr(int64_t{0});
+    std::vector<int64_t> column_stride(sd, 1);
+    for (size_t d = 1; d < sd; ++d) column_stride[d] = column_stride[d - 1] * win[d - 1].size;
+    for (size_t d = sd; d-- > 0;) {
+      spatial = spatial + rest % win[d].size * column_stride[d];
+      rest = rest / win[d].size;
+    }
+    return rest * (column_stride[sd - 1] * win[sd - 1].size) + spatial;  // rest is n * C + c
   });
 }
 

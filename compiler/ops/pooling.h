@@ -1,5 +1,6 @@
 // Max and average pooling over [N, C, D...] (1-D, 2-D, 3-D, ...) with padding, dilation, ceil
-// mode and count_include_pad (ONNX MaxPool / AveragePool), and global pooling.
+// mode and count_include_pad (ONNX MaxPool / AveragePool), max pool indices (MaxPool's second
+// output), and global pooling.
 #pragma once
 
 #include <array>
@@ -28,6 +29,17 @@ struct PoolParams {
 // Max: every numeric dtype (padding never wins). Avg: float32, float64.
 // Padding is a separate "<name>.pad" stage the schedule can inline.
 absl::StatusOr<Tensor> Pool(DagBuilder& b, const Tensor& x, const PoolParams& p, std::string name = "pool");
+
+// How MaxPoolIndices flattens the input: row-major over every axis, or (ONNX storage_order = 1)
+// row-major over N and C and column-major over the spatial axes, the first varying fastest.
+enum class PoolIndexOrder { kRowMajor, kColumnMajor };
+
+// The argmax of a max pool (ONNX MaxPool's Indices): int64 of y's shape, each element the index,
+// in x flattened to 1-D by `order`, of the input element y's element was taken from; `y` is
+// Pool(b, x, p) with p.kind = kMax. Padding is never chosen; of equal elements the first in window
+// scan order is. Every window must hold an input element. Same dtypes as Pool.
+absl::StatusOr<Tensor> MaxPoolIndices(DagBuilder& b, const Tensor& x, const Tensor& y, const PoolParams& p,
+                                      PoolIndexOrder order, std::string name = "max_pool_indices");
 
 // Pools every spatial axis: [N, C, D...] -> [N, C, 1...]. Same dtypes as Pool.
 absl::StatusOr<Tensor> GlobalPool(DagBuilder& b, const Tensor& x, PoolKind kind, std::string name = "global_pool");

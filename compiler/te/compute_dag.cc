@@ -30,12 +30,10 @@ Expr ReduceIdentity(ReduceKind kind, DType dtype) {
   switch (kind) {
     case ReduceKind::kMax:
       if (IsFloat(dtype)) return FloatImm(dtype, -std::numeric_limits<double>::infinity());
-      return IntImm(dtype, dtype == DType::kUInt8 || dtype == DType::kBool ? 0 : std::numeric_limits<int64_t>::min() >> (64 - 8 * DTypeBytes(dtype)));
+      return IntImm(dtype, IntDTypeLowest(dtype));
     case ReduceKind::kMin:
       if (IsFloat(dtype)) return FloatImm(dtype, std::numeric_limits<double>::infinity());
-      if (dtype == DType::kUInt8) return IntImm(dtype, 255);
-      if (dtype == DType::kBool) return IntImm(dtype, 1);
-      return IntImm(dtype, std::numeric_limits<int64_t>::max() >> (64 - 8 * DTypeBytes(dtype)));
+      return IntImm(dtype, IntDTypeHighest(dtype));
     case ReduceKind::kProd:
       return Const(dtype, 1);
     default:

@@ -32,7 +32,7 @@ bool IsImm(const Expr& e) {
 }
 
 double ImmValue(const Expr& e) {
-  return e->kind == ExprKind::kIntImm ? static_cast<double>(e->int_value) : e->float_value;
+  return e->kind == ExprKind::kIntImm ? IntDTypeValue(e->dtype, e->int_value) : e->float_value;
 }
 
 // Makes the operand dtypes agree by converting an immediate to the other side's dtype.
@@ -71,9 +71,8 @@ Expr::Expr(int v) : Expr(IntImm(kIndexType, v)) {}
 Expr::Expr(int64_t v) : Expr(IntImm(kIndexType, v)) {}
 
 Expr IntImm(DType t, int64_t v) {
-  TF_CHECK(!IsFloat(t), "IntImm of a float dtype");
-  if (t == DType::kBool) v = v != 0;
-  return Make(ExprKind::kIntImm, t, {}, v);
+  TF_CHECK(!IsFloat(t) && !IsStorageFloat(t), "IntImm of a float dtype");
+  return Make(ExprKind::kIntImm, t, {}, WrapToIntDType(t, v));
 }
 
 Expr FloatImm(DType t, double v) {
@@ -84,7 +83,7 @@ Expr FloatImm(DType t, double v) {
 
 Expr Const(DType t, double v) {
   if (IsFloat(t)) return FloatImm(t, v);
-  return IntImm(t, static_cast<int64_t>(v));
+  return IntImm(t, SaturateToIntDType(t, v));
 }
 
 Expr MakeVar(std::string name, int64_t id, DType t) {
@@ -104,11 +103,13 @@ Expr Binary(ExprKind kind, Expr a, Expr b) {
   Unify(a, b);
   DType out = a->dtype;
   if (IsCompare(kind)) {
+    TF_CHECK(!IsStorageFloat(a->dtype), "comparison of float16/bfloat16 values (cast them to float32 first)");
     out = DType::kBool;
   } else if (kind == ExprKind::kAnd || kind == ExprKind::kOr) {
     TF_CHECK(a->dtype == DType::kBool, "and/or of non-bool operands");
   } else {
     TF_CHECK(IsBinaryArith(kind), "not a binary kind");
+    TF_CHECK(!IsStorageFloat(out), "arithmetic on float16/bfloat16 values (cast them to float32 first)");
     TF_CHECK(!(kind == ExprKind::kMod && IsFloat(out)), "float modulo is not supported");
   }
   return Make(kind, out, {std::move(a), std::move(b)});
@@ -128,9 +129,12 @@ Expr Select(Expr cond, Expr t, Expr f) {
 
 Expr Cast(DType t, Expr a) {
   if (a->dtype == t) return a;
-  if (IsImm(a)) {
+  if (IsImm(a) && !IsStorageFloat(t)) {
     if (t == DType::kBool) return IntImm(t, ImmValue(a) != 0);
-    return IsFloat(t) ? FloatImm(t, ImmValue(a)) : IntImm(t, static_cast<int64_t>(ImmValue(a)));
+    if (IsFloat(t)) return FloatImm(t, ImmValue(a));
+    // Integer to integer keeps the bit pattern (wrapped); float to integer saturates, as the
+    // kernels' fptosi.sat / fptoui.sat do.
+    return IntImm(t, a->kind == ExprKind::kIntImm ? a->int_value : SaturateToIntDType(t, a->float_value));
   }
   return Make(ExprKind::kCast, t, {std::move(a)});
 }

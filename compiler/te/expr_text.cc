@@ -97,12 +97,14 @@ absl::Status CheckOperands(ExprKind kind, DType dtype, int64_t payload, const st
   if (IsBinaryArith(kind)) {
     if (auto s = want(2); !s.ok()) return s;
     if (ops[0]->dtype != dtype || ops[1]->dtype != dtype) return Error(pos, "operand dtype mismatch");
+    if (IsStorageFloat(dtype)) return Error(pos, "arithmetic on a storage float (float16/bfloat16)");
     if (kind == ExprKind::kMod && IsFloat(dtype)) return Error(pos, "float modulo");
     return absl::OkStatus();
   }
   if (IsCompare(kind) || kind == ExprKind::kAnd || kind == ExprKind::kOr) {
     if (auto s = want(2); !s.ok()) return s;
     if (dtype != DType::kBool || ops[0]->dtype != ops[1]->dtype) return Error(pos, "bad comparison types");
+    if (IsStorageFloat(ops[0]->dtype)) return Error(pos, "comparison of storage floats (float16/bfloat16)");
     if (!IsCompare(kind) && ops[0]->dtype != DType::kBool) return Error(pos, "and/or of non-bool");
     return absl::OkStatus();
   }
@@ -117,8 +119,15 @@ absl::Status CheckOperands(ExprKind kind, DType dtype, int64_t payload, const st
       return absl::OkStatus();
     case ExprKind::kCast:
       return want(1);
+    case ExprKind::kIntImm:
+      if (IsFloat(dtype) || IsStorageFloat(dtype)) return Error(pos, "integer immediate of a float dtype");
+      return want(0);
+    case ExprKind::kFloatImm:
+      if (!IsFloat(dtype)) return Error(pos, "float immediate of a non-float dtype");
+      return want(0);
     case ExprKind::kCall: {
       if (payload < 0 || payload > static_cast<int64_t>(Intrinsic::kCeil)) return Error(pos, "bad intrinsic");
+      if (IsStorageFloat(dtype)) return Error(pos, "math on a storage float (float16/bfloat16)");
       if (auto s = want(IntrinsicArity(static_cast<Intrinsic>(payload))); !s.ok()) return s;
       for (const Expr& op : ops)
         if (op->dtype != dtype) return Error(pos, "intrinsic argument dtype mismatch");

@@ -2,6 +2,7 @@
 
 #include <algorithm>
 #include <cmath>
+#include <limits>
 #include <map>
 #include <numeric>
 
@@ -107,6 +108,11 @@ Expr FoldConstants(const Expr& e) {
     int64_t a = e->operands[0]->int_value, b = e->operands[1]->int_value;
     // Only fold index arithmetic; narrower integer types would need wrap-around semantics.
     if (in != te::kIndexType && te::IsBinaryArith(e->kind)) return Expr();
+    if (in == DType::kUInt64 && te::IsCompare(e->kind)) {
+      // Immediates hold uint64 as bit patterns: flipping the top bit orders them as int64.
+      a ^= std::numeric_limits<int64_t>::min();
+      b ^= std::numeric_limits<int64_t>::min();
+    }
     switch (e->kind) {
       case ExprKind::kAdd: return te::IntImm(in, a + b);
       case ExprKind::kSub: return te::IntImm(in, a - b);

@@ -5,6 +5,7 @@
 #include <memory>
 
 #include "compiler/common/strings.h"
+#include "compiler/te/float_bits.h"
 
 namespace tunefarm::tir {
 namespace {
@@ -20,18 +21,14 @@ struct Value {
 };
 
 // Wraps an integer to the width of its dtype, as the generated code's registers would.
-int64_t Wrap(DType t, int64_t v) {
-  switch (t) {
-    case DType::kBool: return v != 0;
-    case DType::kInt8: return static_cast<int8_t>(v);
-    case DType::kInt16: return static_cast<int16_t>(v);
-    case DType::kInt32: return static_cast<int32_t>(v);
-    case DType::kUInt8: return static_cast<uint8_t>(v);
-    default: return v;
-  }
-}
+int64_t Wrap(DType t, int64_t v) { return te::WrapToIntDType(t, v); }
 
 double Round(DType t, double v) { return t == DType::kFloat32 ? static_cast<double>(static_cast<float>(v)) : v; }
+
+// a < b for integers of dtype t (uint64 bit patterns compare unsigned).
+bool Less(DType t, int64_t a, int64_t b) {
+  return t == DType::kUInt64 ? static_cast<uint64_t>(a) < static_cast<uint64_t>(b) : a < b;
+}
 
 int64_t FloorDiv(int64_t a, int64_t b) {
   int64_t q = a / b;
@@ -71,30 +68,53 @@ class Interpreter {
     return base_[buffer] + index * te::DTypeBytes(b.dtype);
   }
 
+  template <typename T>
+  static T Read(const char* p) {
+    T x;
+    std::memcpy(&x, p, sizeof(T));
+    return x;
+  }
+  template <typename T>
+  static void Write(char* p, T x) {
+    std::memcpy(p, &x, sizeof(T));
+  }
+
+  // Integers (and the bit patterns of float16/bfloat16) load into `i`, wrapped to their dtype.
   Value LoadValue(DType t, const char* p) {
     Value v;
     switch (t) {
-      case DType::kFloat32: { float x; std::memcpy(&x, p, 4); v.f = x; break; }
-      case DType::kFloat64: std::memcpy(&v.f, p, 8); break;
+      case DType::kFloat32: v.f = Read<float>(p); break;
+      case DType::kFloat64: v.f = Read<double>(p); break;
       case DType::kBool: v.i = *p != 0; break;
-      case DType::kInt8: v.i = static_cast<int8_t>(*p); break;
-      case DType::kUInt8: v.i = static_cast<uint8_t>(*p); break;
-      case DType::kInt16: { int16_t x; std::memcpy(&x, p, 2); v.i = x; break; }
-      case DType::kInt32: { int32_t x; std::memcpy(&x, p, 4); v.i = x; break; }
-      case DType::kInt64: std::memcpy(&v.i, p, 8); break;
+      case DType::kInt8: v.i = Read<int8_t>(p); break;
+      case DType::kUInt8: v.i = Read<uint8_t>(p); break;
+      case DType::kInt16: v.i = Read<int16_t>(p); break;
+      case DType::kUInt16:
+      case DType::kFloat16:
+      case DType::kBFloat16: v.i = Read<uint16_t>(p); break;
+      case DType::kInt32: v.i = Read<int32_t>(p); break;
+      case DType::kUInt32: v.i = Read<uint32_t>(p); break;
+      case DType::kInt64:
+      case DType::kUInt64: v.i = Read<int64_t>(p); break;
     }
     return v;
   }
 
   void StoreValue(DType t, char* p, Value v) {
     switch (t) {
-      case DType::kFloat32: { float x = static_cast<float>(v.f); std::memcpy(p, &x, 4); break; }
-      case DType::kFloat64: std::memcpy(p, &v.f, 8); break;
+      case DType::kFloat32: Write(p, static_cast<float>(v.f)); break;
+      case DType::kFloat64: Write(p, v.f); break;
       case DType::kBool: *p = v.i != 0; break;
-      case DType::kInt8: case DType::kUInt8: *p = static_cast<char>(v.i); break;
-      case DType::kInt16: { int16_t x = static_cast<int16_t>(v.i); std::memcpy(p, &x, 2); break; }
-      case DType::kInt32: { int32_t x = static_cast<int32_t>(v.i); std::memcpy(p, &x, 4); break; }
-      case DType::kInt64: std::memcpy(p, &v.i, 8); break;
+      case DType::kInt8:
+      case DType::kUInt8: Write(p, static_cast<uint8_t>(v.i)); break;
+      case DType::kInt16:
+      case DType::kUInt16:
+      case DType::kFloat16:
+      case DType::kBFloat16: Write(p, static_cast<uint16_t>(v.i)); break;
+      case DType::kInt32:
+      case DType::kUInt32: Write(p, static_cast<uint32_t>(v.i)); break;
+      case DType::kInt64:
+      case DType::kUInt64: Write(p, v.i); break;
     }
   }
 
@@ -129,17 +149,22 @@ class Interpreter {
           Fail("integer division by zero");
           return r;
         }
+        if (te::IsUnsignedInt(t)) {
+          uint64_t ua = static_cast<uint64_t>(a.i), ub = static_cast<uint64_t>(b.i);
+          r.i = static_cast<int64_t>(k == ExprKind::kDiv ? ua / ub : ua % ub);
+          break;
+        }
         r.i = FloorDiv(a.i, b.i);
         if (k == ExprKind::kMod) r.i = a.i - r.i * b.i;
         break;
-      case ExprKind::kMin: r.i = std::min(a.i, b.i); break;
-      case ExprKind::kMax: r.i = std::max(a.i, b.i); break;
+      case ExprKind::kMin: r.i = Less(t, b.i, a.i) ? b.i : a.i; break;
+      case ExprKind::kMax: r.i = Less(t, a.i, b.i) ? b.i : a.i; break;
       case ExprKind::kEq: r.i = a.i == b.i; return r;
       case ExprKind::kNe: r.i = a.i != b.i; return r;
-      case ExprKind::kLt: r.i = a.i < b.i; return r;
-      case ExprKind::kLe: r.i = a.i <= b.i; return r;
-      case ExprKind::kGt: r.i = a.i > b.i; return r;
-      case ExprKind::kGe: r.i = a.i >= b.i; return r;
+      case ExprKind::kLt: r.i = Less(t, a.i, b.i); return r;
+      case ExprKind::kLe: r.i = !Less(t, b.i, a.i); return r;
+      case ExprKind::kGt: r.i = Less(t, b.i, a.i); return r;
+      case ExprKind::kGe: r.i = !Less(t, a.i, b.i); return r;
       case ExprKind::kAnd: r.i = a.i && b.i; return r;
       case ExprKind::kOr: r.i = a.i || b.i; return r;
       default: Fail("bad integer operation"); break;
@@ -151,7 +176,7 @@ class Interpreter {
   Value CallIntrinsic(Intrinsic fn, DType t, const std::vector<Value>& a) {
     Value r;
     if (!te::IsFloat(t)) {  // only abs is defined on integers
-      r.i = Wrap(t, a[0].i < 0 ? -a[0].i : a[0].i);
+      r.i = Wrap(t, te::IsSigned(t) && a[0].i < 0 ? -a[0].i : a[0].i);
       return r;
     }
     double x = a[0].f;
@@ -176,16 +201,20 @@ class Interpreter {
 
   Value CastValue(DType to, DType from, Value v) {
     Value r;
-    if (te::IsFloat(to)) {
-      r.f = Round(to, te::IsFloat(from) ? v.f : static_cast<double>(v.i));
-    } else if (te::IsFloat(from)) {
-      if (to == DType::kBool) {
-        r.i = v.f != 0;
-      } else if (std::isnan(v.f) || std::fabs(v.f) >= 9.2e18) {
-        r.i = 0;  // undefined in C; any value is acceptable, keep it deterministic
-      } else {
-        r.i = Wrap(to, static_cast<int64_t>(v.f));
-      }
+    if (te::IsStorageFloat(from)) {  // exact in float64; then as from float64
+      uint16_t bits = static_cast<uint16_t>(v.i);
+      v.f = from == DType::kFloat16 ? te::HalfBitsToDouble(bits) : te::BFloat16BitsToDouble(bits);
+      from = DType::kFloat64;
+    }
+    const bool float_from = te::IsFloat(from);
+    if (te::IsStorageFloat(to)) {
+      double x = float_from ? v.f : te::IntDTypeValue(from, v.i);
+      r.i = to == DType::kFloat16 ? te::DoubleToHalfBits(x) : te::DoubleToBFloat16Bits(x);
+    } else if (te::IsFloat(to)) {
+      r.f = Round(to, float_from ? v.f : te::IntDTypeValue(from, v.i));
+    } else if (float_from) {
+      // Saturating, NaN to 0: the kernels' fptosi.sat / fptoui.sat.
+      r.i = to == DType::kBool ? v.f != 0 : te::SaturateToIntDType(to, v.f);
     } else {
       r.i = Wrap(to, v.i);
     }

@@ -26,18 +26,23 @@ DType DTypeOf() {
   if constexpr (std::is_same_v<T, int32_t>) return DType::kInt32;
   if constexpr (std::is_same_v<T, int64_t>) return DType::kInt64;
   if constexpr (std::is_same_v<T, uint8_t>) return DType::kUInt8;
+  if constexpr (std::is_same_v<T, uint16_t>) return DType::kUInt16;
+  if constexpr (std::is_same_v<T, uint32_t>) return DType::kUInt32;
+  if constexpr (std::is_same_v<T, uint64_t>) return DType::kUInt64;
   if constexpr (std::is_same_v<T, float>) return DType::kFloat32;
   return DType::kFloat64;
 }
 
-// Floor division and modulo, the loop IR's integer semantics.
+// Floor division and modulo, the loop IR's integer semantics (plain for unsigned dtypes).
 template <typename T>
 T FloorDiv(T a, T b) {
+  if constexpr (std::is_unsigned_v<T>) return static_cast<T>(a / b);
   int64_t q = int64_t(a) / int64_t(b), r = int64_t(a) % int64_t(b);
   return static_cast<T>((r != 0 && ((r < 0) != (b < 0))) ? q - 1 : q);
 }
 template <typename T>
 T FloorMod(T a, T b) {
+  if constexpr (std::is_unsigned_v<T>) return static_cast<T>(a % b);
   int64_t r = int64_t(a) % int64_t(b);
   return static_cast<T>((r != 0 && ((r < 0) != (b < 0))) ? r + b : r);
 }
@@ -77,8 +82,8 @@ T ArithRef(ExprKind k, T a, T b) {
   } else {
     // Integer arithmetic wraps in the dtype (computed wide, then truncated).
     switch (k) {
-      case ExprKind::kAdd: return static_cast<T>(int64_t(a) + int64_t(b));
-      case ExprKind::kSub: return static_cast<T>(int64_t(a) - int64_t(b));
+      case ExprKind::kAdd: return static_cast<T>(uint64_t(a) + uint64_t(b));
+      case ExprKind::kSub: return static_cast<T>(uint64_t(a) - uint64_t(b));
       case ExprKind::kMul: return static_cast<T>(uint64_t(int64_t(a)) * uint64_t(int64_t(b)));
       case ExprKind::kDiv: return FloorDiv(a, b);
       case ExprKind::kMod: return FloorMod(a, b);
@@ -145,9 +150,11 @@ class OpsTest : public ::testing::TestWithParam<std::tuple<Backend, ForKind>> {
       if constexpr (std::is_floating_point_v<T>) {
         va[p] = static_cast<T>(std::uniform_real_distribution<double>(-10, 10)(rng));
         vb[p] = static_cast<T>(std::uniform_real_distribution<double>(0.5, 10)(rng)) * (p % 2 ? 1 : -1);
-      } else if constexpr (std::is_same_v<T, uint8_t>) {
-        va[p] = static_cast<T>(rng() % 256);
-        vb[p] = static_cast<T>(1 + rng() % 40);
+      } else if constexpr (std::is_unsigned_v<T>) {
+        // The whole range: uint64 above 2^63 must divide and compare as unsigned.
+        va[p] = static_cast<T>((uint64_t{rng()} << 32) | rng());
+        vb[p] = static_cast<T>(p % 3 ? 1 + rng() % 40 : (uint64_t{rng()} << 32) | rng());
+        if (vb[p] == 0) vb[p] = 1;
       } else {
         va[p] = static_cast<T>(int64_t(rng() % 201) - 100);
         int64_t d = 1 + int64_t(rng() % 20);
@@ -200,6 +207,9 @@ TEST_P(OpsTest, Int16) { CheckBinaryOps<int16_t>(); }
 TEST_P(OpsTest, Int32) { CheckBinaryOps<int32_t>(); }
 TEST_P(OpsTest, Int64) { CheckBinaryOps<int64_t>(); }
 TEST_P(OpsTest, UInt8) { CheckBinaryOps<uint8_t>(); }
+TEST_P(OpsTest, UInt16) { CheckBinaryOps<uint16_t>(); }
+TEST_P(OpsTest, UInt32) { CheckBinaryOps<uint32_t>(); }
+TEST_P(OpsTest, UInt64) { CheckBinaryOps<uint64_t>(); }
 TEST_P(OpsTest, Float32) { CheckBinaryOps<float>(); }
 TEST_P(OpsTest, Float64) { CheckBinaryOps<double>(); }
 
@@ -258,12 +268,11 @@ void CheckCastOutput(const std::vector<From>& in, void* out, const char* name) {
   }
 }
 
-template <typename From>
-void CheckCastsFrom(Backend backend, ForKind loop, int threads) {
+template <typename From, typename... To>
+void CheckCastsTo(Backend backend, ForKind loop, int threads) {
   const int64_t n = 45;
   const DType from = DTypeOf<From>();
-  const DType to_types[] = {DType::kBool,  DType::kInt8,    DType::kInt16,  DType::kInt32,
-                            DType::kInt64, DType::kUInt8, DType::kFloat32, DType::kFloat64};
+  const std::vector<DType> to_types = {DTypeOf<To>()...};
   std::vector<tir::Buffer> buffers = {Arg("x", from, {n})};
   std::vector<tir::Stmt> stmts;
   Expr i = te::MakeVar("i", 1);
@@ -285,14 +294,14 @@ void CheckCastsFrom(Backend backend, ForKind loop, int threads) {
     args.push_back(outs.back().data());
   }
   ASSERT_EQ(runner->Run("casts", args, threads), 0);
-  CheckCastOutput<From, bool>(in, args[1], "to bool");
-  CheckCastOutput<From, int8_t>(in, args[2], "to int8");
-  CheckCastOutput<From, int16_t>(in, args[3], "to int16");
-  CheckCastOutput<From, int32_t>(in, args[4], "to int32");
-  CheckCastOutput<From, int64_t>(in, args[5], "to int64");
-  CheckCastOutput<From, uint8_t>(in, args[6], "to uint8");
-  CheckCastOutput<From, float>(in, args[7], "to float32");
-  CheckCastOutput<From, double>(in, args[8], "to float64");
+  size_t k = 1;
+  (CheckCastOutput<From, To>(in, args[k++], te::DTypeName(DTypeOf<To>()).data()), ...);
+}
+
+template <typename From>
+void CheckCastsFrom(Backend backend, ForKind loop, int threads) {
+  CheckCastsTo<From, bool, int8_t, int16_t, int32_t, int64_t, uint8_t, uint16_t, uint32_t, uint64_t, float, double>(
+      backend, loop, threads);
 }
 
 TEST_P(OpsTest, CastsFromBool) { CheckCastsFrom<bool>(backend(), loop(), threads()); }
@@ -301,6 +310,9 @@ TEST_P(OpsTest, CastsFromInt16) { CheckCastsFrom<int16_t>(backend(), loop(), thr
 TEST_P(OpsTest, CastsFromInt32) { CheckCastsFrom<int32_t>(backend(), loop(), threads()); }
 TEST_P(OpsTest, CastsFromInt64) { CheckCastsFrom<int64_t>(backend(), loop(), threads()); }
 TEST_P(OpsTest, CastsFromUInt8) { CheckCastsFrom<uint8_t>(backend(), loop(), threads()); }
+TEST_P(OpsTest, CastsFromUInt16) { CheckCastsFrom<uint16_t>(backend(), loop(), threads()); }
+TEST_P(OpsTest, CastsFromUInt32) { CheckCastsFrom<uint32_t>(backend(), loop(), threads()); }
+TEST_P(OpsTest, CastsFromUInt64) { CheckCastsFrom<uint64_t>(backend(), loop(), threads()); }
 TEST_P(OpsTest, CastsFromFloat32) { CheckCastsFrom<float>(backend(), loop(), threads()); }
 TEST_P(OpsTest, CastsFromFloat64) { CheckCastsFrom<double>(backend(), loop(), threads()); }
 

@@ -193,6 +193,73 @@ TEST(ImportTest, ShapeArithmeticIsEvaluated) {
   std::printf("%s", graph->Dump().c_str());
 }
 
+// MaxPool imports as MaxPoolWithIndices when its Indices output is named, else as MaxPool; both
+// get auto_pad resolved to pads.
+TEST(ImportTest, CastLikeImportsAsACastToTheSecondInputsDType) {
+  onnx::ModelProto m = SmallModel(15, "CastLike");
+  auto* g = m.mutable_graph();
+  auto* like = g->add_input();
+  like->set_name("like");
+  auto* tt = like->mutable_type()->mutable_tensor_type();
+  tt->set_elem_type(onnx::TensorProto::FLOAT16);
+  tt->mutable_shape()->add_dim()->set_dim_value(1);
+  g->mutable_node(0)->add_input("like");
+  auto imported = ImportOnnxBytes(m.SerializeAsString(), {}, "model.onnx");
+  ASSERT_TRUE(imported.ok()) << imported.status();
+  EXPECT_EQ(imported->OpCounts(), (std::map<std::string, int>{{"Cast", 1}}));
+  EXPECT_EQ(imported->type(imported->outputs()[0]).ToString(), "float16[2,2]");
+  g->mutable_node(0)->clear_input();
+  g->mutable_node(0)->add_input("x");
+  ExpectError(Import(m), "CastLike");  // the second input is required
+}
+
+TEST(ImportTest, MaxPoolWithIndicesOutputImportsAsTheTwoOutputOp) {
+  auto import = [](std::vector<std::string> outputs) {
+    onnx::ModelProto m = SmallModel(12, "MaxPool");
+    auto* g = m.mutable_graph();
+    auto* shape = g->mutable_input(0)->mutable_type()->mutable_tensor_type()->mutable_shape();
+    shape->add_dim()->set_dim_value(5);
+    shape->add_dim()->set_dim_value(5);
+    onnx::NodeProto* n = g->mutable_node(0);
+    n->clear_output();
+    g->clear_output();
+    for (const std::string& o : outputs) {
+      n->add_output(o);
+      if (!o.empty()) g->add_output()->set_name(o);
+    }
+    auto* kernel = n->add_attribute();
+    kernel->set_name("kernel_shape");
+    kernel->set_type(onnx::AttributeProto::INTS);
+    kernel->add_ints(3);
+    kernel->add_ints(3);
+    auto* pad = n->add_attribute();
+    pad->set_name("auto_pad");
+    pad->set_type(onnx::AttributeProto::STRING);
+    pad->set_s("SAME_UPPER");
+    auto* order = n->add_attribute();
+    order->set_name("storage_order");
+    order->set_type(onnx::AttributeProto::INT);
+    order->set_i(1);
+    return ImportOnnxBytes(m.SerializeAsString(), {}, "model.onnx");
+  };
+  auto with_indices = import({"y", "i"});
+  ASSERT_TRUE(with_indices.ok()) << with_indices.status();
+  EXPECT_EQ(with_indices->OpCounts(), (std::map<std::string, int>{{"MaxPoolWithIndices", 1}}));
+  ASSERT_EQ(with_indices->outputs().size(), 2u);
+  EXPECT_EQ(with_indices->type(with_indices->outputs()[0]).ToString(), "float32[2,2,5,5]");
+  EXPECT_EQ(with_indices->type(with_indices->outputs()[1]).ToString(), "int64[2,2,5,5]");
+  const graph::Node& pool = with_indices->node(with_indices->outputs()[1].node);
+  EXPECT_EQ(pool.attrs.GetInts("pads"), (std::vector<int64_t>{1, 1, 1, 1}));
+  EXPECT_EQ(pool.attrs.GetInt("storage_order"), 1);
+
+  for (std::vector<std::string> outputs : {std::vector<std::string>{"y"}, std::vector<std::string>{"y", ""}}) {
+    auto plain = import(outputs);
+    ASSERT_TRUE(plain.ok()) << plain.status();
+    EXPECT_EQ(plain->OpCounts(), (std::map<std::string, int>{{"MaxPool", 1}}));
+    EXPECT_EQ(plain->type(plain->outputs()[0]).ToString(), "float32[2,2,5,5]");
+  }
+}
+
 TEST(ImportTest, ConformanceSweep) {
   std::string dir = kShared + "/onnx-tests/node";
   // ../shared is part of the checkout contract (CI copies it beside the clone): missing is a failure.

@@ -38,6 +38,33 @@ TEST(OpCompute, GemmNodeBuildsInferredTypeAndNamesStagesAfterTheNode) {
   EXPECT_EQ(dag->tensor((*t)[0].id).name, "fc");
 }
 
+TEST(OpCompute, MaxPoolWithIndicesBuildsYAndInt64Indices) {
+  Graph g;
+  auto x = g.AddInput("x", {te::DType::kUInt8, {1, 2, 5, 4}});
+  Attrs attrs;
+  attrs.Set("kernel_shape", std::vector<int64_t>{3, 2});
+  attrs.Set("pads", std::vector<int64_t>{1, 0, 1, 1});
+  attrs.Set("storage_order", int64_t{1});
+  auto out = g.AddNode("MaxPoolWithIndices", "mp", {*x}, attrs);
+  ASSERT_TRUE(out.ok()) << out.status();
+  ASSERT_EQ(out->size(), 2u);
+  EXPECT_EQ(g.type((*out)[0]).ToString(), "uint8[1,2,5,4]");
+  EXPECT_EQ(g.type((*out)[1]).ToString(), "int64[1,2,5,4]");
+  te::DagBuilder b;
+  auto t = ComputeNode(b, g.node(out->at(0).node), {b.Placeholder("x", te::DType::kUInt8, {1, 2, 5, 4})});
+  ASSERT_TRUE(t.ok()) << t.status();
+  ASSERT_EQ(t->size(), 2u);
+  auto dag = b.Build(*t);
+  EXPECT_EQ(dag->tensor((*t)[0].id).name, "mp");
+  EXPECT_EQ(dag->tensor((*t)[1].id).name, "mp.Indices");
+
+  attrs.Set("storage_order", int64_t{2});
+  auto bad = g.AddNode("MaxPoolWithIndices", "mp2", {*x}, attrs);
+  ASSERT_FALSE(bad.ok());
+  EXPECT_NE(std::string(bad.status().message()).find("storage_order must be 0 or 1"), std::string::npos)
+      << bad.status();
+}
+
 TEST(OpCompute, WrongInputCountAndUnknownOpAreErrorsNamingTheNode) {
   Node n;
   n.name = "x1";

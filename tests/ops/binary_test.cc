@@ -87,7 +87,7 @@ TEST(Binary, EveryOpDTypeAndBroadcastMatchesReference) {
   for (const BinaryCase& c : kCases) {
     for (DType t : DTypesOf(c.dtypes)) {
       for (const ShapePair& sp : kShapePairs) {
-        double lo = t == DType::kUInt8 ? 0 : c.lo;
+        double lo = te::IsSigned(t) ? c.lo : 0;
         HostTensor x = Random(t, sp.x, seed++, lo, c.hi), y = Random(t, sp.y, seed++, lo, c.hi);
         DType out_t = IsComparison(c.op) ? DType::kBool : t;
         HostTensor want = BroadcastReference(x, y, sp.out, out_t, [&](double a, double b) { return Reference(c.op, t, a, b); });
@@ -145,6 +145,22 @@ TEST(Binary, PowFollowsNumpyForNegativeBasesAndIntegers) {
   }
 }
 
+TEST(Binary, PowTakesEveryIntegerDTypeAsExponent) {
+  uint64_t seed = 40;
+  for (DType e : DTypesOf(DTypeSet::kNumeric)) {
+    if (te::IsFloat(e)) continue;
+    HostTensor y = Random(e, {3, 5}, seed++, 0, 6);
+    for (DType base : {DType::kFloat32, DType::kInt64}) {
+      HostTensor x = Random(base, {3, 5}, seed++, -3, 3);
+      HostTensor want = BroadcastReference(x, y, {3, 5}, base, [](double a, double b) { return std::pow(a, b); });
+      HostTensor got = RunOp({x, y}, [&](DagBuilder& b, const std::vector<Tensor>& in) {
+        return Binary(b, in[0], in[1], BinaryOp::kPow);
+      });
+      EXPECT_TRUE(AllClose(got, want, 1e-6, 1e-5)) << te::DTypeName(base) << " ^ " << te::DTypeName(e);
+    }
+  }
+}
+
 TEST(Binary, RejectsMismatchedShapesAndDTypes) {
   auto status = [](const HostTensor& x, const HostTensor& y, BinaryOp op) {
     return BuildStatus({x, y}, [&](DagBuilder& b, const std::vector<Tensor>& in) { return Binary(b, in[0], in[1], op); });
@@ -154,6 +170,9 @@ TEST(Binary, RejectsMismatchedShapesAndDTypes) {
   EXPECT_TRUE(absl::IsInvalidArgument(status(HostTensor(DType::kBool, {3}), HostTensor(DType::kBool, {3}), BinaryOp::kAdd)));
   EXPECT_TRUE(absl::IsInvalidArgument(status(HostTensor(DType::kInt32, {3}), HostTensor(DType::kInt32, {3}), BinaryOp::kAnd)));
   EXPECT_TRUE(absl::IsInvalidArgument(status(HostTensor(DType::kInt8, {3}), HostTensor(DType::kInt8, {3}), BinaryOp::kPow)));
+  // float16/bfloat16 are storage types: no op computes on them.
+  EXPECT_TRUE(absl::IsInvalidArgument(status(HostTensor(DType::kFloat32, {3}), HostTensor(DType::kFloat16, {3}), BinaryOp::kPow)));
+  EXPECT_TRUE(absl::IsInvalidArgument(status(HostTensor(DType::kBFloat16, {3}), HostTensor(DType::kBFloat16, {3}), BinaryOp::kAdd)));
 }
 
 // --- Where ---

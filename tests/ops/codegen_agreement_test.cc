@@ -64,6 +64,13 @@ std::vector<Case> Cases() {
     p.kernel = {3}, p.stride = {2}, p.padding = {1, 1}, p.dilation = {2};
     return Pool(b, in[0], p);
   });
+  add("max_pool_indices_column_major", {Random(f32, {1, 3, 7, 6}, 78, -3, 3)}, [](DagBuilder& b, In in) -> absl::StatusOr<Tensor> {
+    PoolParams p;
+    p.kernel = {3, 2}, p.stride = {2, 2}, p.padding = {1, 1, 1, 0}, p.ceil_mode = true;
+    auto y = Pool(b, in[0], p);
+    if (!y.ok()) return y.status();
+    return MaxPoolIndices(b, in[0], *y, p, PoolIndexOrder::kColumnMajor);
+  });
   add("global_avg_pool", {Random(f32, {2, 3, 5, 4}, 16)}, [](DagBuilder& b, In in) { return GlobalPool(b, in[0], PoolKind::kAvg); }, 1e-6);
   add("softmax_axis1", {Random(f32, {2, 5, 3}, 17, -4, 4)}, [](DagBuilder& b, In in) { return Softmax(b, in[0], SoftmaxParams{1}); }, 1e-5);
   add("log_softmax", {Random(DType::kFloat64, {3, 7}, 18, -4, 4)}, [](DagBuilder& b, In in) { return LogSoftmax(b, in[0], SoftmaxParams{}); }, 1e-9);

@@ -7,6 +7,7 @@
 #include "compiler/common/strings.h"
 #include "compiler/schedule/state.h"
 #include "compiler/tir/interpreter.h"
+#include "compiler/te/float_bits.h"
 #include "compiler/tir/lower.h"
 #include "tests/codegen/kernel_runner.h"
 
@@ -28,6 +29,11 @@ std::vector<uint8_t> ToBytes(const HostTensor& t) {
       case DType::kInt16: { int16_t i = static_cast<int16_t>(v); std::memcpy(p, &i, 2); break; }
       case DType::kInt32: { int32_t i = static_cast<int32_t>(v); std::memcpy(p, &i, 4); break; }
       case DType::kInt64: { int64_t i = static_cast<int64_t>(v); std::memcpy(p, &i, 8); break; }
+      case DType::kUInt16: { uint16_t i = static_cast<uint16_t>(static_cast<int64_t>(v)); std::memcpy(p, &i, 2); break; }
+      case DType::kUInt32: { uint32_t i = static_cast<uint32_t>(static_cast<int64_t>(v)); std::memcpy(p, &i, 4); break; }
+      case DType::kUInt64: { uint64_t i = static_cast<uint64_t>(te::SaturateToIntDType(DType::kUInt64, v)); std::memcpy(p, &i, 8); break; }
+      case DType::kFloat16: { uint16_t h = te::DoubleToHalfBits(v); std::memcpy(p, &h, 2); break; }
+      case DType::kBFloat16: { uint16_t h = te::DoubleToBFloat16Bits(v); std::memcpy(p, &h, 2); break; }
     }
   }
   return bytes;
@@ -48,6 +54,11 @@ HostTensor FromBytes(DType t, const Shape& shape, const uint8_t* bytes) {
       case DType::kInt16: { int16_t i; std::memcpy(&i, p, 2); v = i; break; }
       case DType::kInt32: { int32_t i; std::memcpy(&i, p, 4); v = i; break; }
       case DType::kInt64: { int64_t i; std::memcpy(&i, p, 8); v = static_cast<double>(i); break; }
+      case DType::kUInt16: { uint16_t i; std::memcpy(&i, p, 2); v = i; break; }
+      case DType::kUInt32: { uint32_t i; std::memcpy(&i, p, 4); v = i; break; }
+      case DType::kUInt64: { uint64_t i; std::memcpy(&i, p, 8); v = static_cast<double>(i); break; }
+      case DType::kFloat16: { uint16_t h; std::memcpy(&h, p, 2); v = te::HalfBitsToDouble(h); break; }
+      case DType::kBFloat16: { uint16_t h; std::memcpy(&h, p, 2); v = te::BFloat16BitsToDouble(h); break; }
     }
   }
   return out;
@@ -81,6 +92,11 @@ double StoreAs(DType t, double v) {
     case DType::kInt16: return static_cast<int16_t>(static_cast<int64_t>(v));
     case DType::kInt32: return static_cast<int32_t>(static_cast<int64_t>(v));
     case DType::kInt64: return static_cast<double>(static_cast<int64_t>(v));
+    case DType::kUInt16: return static_cast<uint16_t>(static_cast<int64_t>(v));
+    case DType::kUInt32: return static_cast<uint32_t>(static_cast<int64_t>(v));
+    case DType::kUInt64: return v < 0 ? static_cast<double>(static_cast<uint64_t>(static_cast<int64_t>(v))) : v;
+    case DType::kFloat16: return te::HalfBitsToDouble(te::DoubleToHalfBits(v));
+    case DType::kBFloat16: return te::BFloat16BitsToDouble(te::DoubleToBFloat16Bits(v));
   }
   return v;
 }
@@ -88,13 +104,14 @@ double StoreAs(DType t, double v) {
 HostTensor Random(DType t, const Shape& shape, uint64_t seed, double lo, double hi) {
   HostTensor out(t, shape);
   std::mt19937_64 rng(seed);
-  if (te::IsFloat(t)) {
+  if (te::IsFloat(t) || te::IsStorageFloat(t)) {
     std::uniform_real_distribution<double> dist(lo, hi);
     for (double& v : out.data) v = StoreAs(t, dist(rng));
   } else if (t == DType::kBool) {
     for (double& v : out.data) v = static_cast<double>(rng() & 1);
   } else {
-    double tlo = te::DTypeBytes(t) == 8 ? -1e15 : static_cast<double>(Lowest(t)->int_value);
+    // 64-bit values stay below 2^53 so the doubles hold them exactly.
+    double tlo = te::DTypeBytes(t) == 8 ? (te::IsSigned(t) ? -1e15 : 0) : static_cast<double>(Lowest(t)->int_value);
     double thi = te::DTypeBytes(t) == 8 ? 1e15 : static_cast<double>(Highest(t)->int_value);
     std::uniform_int_distribution<int64_t> dist(static_cast<int64_t>(std::max(lo, tlo)),
                                                 static_cast<int64_t>(std::min(hi, thi)));
@@ -228,7 +245,7 @@ double Tolerance(DType t) {
 std::vector<DType> DTypesOf(DTypeSet set) {
   std::vector<DType> out;
   for (DType t : {DType::kBool, DType::kInt8, DType::kInt16, DType::kInt32, DType::kInt64, DType::kUInt8,
-                  DType::kFloat32, DType::kFloat64})
+                  DType::kUInt16, DType::kUInt32, DType::kUInt64, DType::kFloat32, DType::kFloat64})
     if (InDTypeSet(t, set)) out.push_back(t);
   return out;
 }

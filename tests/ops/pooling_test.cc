@@ -1,5 +1,5 @@
-// Max/avg pooling 1-D/2-D/3-D (padding, dilation, ceil mode, count_include_pad) and global
-// pooling, against the window definition written out.
+// Max/avg pooling 1-D/2-D/3-D (padding, dilation, ceil mode, count_include_pad), max-pool
+// indices and global pooling, against the window definition written out.
 #include <cmath>
 #include <limits>
 
@@ -88,6 +88,147 @@ TEST(Pool, MaxEveryNumericDType) {
       EXPECT_TRUE(AllClose(got, PoolReference(x, c.p))) << te::DTypeName(t) << " " << ShapeString(c.x);
     }
   }
+}
+
+// ONNX MaxPool's Indices, written out: the first window point (row-major scan) inside the input
+// whose value is strictly greater than every earlier one, as onnx/reference's max pool does; its
+// flat index over N, C row-major and the spatial axes row- or column-major.
+HostTensor MaxPoolIndicesReference(const HostTensor& x, const PoolParams& p, PoolIndexOrder order) {
+  const size_t sd = x.shape.size() - 2;
+  auto get = [](const std::vector<int64_t>& v, size_t i, int64_t fallback) { return v.empty() ? fallback : v[i]; };
+  HostTensor y = PoolReference(x, p);
+  HostTensor out(DType::kInt64, y.shape);
+  ForEachIndex(y.shape, [&](const std::vector<int64_t>& o) {
+    bool found = false;
+    double best = 0;
+    std::vector<int64_t> best_pos;
+    ForEachIndex(Shape(p.kernel.begin(), p.kernel.end()), [&](const std::vector<int64_t>& j) {
+      std::vector<int64_t> pos = {o[0], o[1]};
+      for (size_t d = 0; d < sd; ++d) {
+        int64_t v = o[2 + d] * get(p.stride, d, 1) - get(p.padding, d, 0) + j[d] * get(p.dilation, d, 1);
+        if (v < 0 || v >= x.shape[2 + d]) return;
+        pos.push_back(v);
+      }
+      double v = x.at(pos);
+      if (!found || v > best) found = true, best = v, best_pos = pos;
+    });
+    ASSERT_TRUE(found) << "a window holds only padding";
+    int64_t spatial = 0, stride = 1;
+    if (order == PoolIndexOrder::kRowMajor) {
+      for (size_t d = 0; d < sd; ++d) spatial = spatial * x.shape[2 + d] + best_pos[2 + d];
+    } else {
+      for (size_t d = 0; d < sd; ++d) spatial += best_pos[2 + d] * stride, stride *= x.shape[2 + d];
+    }
+    out.at(o) = static_cast<double>((o[0] * x.shape[1] + o[1]) * NumElements(Shape(x.shape.begin() + 2, x.shape.end())) +
+                                    spatial);
+  });
+  return out;
+}
+
+OpFn MaxPoolIndicesOp(const PoolParams& p, PoolIndexOrder order) {
+  return [p, order](DagBuilder& b, const std::vector<Tensor>& in) -> absl::StatusOr<Tensor> {
+    auto y = Pool(b, in[0], p);
+    if (!y.ok()) return y.status();
+    return MaxPoolIndices(b, in[0], *y, p, order);
+  };
+}
+
+TEST(MaxPoolIndices, EveryNumericDTypeBothOrders) {
+  uint64_t seed = 400;
+  for (DType t : DTypesOf(DTypeSet::kNumeric)) {
+    for (Case c : Cases()) {
+      c.p.kind = PoolKind::kMax;
+      for (PoolIndexOrder order : {PoolIndexOrder::kRowMajor, PoolIndexOrder::kColumnMajor}) {
+        HostTensor x = Random(t, c.x, seed++, -100, 100);
+        HostTensor got = RunOp({x}, MaxPoolIndicesOp(c.p, order));
+        EXPECT_TRUE(AllClose(got, MaxPoolIndicesReference(x, c.p, order)))
+            << te::DTypeName(t) << " " << ShapeString(c.x) << " column-major " << (order == PoolIndexOrder::kColumnMajor);
+      }
+    }
+  }
+}
+
+// Few distinct values: most windows hold the max more than once, and unsigned zeros equal the
+// padding, which must never be chosen.
+TEST(MaxPoolIndices, TiesGoToTheFirstInScanOrder) {
+  uint64_t seed = 500;
+  for (DType t : {DType::kFloat32, DType::kUInt8, DType::kInt32}) {
+    for (Case c : Cases()) {
+      c.p.kind = PoolKind::kMax;
+      for (PoolIndexOrder order : {PoolIndexOrder::kRowMajor, PoolIndexOrder::kColumnMajor}) {
+        HostTensor x = Random(t, c.x, seed++, -2, 2);
+        for (double& v : x.data) v = std::round(v);
+        HostTensor got = RunOp({x}, MaxPoolIndicesOp(c.p, order));
+        EXPECT_TRUE(AllClose(got, MaxPoolIndicesReference(x, c.p, order)))
+            << te::DTypeName(t) << " " << ShapeString(c.x) << " column-major " << (order == PoolIndexOrder::kColumnMajor);
+      }
+    }
+  }
+}
+
+// The ONNX example (test_maxpool_with_argmax_2d_precomputed_pads, storage_order 0) and the same
+// pool with storage_order 1.
+TEST(MaxPoolIndices, OnnxExample) {
+  HostTensor x(DType::kFloat32, {1, 1, 5, 5});
+  for (int64_t i = 0; i < x.size(); ++i) x.data[i] = static_cast<double>(i + 1);
+  PoolParams p;
+  p.kernel = {5, 5}, p.padding = {2, 2, 2, 2};
+  HostTensor row(DType::kInt64, {1, 1, 5, 5}), column(DType::kInt64, {1, 1, 5, 5});
+  for (int64_t h = 0; h < 5; ++h)
+    for (int64_t w = 0; w < 5; ++w) {
+      int64_t mh = std::min<int64_t>(h + 2, 4), mw = std::min<int64_t>(w + 2, 4);
+      row.at({0, 0, h, w}) = static_cast<double>(mh * 5 + mw);
+      column.at({0, 0, h, w}) = static_cast<double>(mh + mw * 5);
+    }
+  EXPECT_TRUE(AllClose(RunOp({x}, MaxPoolIndicesOp(p, PoolIndexOrder::kRowMajor)), row));
+  EXPECT_TRUE(AllClose(RunOp({x}, MaxPoolIndicesOp(p, PoolIndexOrder::kColumnMajor)), column));
+}
+
+// Whatever the max does with NaN, the index points at an element equal to the max, or at the
+// first NaN of the window when the max is NaN.
+TEST(MaxPoolIndices, NaNInputs) {
+  const double nan = std::numeric_limits<double>::quiet_NaN();
+  HostTensor x = Random(DType::kFloat32, {1, 2, 6, 5}, 600);
+  x.at({0, 0, 1, 1}) = nan;
+  x.at({0, 0, 2, 1}) = nan;
+  x.at({0, 1, 4, 3}) = nan;
+  PoolParams p;
+  p.kernel = {3, 3}, p.stride = {2, 2}, p.padding = {1, 1, 1, 1};
+  HostTensor y = RunOp({x}, [&](DagBuilder& b, const std::vector<Tensor>& in) { return Pool(b, in[0], p); });
+  HostTensor got = RunOp({x}, MaxPoolIndicesOp(p, PoolIndexOrder::kRowMajor));
+  ASSERT_EQ(got.size(), y.size());
+  ForEachIndex(y.shape, [&](const std::vector<int64_t>& o) {
+    int64_t first = -1;
+    for (int64_t dh = 0; dh < 3; ++dh)
+      for (int64_t dw = 0; dw < 3; ++dw) {
+        int64_t h = o[2] * 2 - 1 + dh, w = o[3] * 2 - 1 + dw;
+        if (h < 0 || h >= 6 || w < 0 || w >= 5) continue;
+        double v = x.at({o[0], o[1], h, w});
+        bool hit = std::isnan(y.at(o)) ? std::isnan(v) : v == y.at(o);
+        if (hit && first < 0) first = x.Flat({o[0], o[1], h, w});
+      }
+    EXPECT_EQ(got.at(o), static_cast<double>(first)) << ShapeString(o);
+  });
+}
+
+TEST(MaxPoolIndices, RejectsBadArguments) {
+  auto status = [](Shape xs, const PoolParams& p, Shape ys, DType yt = DType::kFloat32) {
+    return BuildStatus({HostTensor(DType::kFloat32, xs), HostTensor(yt, ys)},
+                       [&](DagBuilder& b, const std::vector<Tensor>& in) {
+                         return MaxPoolIndices(b, in[0], in[1], p, PoolIndexOrder::kRowMajor);
+                       });
+  };
+  PoolParams p;
+  p.kernel = {2, 2};
+  EXPECT_TRUE(status({1, 2, 4, 4}, p, {1, 2, 3, 3}).ok());
+  EXPECT_TRUE(absl::IsInvalidArgument(status({1, 2, 4, 4}, p, {1, 2, 2, 2})));                  // y's shape
+  EXPECT_TRUE(absl::IsInvalidArgument(status({1, 2, 4, 4}, p, {1, 2, 3, 3}, DType::kFloat64)));  // y's dtype
+  p.kind = PoolKind::kAvg;
+  EXPECT_TRUE(absl::IsInvalidArgument(status({1, 2, 4, 4}, p, {1, 2, 3, 3})));  // not a max pool
+  // One input element, a dilated window around it that steps over it: only padding.
+  PoolParams q;
+  q.kernel = {2}, q.padding = {1, 1}, q.dilation = {2};
+  EXPECT_TRUE(absl::IsInvalidArgument(status({1, 1, 1}, q, {1, 1, 1})));
 }
 
 TEST(Pool, AvgEveryFloatDType) {

@@ -130,10 +130,10 @@ TEST(Clip, EveryNumericDTypeWithOneOrBothBounds) {
   for (DType t : DTypesOf(DTypeSet::kNumeric)) {
     for (int bounds = 0; bounds < 3; ++bounds) {
       ClipParams p;
-      if (bounds != 1) p.min = t == DType::kUInt8 ? 20 : -20.5;
+      if (bounds != 1) p.min = te::IsSigned(t) ? -20.5 : 20;
       if (bounds != 2) p.max = 30.5;
       HostTensor x = Random(t, {5, 1, 7}, seed++, -60, 60);
-      if (t == DType::kUInt8) x = Random(t, {5, 1, 7}, seed++, 0, 60);
+      if (!te::IsSigned(t)) x = Random(t, {5, 1, 7}, seed++, 0, 60);
       HostTensor want(t, x.shape);
       for (int64_t k = 0; k < x.size(); ++k) {
         double v = x.data[k];
@@ -166,9 +166,9 @@ TEST(Cast, EveryPairOfDTypes) {
   for (DType from : all) {
     for (DType to : all) {
       // Float sources stay inside the target's range (outside it the result is undefined).
-      bool to_unsigned = to == DType::kUInt8 || to == DType::kBool;
+      bool to_unsigned = !te::IsSigned(to);
       double lo = to_unsigned && te::IsFloat(from) ? 0 : -120, hi = 120;
-      if (!te::IsFloat(from) && from != DType::kBool) lo = from == DType::kUInt8 ? 0 : -1e9, hi = 1e9;
+      if (!te::IsFloat(from) && from != DType::kBool) lo = te::IsSigned(from) ? -1e9 : 0, hi = 1e9;
       HostTensor x = Random(from, {3, 5}, seed++, lo, hi);
       x.data[0] = 0;  // exercise -> bool on an exact zero
       if (te::IsFloat(from)) x.data[1] = StoreAs(from, -0.75), x.data[2] = StoreAs(from, 2.5);

@@ -7,6 +7,7 @@
 
 #include <cmath>
 #include <cstdio>
+#include <cstring>
 #include <random>
 
 #include "compiler/build/model_builder.h"
@@ -227,6 +228,54 @@ std::vector<std::vector<float>> RunArtifact(const std::string& bytes, const std:
   }
   std::remove(path);
   return outputs;
+}
+
+// conv -> relu -> MaxPoolWithIndices -> conv: the two-output pool is not a pool the layout pass
+// blocks, so it reads and writes NCHW between the blocked convs, and the whole build (fusion, its
+// own kernel, the runtime) gives the reference's Y and (exact) Indices; relu zeros make ties.
+TEST(LayoutPassTest, MaxPoolWithIndicesStaysNchwAndBuilds) {
+  std::mt19937 rng(4);
+  Graph g;
+  NodeEntry x = Input(g, "x", {1, 16, 10, 10});
+  NodeEntry a = Op(g, "Relu", "relu1", {Conv(g, "conv1", x, 16, 16, 3, 1, rng)});
+  Attrs window = Window({3, 3}, {2, 2}, {1, 1, 1, 1});
+  window.Set("storage_order", int64_t{1});
+  auto pool = g.AddNode("MaxPoolWithIndices", "pool", {a}, window);
+  ASSERT_TRUE(pool.ok()) << pool.status();
+  g.AddOutput("y", Conv(g, "conv2", (*pool)[0], 16, 16, 3, 1, rng));
+  g.AddOutput("indices", (*pool)[1]);
+
+  auto converted = ConvertLayout(g, 8);
+  ASSERT_TRUE(converted.ok()) << converted.status();
+  EXPECT_EQ(Count(*converted, "ConvNCHWc"), 2) << converted->Dump();
+  EXPECT_EQ(Count(*converted, "MaxPoolWithIndices"), 1);
+  EXPECT_EQ(Count(*converted, "MaxPoolNCHWc"), 0);
+  for (const graph::Node& n : converted->nodes())
+    if (n.op == "MaxPoolWithIndices") EXPECT_EQ(converted->type(n.inputs[0]).shape.size(), 4u) << converted->Dump();
+
+  std::vector<float> input(1600);
+  for (float& f : input) f = std::uniform_real_distribution<float>(-1, 1)(rng);
+  std::vector<std::vector<double>> want = tunefarm::testing::EvaluateGraph(g, {{input.begin(), input.end()}});
+  build::BuildOptions options;
+  options.target = codegen::HostTarget();
+  options.threads = 2;
+  options.passes.layout_block = 8;
+  auto plan = build::PlanModel(g, options);
+  ASSERT_TRUE(plan.ok()) << plan.status();
+  EXPECT_EQ(Count(plan->graph, "MaxPoolWithIndices"), 1) << plan->graph.Dump();
+  auto bytes = build::BuildArtifact(&*plan, options);
+  ASSERT_TRUE(bytes.ok()) << bytes.status();
+  std::vector<std::vector<float>> got = RunArtifact(*bytes, {input});
+  ASSERT_EQ(got.size(), 2u);
+  ASSERT_EQ(want.size(), 2u);
+  ASSERT_EQ(got[0].size(), want[0].size());
+  for (size_t i = 0; i < got[0].size(); ++i)
+    ASSERT_NEAR(got[0][i], want[0][i], 1e-4 + 1e-4 * std::fabs(want[0][i])) << "y[" << i << "]";
+  // The int64 Indices come back as raw bytes.
+  std::vector<int64_t> indices(got[1].size() / 2);
+  ASSERT_EQ(indices.size(), want[1].size());
+  std::memcpy(indices.data(), got[1].data(), indices.size() * sizeof(int64_t));
+  for (size_t i = 0; i < indices.size(); ++i) ASSERT_EQ(static_cast<double>(indices[i]), want[1][i]) << "indices[" << i << "]";
 }
 
 TEST_P(LayoutNumericsTest, MatchesTheNodeByNodeReference) {

@@ -30,7 +30,11 @@ TEST(ExprText, RejectsMalformedText) {
       "(add float32 (int int64 1))",                           // arity
       "(add float32 (int int64 1) (int int64 2))",             // dtype mismatch
       "(frobnicate float32)",                                  // unknown kind
-      "(int float16 3)",                                       // unknown dtype
+      "(int float8 3)",                                         // unknown dtype
+      "(int float16 3)",                                        // integer immediate of a float
+      "(float int32 0x1p+0)",                                   // float immediate of an integer
+      "(add bfloat16 (var bfloat16 1 x) (var bfloat16 2 y))",   // arithmetic on a storage float
+      "(lt bool (var float16 1 x) (var float16 2 y))",          // comparison of storage floats
       "(call float32 cosh (float float32 0x1p+0))",            // unknown intrinsic
       "(mod float32 (float float32 0x1p+0) (float float32 0x1p+0))",  // float modulo
       "(int int64 3) trailing",
@@ -97,7 +101,7 @@ TEST(DagText, RejectsMalformedDags) {
       {replace("(load float32 3", "(load float32 4"), "unknown tensor"},
       {replace("(load float32 2 (axis int64 1))", "(load float32 2 (axis int64 1) (axis int64 0))"), "wrong index count"},
       {replace("[8,8] input", "[8,-8] input"), "bad dimension"},
-      {replace("float32 [8,8] input", "float16 [8,8] input"), "unknown dtype"},
+      {replace("float32 [8,8] input", "float8 [8,8] input"), "unknown dtype"},
       {replace("(axis int64 1)))\nt4", "(axis int64 7)))\nt4"), "axis out of range"},
   };
   for (const Case& c : cases) {
