@@ -15,6 +15,17 @@ namespace tunefarm::codegen::testing {
 
 std::string BackendName(Backend b) { return b == Backend::kJit ? "jit" : "so"; }
 
+std::vector<BackendAndLoop> EveryBackendWith(const std::vector<tir::ForKind>& loops) {
+  std::vector<BackendAndLoop> out;
+  for (Backend b : {Backend::kJit, Backend::kSharedObject})
+    for (tir::ForKind loop : loops) out.emplace_back(b, loop);
+  return out;
+}
+
+std::string BackendAndLoopName(const BackendAndLoop& param) {
+  return BackendName(std::get<0>(param)) + "_" + std::string(tir::ForKindName(std::get<1>(param)));
+}
+
 std::string RunCommand(const std::string& command) {
   std::string out;
   FILE* pipe = popen(command.c_str(), "r");

@@ -6,6 +6,7 @@
 #include <cstdint>
 #include <memory>
 #include <string>
+#include <tuple>
 #include <vector>
 
 #include "compiler/codegen/codegen.h"
@@ -17,6 +18,12 @@ namespace tunefarm::codegen::testing {
 
 enum class Backend { kJit, kSharedObject };
 std::string BackendName(Backend b);
+
+// Parameterised kernel tests run on every backend and the given loop kinds; the test-name
+// suffix is "<backend>_<loop kind>".
+using BackendAndLoop = std::tuple<Backend, tir::ForKind>;
+std::vector<BackendAndLoop> EveryBackendWith(const std::vector<tir::ForKind>& loops);
+std::string BackendAndLoopName(const BackendAndLoop& param);
 
 // Runs `command` through the shell; returns its stdout (empty on failure to start).
 std::string RunCommand(const std::string& command);

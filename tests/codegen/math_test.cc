@@ -174,12 +174,8 @@ TEST_P(MathTest, Float32Accuracy) { CheckAccuracy<float>(); }
 TEST_P(MathTest, Float64Accuracy) { CheckAccuracy<double>(); }
 
 INSTANTIATE_TEST_SUITE_P(BackendsAndLoops, MathTest,
-                         ::testing::Combine(::testing::Values(Backend::kJit, Backend::kSharedObject),
-                                            ::testing::Values(ForKind::kVectorized, ForKind::kSerial)),
-                         [](const auto& info) {
-                           return BackendName(std::get<0>(info.param)) + "_" +
-                                  std::string(tir::ForKindName(std::get<1>(info.param)));
-                         });
+                         ::testing::ValuesIn(EveryBackendWith({ForKind::kVectorized, ForKind::kSerial})),
+                         [](const auto& info) { return BackendAndLoopName(info.param); });
 
 // --- Special values ---
 

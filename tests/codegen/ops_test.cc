@@ -356,13 +356,8 @@ TEST_P(OpsTest, SelectAndLogic) {
 }
 
 INSTANTIATE_TEST_SUITE_P(BackendsAndLoops, OpsTest,
-                         ::testing::Combine(::testing::Values(Backend::kJit, Backend::kSharedObject),
-                                            ::testing::Values(ForKind::kVectorized, ForKind::kSerial,
-                                                              ForKind::kParallel)),
-                         [](const auto& info) {
-                           return BackendName(std::get<0>(info.param)) + "_" +
-                                  std::string(tir::ForKindName(std::get<1>(info.param)));
-                         });
+                         ::testing::ValuesIn(EveryBackendWith({ForKind::kVectorized, ForKind::kSerial, ForKind::kParallel})),
+                         [](const auto& info) { return BackendAndLoopName(info.param); });
 
 }  // namespace
 }  // namespace tunefarm::codegen::testing

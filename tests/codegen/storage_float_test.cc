@@ -203,13 +203,8 @@ TEST_P(StorageFloatTest, NarrowsIntegers) {
 }
 
 INSTANTIATE_TEST_SUITE_P(BackendsAndLoops, StorageFloatTest,
-                         ::testing::Combine(::testing::Values(Backend::kJit, Backend::kSharedObject),
-                                            ::testing::Values(ForKind::kVectorized, ForKind::kSerial,
-                                                              ForKind::kParallel)),
-                         [](const auto& info) {
-                           return BackendName(std::get<0>(info.param)) + "_" +
-                                  std::string(tir::ForKindName(std::get<1>(info.param)));
-                         });
+                         ::testing::ValuesIn(EveryBackendWith({ForKind::kVectorized, ForKind::kSerial, ForKind::kParallel})),
+                         [](const auto& info) { return BackendAndLoopName(info.param); });
 
 // The loop-IR interpreter (the other tests' reference executor) gives the generated code's bits.
 TEST(StorageFloatInterpreterTest, AgreesWithGeneratedCode) {
