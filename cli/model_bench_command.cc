@@ -1,5 +1,6 @@
 // `tunefarm bench MODEL.so`: end-to-end latency of a compiled model through the deploy runtime
 // on fixed pseudo-random inputs — min / median / max over --runs runs after --warmup runs.
+// --profile adds as many runs timing each kernel call, and prints the calls by median time.
 #include <algorithm>
 #include <chrono>
 #include <cstdio>
@@ -22,6 +23,7 @@ const CommandSpec& Spec() {
       {{"runs", 'n', "N", "timed runs (default 20)"},
        {"warmup", 0, "N", "untimed runs first (default 2)"},
        {"threads", 0, "N", "threads (default: what the model was compiled for)"},
+       {"profile", 0, "", "also time every kernel call (separate runs) and list them by time"},
        {"json", 0, "", "print one JSON document"}},
       {"MODEL.so"}};
   return spec;
@@ -51,6 +53,45 @@ std::string PseudoRandomBytes(const TensorInfo& info, uint64_t seed) {
     }
   }
   return bytes;
+}
+
+double Median(std::vector<double> v) {
+  std::sort(v.begin(), v.end());
+  return v.size() % 2 ? v[v.size() / 2] : (v[v.size() / 2 - 1] + v[v.size() / 2]) / 2;
+}
+
+struct CallTime {
+  size_t call;
+  double median_s;
+};
+
+// Per-call medians over `runs` profiled runs, slowest first.
+absl::StatusOr<std::vector<CallTime>> ProfileCalls(LoadedModel& model, int64_t runs) {
+  std::vector<std::vector<double>> per_call(model.calls().size());
+  for (int64_t r = 0; r < runs; ++r) {
+    auto seconds = model.RunProfiled();
+    if (!seconds.ok()) return seconds.status();
+    for (size_t c = 0; c < seconds->size(); ++c) per_call[c].push_back((*seconds)[c]);
+  }
+  std::vector<CallTime> out;
+  for (size_t c = 0; c < per_call.size(); ++c) out.push_back({c, Median(per_call[c])});
+  std::stable_sort(out.begin(), out.end(), [](const CallTime& a, const CallTime& b) { return a.median_s > b.median_s; });
+  return out;
+}
+
+std::string ProfileTable(const LoadedModel& model, const std::vector<CallTime>& times) {
+  double total = 0;
+  for (const CallTime& t : times) total += t.median_s;
+  using A = Table::Align;
+  Table table({{"CALL", A::kRight}, {"MEDIAN", A::kRight}, {"SHARE", A::kRight}, {"GROUP"}, {"OPS"}});
+  for (const CallTime& t : times) {
+    const CallInfo& info = model.calls()[t.call];
+    char share[16];
+    std::snprintf(share, sizeof share, "%.1f%%", total > 0 ? 100 * t.median_s / total : 0.0);
+    table.AddRow({std::to_string(t.call), FormatSeconds(t.median_s), share, info.group.empty() ? info.kernel : info.group,
+                  info.ops});
+  }
+  return StrCat(table.ToString(), "sum of call medians: ", FormatSeconds(total), "\n");
 }
 
 }  // namespace
@@ -91,17 +132,31 @@ int RunBenchCommand(int argc, char** argv) {
       last_report = t1;
     }
   }
-  std::vector<double> sorted = seconds;
-  std::sort(sorted.begin(), sorted.end());
-  double median = sorted.size() % 2 ? sorted[sorted.size() / 2]
-                                    : (sorted[sorted.size() / 2 - 1] + sorted[sorted.size() / 2]) / 2;
+  const double min = *std::min_element(seconds.begin(), seconds.end());
+  const double max = *std::max_element(seconds.begin(), seconds.end());
+  const double median = Median(seconds);
+  std::vector<CallTime> profile;
+  if (flags.Has("profile")) {
+    auto times = ProfileCalls(**model, *runs);
+    if (!times.ok()) return ReportFailure("bench", times.status());
+    profile = *std::move(times);
+  }
   if (flags.Has("json")) {
-    nlohmann::json doc = {{"model", path}, {"runs", *runs}, {"min_s", sorted.front()}, {"median_s", median},
-                          {"max_s", sorted.back()}};
+    nlohmann::json doc = {{"model", path}, {"runs", *runs}, {"min_s", min}, {"median_s", median}, {"max_s", max}};
+    if (flags.Has("profile")) {
+      nlohmann::json calls = nlohmann::json::array();
+      for (const CallTime& t : profile) {
+        const CallInfo& info = (*model)->calls()[t.call];
+        calls.push_back({{"call", t.call}, {"kernel", info.kernel}, {"group", info.group}, {"ops", info.ops},
+                         {"median_s", t.median_s}});
+      }
+      doc["calls"] = calls;
+    }
     std::printf("%s\n", doc.dump(2).c_str());
   } else {
     std::printf("%s: %lld runs, latency min %s, median %s, max %s\n", path.c_str(), static_cast<long long>(*runs),
-                FormatSeconds(sorted.front()).c_str(), FormatSeconds(median).c_str(), FormatSeconds(sorted.back()).c_str());
+                FormatSeconds(min).c_str(), FormatSeconds(median).c_str(), FormatSeconds(max).c_str());
+    if (flags.Has("profile")) std::printf("%s", ProfileTable(**model, profile).c_str());
   }
   return kExitOk;
 }

@@ -43,6 +43,11 @@ absl::StatusOr<std::unique_ptr<LoadedModel>> LoadedModel::Load(const std::string
     if (tunefarm_model_output_info(raw, i, &info) != TUNEFARM_RT_OK) return RuntimeError(StrCat("output ", i));
     model->outputs_.push_back(ToInfo(info));
   }
+  for (int i = 0; i < tunefarm_model_num_calls(raw); ++i) {
+    tunefarm_call_info info;
+    if (tunefarm_model_call_info(raw, i, &info) != TUNEFARM_RT_OK) return RuntimeError(StrCat("call ", i));
+    model->calls_.push_back(CallInfo{info.kernel, info.group, info.ops});
+  }
   return model;
 }
 
@@ -77,6 +82,13 @@ absl::Status LoadedModel::SetInput(int index, const TensorFile& file) {
 absl::Status LoadedModel::Run() {
   if (tunefarm_model_run(model_) != TUNEFARM_RT_OK) return RuntimeError("run");
   return absl::OkStatus();
+}
+
+absl::StatusOr<std::vector<double>> LoadedModel::RunProfiled() {
+  std::vector<double> seconds(calls_.size());
+  if (tunefarm_model_run_profiled(model_, seconds.data(), static_cast<int>(seconds.size())) != TUNEFARM_RT_OK)
+    return RuntimeError("profiled run");
+  return seconds;
 }
 
 absl::StatusOr<std::string> LoadedModel::GetOutput(int index) const {

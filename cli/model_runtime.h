@@ -23,6 +23,11 @@ struct TensorInfo {
 
 std::string ShapeText(const std::vector<int64_t>& shape);  // "[1,3,224,224]"
 
+// One kernel call of the model's plan.
+struct CallInfo {
+  std::string kernel, group, ops;
+};
+
 class LoadedModel {
  public:
   // threads 0: what the model was compiled for.
@@ -34,12 +39,16 @@ class LoadedModel {
   // Checks the file's dtype and shape (when it has them) and byte count against the input.
   absl::Status SetInput(int index, const TensorFile& file);
   absl::Status Run();
+  // The plan's calls in run order, and a run that returns each call's wall time in seconds.
+  const std::vector<CallInfo>& calls() const { return calls_; }
+  absl::StatusOr<std::vector<double>> RunProfiled();
   absl::StatusOr<std::string> GetOutput(int index) const;
 
  private:
   explicit LoadedModel(tunefarm_model* model) : model_(model) {}
   tunefarm_model* model_;
   std::vector<TensorInfo> inputs_, outputs_;
+  std::vector<CallInfo> calls_;
 };
 
 }  // namespace tunefarm::cli

@@ -1,6 +1,7 @@
 #include "deploy/model_executor.h"
 
 #include <algorithm>
+#include <chrono>
 #include <cstdint>
 #include <cstring>
 #include <exception>
@@ -163,12 +164,16 @@ Status ModelExecutor::GetOutput(size_t index, void* data, size_t bytes) const {
   return Status();
 }
 
-Status ModelExecutor::Run() {
+Status ModelExecutor::RunTimed(std::vector<double>* seconds) {
   std::lock_guard<std::mutex> lock(mutex_);
   ScopedCurrentPool bind(pool_.get());
+  if (seconds != nullptr) seconds->assign(calls_.size(), 0.0);
   for (size_t c = 0; c < calls_.size(); ++c) {
     BoundCall& call = calls_[c];
+    const auto start = seconds != nullptr ? std::chrono::steady_clock::now() : std::chrono::steady_clock::time_point();
     const int32_t code = call.fn(call.args.data(), static_cast<int32_t>(call.args.size()), call.workspace);
+    if (seconds != nullptr)
+      (*seconds)[c] = std::chrono::duration<double>(std::chrono::steady_clock::now() - start).count();
     if (code != 0) {
       return Status::KernelError(code,
                                  name_ + ": " + DescribeCall(plan_, c) + " returned error " + std::to_string(code));

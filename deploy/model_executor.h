@@ -52,7 +52,10 @@ class ModelExecutor {
   Status SetInput(size_t index, const void* data, size_t bytes);
   // Runs every call of the plan in order. A kernel's non-zero return stops the run with
   // kKernelError naming the call and the code.
-  Status Run();
+  Status Run() { return RunTimed(nullptr); }
+  // Run, also storing call c's wall time in seconds in (*seconds)[c] (resized to the call
+  // count); null: no timing.
+  Status RunTimed(std::vector<double>* seconds);
   // Copies output `index` (exactly `bytes` bytes, its size) as the last run left it.
   Status GetOutput(size_t index, void* data, size_t bytes) const;
 

@@ -5,12 +5,15 @@
 #include <memory>
 #include <new>
 #include <string>
+#include <vector>
 
 #include "deploy/model_executor.h"
 #include "deploy/tunefarm_runtime.h"
 
 struct tunefarm_model {
   std::unique_ptr<tunefarm::deploy::ModelExecutor> executor;
+  std::vector<std::string> call_ops;  // per call, the ops joined for tunefarm_call_info
+  std::vector<double> call_seconds;   // reused by tunefarm_model_run_profiled
 };
 
 namespace {
@@ -105,7 +108,14 @@ int tunefarm_model_load(const char* path, int num_threads, tunefarm_model** out)
     if (path == nullptr) return Fail(TUNEFARM_RT_ERR_INVALID_ARGUMENT, "tunefarm_model_load: path is null");
     auto executor = ModelExecutor::Load(path, num_threads);
     if (!executor.ok()) return Report(executor.status());
-    *out = new tunefarm_model{std::move(executor).value()};
+    auto model = std::make_unique<tunefarm_model>();
+    model->executor = std::move(executor).value();
+    for (const auto& call : model->executor->plan().calls) {
+      std::string ops;
+      for (const std::string& op : call.ops) ops += (ops.empty() ? "" : ",") + op;
+      model->call_ops.push_back(std::move(ops));
+    }
+    *out = model.release();
     return TUNEFARM_RT_OK;
   });
 }
@@ -165,6 +175,48 @@ int tunefarm_model_get_output(const tunefarm_model* model, int index, void* data
     if (model == nullptr) return NullModel("tunefarm_model_get_output");
     if (index < 0) return Fail(TUNEFARM_RT_ERR_INVALID_ARGUMENT, "tunefarm_model_get_output: negative index");
     return Report(model->executor->GetOutput(static_cast<size_t>(index), data, bytes));
+  });
+}
+
+int tunefarm_model_num_calls(const tunefarm_model* model) {
+  if (model == nullptr) {
+    NullModel("tunefarm_model_num_calls");
+    return -1;
+  }
+  return static_cast<int>(model->executor->plan().calls.size());
+}
+
+int tunefarm_model_call_info(const tunefarm_model* model, int index, tunefarm_call_info* info) {
+  return Guarded([&] {
+    if (model == nullptr) return NullModel("tunefarm_model_call_info");
+    if (info == nullptr) return Fail(TUNEFARM_RT_ERR_INVALID_ARGUMENT, "tunefarm_model_call_info: info is null");
+    const auto& calls = model->executor->plan().calls;
+    if (index < 0 || static_cast<size_t>(index) >= calls.size()) {
+      return Fail(TUNEFARM_RT_ERR_INVALID_ARGUMENT, ("tunefarm_model_call_info: index " + std::to_string(index) +
+                                                     " is out of range (" + std::to_string(calls.size()) + ")")
+                                                        .c_str());
+    }
+    info->kernel = calls[index].kernel.c_str();
+    info->group = calls[index].group.c_str();
+    info->ops = model->call_ops[index].c_str();
+    return TUNEFARM_RT_OK;
+  });
+}
+
+int tunefarm_model_run_profiled(tunefarm_model* model, double* seconds, int count) {
+  return Guarded([&] {
+    if (model == nullptr) return NullModel("tunefarm_model_run_profiled");
+    const size_t calls = model->executor->plan().calls.size();
+    if (seconds == nullptr || count < 0 || static_cast<size_t>(count) != calls) {
+      return Fail(TUNEFARM_RT_ERR_INVALID_ARGUMENT, ("tunefarm_model_run_profiled: needs room for " +
+                                                     std::to_string(calls) + " call times, got " +
+                                                     (seconds == nullptr ? std::string("null") : std::to_string(count)))
+                                                        .c_str());
+    }
+    Status status = model->executor->RunTimed(&model->call_seconds);
+    if (!status.ok()) return Report(status);
+    std::memcpy(seconds, model->call_seconds.data(), calls * sizeof(double));
+    return TUNEFARM_RT_OK;
   });
 }
 

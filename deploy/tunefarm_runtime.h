@@ -69,6 +69,20 @@ TUNEFARM_RT_API int tunefarm_model_run(tunefarm_model* model);
 /* Copies the output as the last run left it; `bytes` must be its size. */
 TUNEFARM_RT_API int tunefarm_model_get_output(const tunefarm_model* model, int index, void* data, size_t bytes);
 
+/* Profiling: the plan's kernel calls, in run order, and a run that times each of them. */
+typedef struct tunefarm_call_info {
+  const char* kernel; /* the kernel entry it calls */
+  const char* group;  /* the fused group it computes ("" when the plan does not say) */
+  const char* ops;    /* the graph ops in the group, comma-separated ("" when not given) */
+} tunefarm_call_info;   /* its pointers stay valid while the model lives */
+
+/* -1 (and an error message) when model is null. */
+TUNEFARM_RT_API int tunefarm_model_num_calls(const tunefarm_model* model);
+TUNEFARM_RT_API int tunefarm_model_call_info(const tunefarm_model* model, int index, tunefarm_call_info* info);
+/* Runs like tunefarm_model_run and writes call i's wall time in seconds to seconds[i]; `count`
+ * must be tunefarm_model_num_calls(model). Costs two clock reads per call. */
+TUNEFARM_RT_API int tunefarm_model_run_profiled(tunefarm_model* model, double* seconds, int count);
+
 /* The message of the last failure on this thread ("" if none); valid until the next failing
  * call on this thread. */
 TUNEFARM_RT_API const char* tunefarm_last_error(void);

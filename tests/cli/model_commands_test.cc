@@ -120,6 +120,20 @@ TEST_F(CliModelTest, BenchPrintsLatency) {
   EXPECT_LE(doc.at("median_s").get<double>(), doc.at("max_s").get<double>());
 }
 
+TEST_F(CliModelTest, BenchProfileListsEveryKernelCall) {
+  CliResult r = RunTunefarm({"bench", so_, "--runs", "3", "--profile", "--json"});
+  ASSERT_EQ(r.exit_code, 0) << r.err;
+  nlohmann::json doc = nlohmann::json::parse(r.out);
+  ASSERT_EQ(doc.at("calls").size(), 1u);
+  EXPECT_EQ(doc.at("calls")[0].at("ops"), "Add");
+  EXPECT_GE(doc.at("calls")[0].at("median_s").get<double>(), 0.0);
+  CliResult human = RunTunefarm({"bench", so_, "--runs", "3", "--profile"});
+  ASSERT_EQ(human.exit_code, 0) << human.err;
+  EXPECT_THAT(human.out, HasSubstr("SHARE"));
+  EXPECT_THAT(human.out, HasSubstr("100.0%"));
+  EXPECT_THAT(human.out, HasSubstr("sum of call medians"));
+}
+
 TEST(CliModelErrorsTest, BadModelsGetClearErrors) {
   TempDir dir;
   CliResult missing = RunTunefarm({"compile", dir.File("nope.onnx"), "-o", dir.File("x.so")});

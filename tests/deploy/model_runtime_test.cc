@@ -109,6 +109,46 @@ TEST(ModelRuntime, CallerErrors) {
   tunefarm_model_free(nullptr);  // a no-op
 }
 
+TEST(ModelRuntime, ProfiledRunTimesEveryCallAndComputesTheSame) {
+  const TestModel& m = GetTestModel();
+  json plan = m.plan;
+  plan["calls"][0]["group"] = "fused_dense";
+  plan["calls"][0]["ops"] = {"Gemm", "Relu"};
+  const std::string path = WriteArtifact(m, plan.dump());
+  tunefarm_model* model = nullptr;
+  ASSERT_EQ(tunefarm_model_load(path.c_str(), 2, &model), TUNEFARM_RT_OK) << tunefarm_last_error();
+  ASSERT_EQ(tunefarm_model_num_calls(model), 2);
+  tunefarm_call_info info;
+  ASSERT_EQ(tunefarm_model_call_info(model, 0, &info), TUNEFARM_RT_OK);
+  EXPECT_EQ(std::string(info.kernel), plan["calls"][0]["kernel"].get<std::string>());
+  EXPECT_STREQ(info.group, "fused_dense");
+  EXPECT_STREQ(info.ops, "Gemm,Relu");
+  ASSERT_EQ(tunefarm_model_call_info(model, 1, &info), TUNEFARM_RT_OK);
+  EXPECT_EQ(std::string(info.kernel), plan["calls"][1]["kernel"].get<std::string>());
+  EXPECT_STREQ(info.group, "");  // not in the plan
+  EXPECT_STREQ(info.ops, "");
+
+  auto x = RandomFloats(m.kRows * m.kIn, 5), y = RandomFloats(m.kRows * m.kOut, 6);
+  ASSERT_EQ(tunefarm_model_set_input(model, 0, x.data(), x.size() * sizeof(float)), TUNEFARM_RT_OK);
+  ASSERT_EQ(tunefarm_model_set_input(model, 1, y.data(), y.size() * sizeof(float)), TUNEFARM_RT_OK);
+  double seconds[2] = {-1, -1};
+  ASSERT_EQ(tunefarm_model_run_profiled(model, seconds, 2), TUNEFARM_RT_OK) << tunefarm_last_error();
+  for (double s : seconds) {
+    EXPECT_GE(s, 0.0);
+    EXPECT_LT(s, 60.0);
+  }
+  EXPECT_LT(MaxAbsDiff(Output(model, 0, 24), m.Reference(x, y)), 1e-5f);
+
+  EXPECT_EQ(tunefarm_model_run_profiled(model, seconds, 1), TUNEFARM_RT_ERR_INVALID_ARGUMENT);
+  EXPECT_NE(std::string(tunefarm_last_error()).find("needs room for 2 call times, got 1"), std::string::npos)
+      << tunefarm_last_error();
+  EXPECT_EQ(tunefarm_model_run_profiled(model, nullptr, 2), TUNEFARM_RT_ERR_INVALID_ARGUMENT);
+  EXPECT_EQ(tunefarm_model_call_info(model, 2, &info), TUNEFARM_RT_ERR_INVALID_ARGUMENT);
+  EXPECT_EQ(tunefarm_model_call_info(model, 0, nullptr), TUNEFARM_RT_ERR_INVALID_ARGUMENT);
+  EXPECT_EQ(tunefarm_model_num_calls(nullptr), -1);
+  tunefarm_model_free(model);
+}
+
 TEST(ModelRuntime, LastErrorIsPerThread) {
   tunefarm_model* model = nullptr;
   ASSERT_EQ(tunefarm_model_load("/nonexistent/model.so", 1, &model), TUNEFARM_RT_ERR_LOAD);
