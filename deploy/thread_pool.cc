@@ -1,5 +1,6 @@
 #include "deploy/thread_pool.h"
 
+#include <algorithm>
 #include <exception>
 
 namespace tunefarm::deploy {
@@ -19,6 +20,8 @@ constexpr uint32_t TaskOf(uint64_t claim) { return static_cast<uint32_t>(claim);
 // the thread being waited for gets the core), then block.
 constexpr int kPauseIterations = 256;
 constexpr int kSpinIterations = 4096;
+// Claims per thread in one parallel loop (see RunClaimedTasks).
+constexpr int32_t kChunksPerThread = 4;
 
 // True while this thread runs a task (workers: always), so nested parallel loops run inline.
 thread_local bool t_inside_task = false;
@@ -148,19 +151,32 @@ uint64_t ThreadPool::RunClaimedTasks(uint64_t claim) {
     // exchange below sees that job's closing store and fails.
     std::atomic_thread_fence(std::memory_order_acquire);
     if (task >= static_cast<uint32_t>(num_tasks)) return claim;  // nothing left
-    if (!claim_.compare_exchange_weak(claim, claim + 1, std::memory_order_acquire,
+    // Claim a run of tasks, not one: the claim and the done count are cache lines every thread
+    // writes, and a kernel loop of a thousand small tasks spent as long bouncing them between
+    // cores as computing. kChunksPerThread runs per thread still balance uneven tasks.
+    const uint32_t chunk = ChunkSize(num_tasks);
+    if (!claim_.compare_exchange_weak(claim, claim + chunk, std::memory_order_acquire,
                                       std::memory_order_acquire)) {
       continue;  // `claim` now holds the current value
     }
-    const int32_t code = body(static_cast<int32_t>(task), num_tasks, closure);
-    if (code != 0) RecordError(static_cast<int32_t>(task), code);
-    const int32_t done = done_tasks_.fetch_add(1, std::memory_order_seq_cst) + 1;
+    const uint32_t end = std::min<uint32_t>(task + chunk, static_cast<uint32_t>(num_tasks));
+    for (uint32_t t = task; t < end; ++t) {
+      const int32_t code = body(static_cast<int32_t>(t), num_tasks, closure);
+      if (code != 0) RecordError(static_cast<int32_t>(t), code);
+    }
+    const int32_t ran = static_cast<int32_t>(end - task);
+    const int32_t done = done_tasks_.fetch_add(ran, std::memory_order_seq_cst) + ran;
     if (done == num_tasks && dispatcher_sleeping_.load(std::memory_order_seq_cst)) {
       { std::lock_guard<std::mutex> lock(done_mutex_); }
       done_cv_.notify_one();
     }
-    ++claim;
+    claim += chunk;
   }
+}
+
+uint32_t ThreadPool::ChunkSize(int32_t num_tasks) const {
+  const int32_t runs = kChunksPerThread * (static_cast<int32_t>(workers_.size()) + 1);
+  return static_cast<uint32_t>(std::max<int32_t>(1, num_tasks / runs));
 }
 
 void ThreadPool::RecordError(int32_t task, int32_t code) {

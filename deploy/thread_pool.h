@@ -55,6 +55,8 @@ class ThreadPool {
   // Claims and runs tasks starting from the observed claim value `claim` until the job has
   // none left for this thread; returns the last claim value seen.
   uint64_t RunClaimedTasks(uint64_t claim);
+  // How many consecutive tasks one claim takes.
+  uint32_t ChunkSize(int32_t num_tasks) const;
   void WaitForTasks(int32_t num_tasks);
   void RecordError(int32_t task, int32_t code);
 

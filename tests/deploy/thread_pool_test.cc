@@ -181,6 +181,38 @@ TEST(ThreadPool, ThreeThreadsRunConcurrentlyWithTheCaller) {
   EXPECT_EQ(rendezvous.threads.count(std::this_thread::get_id()), 1u);
 }
 
+// Many small tasks are claimed in runs (so two cores do not bounce the claim counter once per
+// task), but the runs stay small enough that every thread gets some.
+TEST(ThreadPool, ManySmallTasksAreSharedByEveryThread) {
+  ThreadPool pool(2);
+  struct Shared {
+    std::vector<std::thread::id> thread_of = std::vector<std::thread::id>(1024);
+    std::atomic<int> off_caller{0};
+    std::thread::id caller = std::this_thread::get_id();
+  } shared;
+  auto body = +[](int32_t task, int32_t, void* closure) -> int32_t {
+    auto* sh = static_cast<Shared*>(closure);
+    sh->thread_of[task] = std::this_thread::get_id();
+    if (std::this_thread::get_id() != sh->caller) sh->off_caller++;
+    // The caller's first task waits (at most 5 s) for the worker to take a run of its own.
+    if (task == 0) {
+      auto deadline = std::chrono::steady_clock::now() + std::chrono::seconds(5);
+      while (sh->off_caller.load() == 0 && std::chrono::steady_clock::now() < deadline) std::this_thread::yield();
+    }
+    return 0;
+  };
+  ASSERT_EQ(pool.ParallelFor(body, &shared, 1024), 0);
+  std::set<std::thread::id> threads(shared.thread_of.begin(), shared.thread_of.end());
+  EXPECT_EQ(threads.size(), 2u);
+  EXPECT_EQ(threads.count(std::thread::id()), 0u) << "a task did not run";
+}
+
+TEST(ThreadPool, FirstErrorIsTheLowestFailingTaskAcrossRuns) {
+  ThreadPool pool(3);
+  auto body = +[](int32_t task, int32_t, void*) -> int32_t { return task == 300 || task == 999 || task == 700 ? task : 0; };
+  EXPECT_EQ(pool.ParallelFor(body, nullptr, 1000), 300);
+}
+
 TEST(ThreadPool, OneThreadRunsEverythingOnTheCaller) {
   ThreadPool pool(1);
   EXPECT_EQ(pool.num_threads(), 1);
