@@ -282,21 +282,24 @@ absl::Status ReductionApply(State* s, int stage, const RuleContext& ctx) {
 }
 
 bool ElementwiseCondition(const State& s, int stage, const RuleContext&) { return AtRoot(s, stage); }
+// Vectorizes the innermost axis on its own and runs the loops around it (fused) in parallel.
+// Fusing every axis before splitting off the vector would give each lane an index that is a
+// div/mod of the fused index, which codegen can only gather and scatter: Concat and layout
+// conversions in NCHW[x]c ran 10-20x slower that way.
 absl::Status ElementwiseApply(State* s, int stage, const RuleContext& ctx) {
-  int n = NumSpace(*s, stage);
+  const int n = NumSpace(*s, stage);
   if (n == 0) return absl::OkStatus();
-  if (n > 1) {
-    std::vector<int> all(n);
-    for (int i = 0; i < n; ++i) all[i] = i;
-    if (auto st = s->Fuse(stage, all); !st.ok()) return st;
+  const int64_t inner = s->stage(stage).node_of(n - 1).extent;
+  const int64_t vf = VectorFactor(inner, ctx.vector_lanes);
+  int outer = n - 1;
+  if (vf < inner) {
+    if (auto st = s->Split(stage, n - 1, {vf}); !st.ok()) return st;
+    outer = n;
   }
-  int64_t extent = s->stage(stage).node_of(0).extent;
-  int64_t vf = VectorFactor(extent, ctx.vector_lanes);
-  if (vf >= extent) return s->Annotate(stage, 0, IterAnnotation::kVectorize);
-  if (auto st = s->Split(stage, 0, {vf}); !st.ok()) return st;
-  if (auto st = s->Annotate(stage, 1, IterAnnotation::kVectorize); !st.ok()) return st;
-  if (StagePoints(*s, stage) < kMinParallelPoints) return absl::OkStatus();
-  return s->Annotate(stage, 0, IterAnnotation::kParallel);
+  if (auto st = ParallelizeOuter(s, stage, outer, StagePoints(*s, stage)); !st.ok()) return st;
+  const int last = static_cast<int>(s->stage(stage).iters.size()) - 1;
+  if (s->stage(stage).node_of(last).extent <= 1) return absl::OkStatus();
+  return s->Annotate(stage, last, IterAnnotation::kVectorize);
 }
 
 }  // namespace
