@@ -13,8 +13,9 @@
 //                      reused axis: col x row vectors sized to the register file)
 //   4. reduction       a reduction without reuse (pooling, row sums): outer loops parallel,
 //                      the innermost space loop moved inside the reduce loops and vectorized
-//   5. elementwise     anything else at the root: loops fused, split by the vector width,
-//                      outer part parallel, inner part vectorized
+//   5. elementwise     anything else at the root: the innermost axis split by the vector
+//                      width and vectorized (alone, so lanes stay contiguous), the loops
+//                      around it fused and run in parallel
 #pragma once
 
 #include <string>
