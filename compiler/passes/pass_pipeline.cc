@@ -5,6 +5,7 @@
 #include "compiler/passes/constant_folding.h"
 #include "compiler/passes/cse.h"
 #include "compiler/passes/dce.h"
+#include "compiler/passes/dense_weights.h"
 #include "compiler/passes/graph_rewriter.h"
 #include "compiler/passes/layout.h"
 
@@ -37,6 +38,7 @@ absl::StatusOr<graph::Graph> OptimizeGraph(const graph::Graph& input, const Pass
       {"const-fold", FoldConstants, options.fold_constants},
       {"bn-fold", FoldBatchNorm, options.fold_batch_norm},
       {"const-fold", FoldConstants, options.fold_constants},
+      {"dense-weights", PretransposeDenseWeights, options.pretranspose_dense_weights},
       {"cse", EliminateCommonSubexpressions, options.eliminate_common_subexpressions},
       {"dce", EliminateDeadCode, true},
   };

@@ -11,13 +11,16 @@ struct PassOptions {
   bool fold_constants = true;
   bool fold_batch_norm = true;
   bool eliminate_common_subexpressions = true;
+  // Gemm weights given as [out, in] (transB = 1) transposed at compile time (dense_weights.h).
+  bool pretranspose_dense_weights = true;
   // NCHW[x]c block for the conv region (layout.h), normally the target's float vector lanes;
   // 0 leaves the graph in NCHW. build::PlanModel sets it from the target.
   int layout_block = 0;
 };
 
-// Runs constant folding, conv+BN folding, constant folding again, CSE, DCE, then (with a
-// layout_block) the NCHW[x]c layout pass and DCE again; returns the rewritten graph. Graph inputs and outputs keep their names.
+// Runs constant folding, conv+BN folding, constant folding again, dense weight
+// pre-transposition, CSE, DCE, then (with a layout_block) the NCHW[x]c layout pass and DCE
+// again; returns the rewritten graph. Graph inputs and outputs keep their names.
 absl::StatusOr<graph::Graph> OptimizeGraph(const graph::Graph& g, const PassOptions& options = {});
 
 }  // namespace tunefarm::passes
