@@ -21,6 +21,13 @@ inline void Set(OpRegistry* r, const std::string& op, ComputeFn fn) {
   r->SetCompute(op, std::make_shared<const OpCompute>(OpCompute{std::move(fn)}));
 }
 
+// Attribute `name`, or `count` copies of `fill` when it is absent (strides, dilations, pads).
+inline std::vector<int64_t> IntsOr(const Node& n, const char* name, size_t count, int64_t fill) {
+  std::vector<int64_t> v = n.attrs.GetInts(name);
+  if (v.empty()) v.assign(count, fill);
+  return v;
+}
+
 inline absl::Status Unimplemented(const std::string& why) { return absl::UnimplementedError(why); }
 
 }  // namespace tunefarm::graph::compute

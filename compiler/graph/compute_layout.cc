@@ -12,12 +12,6 @@ namespace {
 using namespace compute;
 using Axes = te::DagBuilder::Axes;
 
-std::vector<int64_t> IntsOr(const Node& n, const char* name, size_t count, int64_t fill) {
-  std::vector<int64_t> v = n.attrs.GetInts(name);
-  if (v.empty()) v.assign(count, fill);
-  return v;
-}
-
 Outputs LayoutTransformCompute(te::DagBuilder& b, const Node& n, const std::vector<TeTensor>& in) {
   if (n.attrs.GetString("src_layout") == "NCHW") return One(ops::NchwToNchwc(b, in[0], n.attrs.GetInt("block"), n.name));
   return One(ops::NchwcToNchw(b, in[0], n.attrs.GetInt("channels"), n.name));

@@ -19,12 +19,6 @@ namespace {
 using namespace compute;
 using Axes = te::DagBuilder::Axes;
 
-std::vector<int64_t> IntsOr(const Node& n, const char* name, size_t count, int64_t fill) {
-  std::vector<int64_t> v = n.attrs.GetInts(name);
-  if (v.empty()) v.assign(count, fill);
-  return v;
-}
-
 // Adds the optional bias (input 2) along the channel axis.
 Outputs WithBias(te::DagBuilder& b, const Node& n, const std::vector<TeTensor>& in, absl::StatusOr<TeTensor> y) {
   if (!y.ok() || in.size() < 3) return One(std::move(y));

@@ -18,6 +18,16 @@ bool AtRoot(const State& s, int stage) {
   return !st.is_placeholder && st.location == ComputeLocation::kRoot;
 }
 
+// The stage axes a read's index expressions mention.
+std::set<int64_t> AxesUsed(const std::vector<te::Expr>& indices) {
+  std::set<int64_t> used;
+  for (const te::Expr& i : indices)
+    te::Visit(i, [&](const te::Expr& e) {
+      if (e->kind == te::ExprKind::kAxis) used.insert(e->int_value);
+    });
+  return used;
+}
+
 // The space axis whose tile is reused across the vector axis: absent from a read that walks
 // the vector (innermost) axis. GEMM C[i,j]: B[k,j] walks j and lacks i -> i. Conv NCHW: the
 // input walks ow and lacks the output channel -> k. -1 when every read uses every axis.
@@ -28,11 +38,7 @@ int RowAxis(const State& s, int stage) {
   int best = -1;
   for (const auto& [tensor, index_lists] : Analysis(s, stage).reads) {
     for (const auto& indices : index_lists) {
-      std::set<int64_t> used;
-      for (const te::Expr& i : indices)
-        te::Visit(i, [&](const te::Expr& e) {
-          if (e->kind == te::ExprKind::kAxis) used.insert(e->int_value);
-        });
+      const std::set<int64_t> used = AxesUsed(indices);
       if (!used.count(vector_axis)) continue;
       for (int a = n - 2; a >= 0; --a)
         if (!used.count(a) && s.dag().tensor(stage).shape[a] > 1) best = std::max(best, a);
@@ -51,11 +57,7 @@ int ColAxis(const State& s, int stage, int row_axis) {
   int best = -1;
   for (const auto& [tensor, index_lists] : Analysis(s, stage).reads) {
     for (const auto& indices : index_lists) {
-      std::set<int64_t> used;
-      for (const te::Expr& i : indices)
-        te::Visit(i, [&](const te::Expr& e) {
-          if (e->kind == te::ExprKind::kAxis) used.insert(e->int_value);
-        });
+      const std::set<int64_t> used = AxesUsed(indices);
       if (used.count(vector_axis)) continue;
       for (int a = 0; a < n - 1; ++a)
         if (a != row_axis && !used.count(a) && s.dag().tensor(stage).shape[a] > 1) best = std::max(best, a);
