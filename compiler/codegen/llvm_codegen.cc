@@ -1,6 +1,7 @@
 #include "compiler/codegen/llvm_codegen.h"
 
 #include <functional>
+#include <map>
 #include <set>
 #include <string>
 
@@ -10,6 +11,7 @@
 #include "compiler/codegen/vector_plan.h"
 #include "compiler/common/check.h"
 #include "compiler/common/strings.h"
+#include "compiler/tir/stmt_functor.h"
 #include "deploy/tunefarm_abi.h"
 #include "llvm/IR/Constants.h"
 #include "llvm/IR/DerivedTypes.h"
@@ -43,31 +45,30 @@ struct Region {
   ExprScope scope;
   std::vector<int64_t> bound;           // loop variables in scope, outermost first
   std::vector<Value*> buffer_params;    // argument pointers, then the workspace pointer
+  std::vector<int> locals;              // local buffers allocated in scope, outermost first
+  std::map<int, llvm::AllocaInst*> slots;  // this function's stack slot per local buffer
 };
 
-void CollectVars(const te::Expr& e, std::set<int64_t>* out) {
-  te::Visit(e, [&](const te::Expr& n) {
-    if (n->kind == te::ExprKind::kVar) out->insert(n->int_value);
-  });
-}
+// The loop variables and buffers a statement reads or writes (what an outlined body needs).
+class UseCollector : public tir::StmtVisitor {
+ public:
+  std::set<int64_t> vars;
+  std::set<int> buffers;
 
-void CollectVars(const Stmt& s, std::set<int64_t>* out) {
-  if (!s.defined()) return;
-  switch (s->kind) {
-    case StmtKind::kFor: CollectVars(s->extent, out); CollectVars(s->body, out); return;
-    case StmtKind::kStore: CollectVars(s->index, out); CollectVars(s->value, out); return;
-    case StmtKind::kIf:
-      CollectVars(s->cond, out);
-      CollectVars(s->then_case, out);
-      CollectVars(s->else_case, out);
-      return;
-    case StmtKind::kSeq:
-      for (const Stmt& c : s->seq) CollectVars(c, out);
-      return;
+ private:
+  void VisitExpr(const te::Expr& e) override {
+    te::Visit(e, [&](const te::Expr& n) {
+      if (n->kind == te::ExprKind::kVar) vars.insert(n->int_value);
+      if (n->kind == te::ExprKind::kLoad) buffers.insert(static_cast<int>(n->int_value));
+    });
   }
-}
+  void VisitStore(const StmtNode& op) override {
+    buffers.insert(op.buffer);
+    tir::StmtVisitor::VisitStore(op);
+  }
+};
 
-class FunctionEmitter {
+class FunctionEmitter : private tir::StmtVisitor {
  public:
   FunctionEmitter(ModuleState& ms, const tir::PrimFunc& f)
       : ms_(ms), f_(f), ctx_(ms.module.getContext()), b_(ctx_), exprs_(b_, f, ms.math) {
@@ -79,9 +80,9 @@ class FunctionEmitter {
   }
 
   void Emit() {
-    llvm::Function* impl = NewRegionFunction(StrCat(f_.name, ".impl"), 0);
+    llvm::Function* impl = NewRegionFunction(StrCat(f_.name, ".impl"), {}, 0);
     Region region;
-    EnterRegion(impl, &region);
+    EnterRegion(impl, &region, {});
     EmitStmt(f_.body);
     b_.CreateRet(b_.getInt32(TUNEFARM_OK));
     EmitEntry(impl);
@@ -105,13 +106,17 @@ class FunctionEmitter {
     return fn;
   }
 
-  // (buffers..., workspace, int64 x num_ints) -> i32, the buffers noalias + align 64.
-  llvm::Function* NewRegionFunction(const std::string& name, size_t num_ints) {
-    std::vector<llvm::Type*> params(f_.num_args + 1, Ptr());
+  // (buffers..., workspace, local buffers captured..., int64 x num_ints) -> i32, the buffers
+  // noalias + align 64.
+  llvm::Function* NewRegionFunction(const std::string& name, const std::vector<int>& captured, size_t num_ints) {
+    std::vector<llvm::Type*> params(f_.num_args + 1 + captured.size(), Ptr());
     params.insert(params.end(), num_ints, I64());
     llvm::Function* fn = NewFunction(llvm::FunctionType::get(I32(), params, false), name, false);
-    for (int i = 0; i <= f_.num_args; ++i) {
-      int64_t bytes = i < f_.num_args ? f_.buffers[i].NumBytes() : f_.workspace_bytes;
+    for (size_t i = 0; i < f_.num_args + 1 + captured.size(); ++i) {
+      int64_t bytes = 0;
+      if (i < static_cast<size_t>(f_.num_args)) bytes = f_.buffers[i].NumBytes();
+      else if (i == static_cast<size_t>(f_.num_args)) bytes = f_.workspace_bytes;
+      else bytes = f_.buffers[captured[i - f_.num_args - 1]].NumBytes();
       fn->addParamAttr(i, llvm::Attribute::NoAlias);
       fn->addParamAttr(i, llvm::Attribute::getWithAlignment(ctx_, llvm::Align(TUNEFARM_BUFFER_ALIGNMENT)));
       if (bytes > 0) fn->addDereferenceableParamAttr(i, bytes);
@@ -119,15 +124,22 @@ class FunctionEmitter {
     return fn;
   }
 
-  void EnterRegion(llvm::Function* fn, Region* region) {
+  // Binds the function's buffer parameters: arguments, workspace slots, captured locals.
+  void EnterRegion(llvm::Function* fn, Region* region, const std::vector<int>& captured) {
     region_ = region;
     b_.SetInsertPoint(BasicBlock::Create(ctx_, "entry", fn));
     for (int i = 0; i <= f_.num_args; ++i) region->buffer_params.push_back(fn->getArg(i));
     for (int i = 0; i < f_.num_args; ++i) region->scope.buffers.push_back(fn->getArg(i));
     Value* workspace = fn->getArg(f_.num_args);
     for (size_t i = f_.num_args; i < f_.buffers.size(); ++i) {
-      region->scope.buffers.push_back(
-          b_.CreateConstInBoundsGEP1_64(b_.getInt8Ty(), workspace, f_.buffers[i].workspace_offset));
+      const tir::Buffer& b = f_.buffers[i];
+      region->scope.buffers.push_back(b.scope == tir::BufferScope::kWorkspace
+                                          ? b_.CreateConstInBoundsGEP1_64(b_.getInt8Ty(), workspace, b.workspace_offset)
+                                          : nullptr);
+    }
+    for (size_t k = 0; k < captured.size(); ++k) {
+      region->scope.buffers[captured[k]] = fn->getArg(f_.num_args + 1 + k);
+      region->locals.push_back(captured[k]);
     }
   }
 
@@ -161,35 +173,47 @@ class FunctionEmitter {
     region_->bound.pop_back();
   }
 
-  void EmitStmt(const Stmt& s) {
-    switch (s->kind) {
-      case StmtKind::kStore:
-        exprs_.EmitStore(s->buffer, s->index, s->value, region_->scope);
-        return;
-      case StmtKind::kSeq:
-        for (const Stmt& c : s->seq) EmitStmt(c);
-        return;
-      case StmtKind::kIf: {
-        Value* cond = exprs_.EmitScalar(s->cond, region_->scope);
-        BasicBlock* then_bb = NewBlock("if.then");
-        BasicBlock* else_bb = s->else_case.defined() ? NewBlock("if.else") : nullptr;
-        BasicBlock* merge = NewBlock("if.end");
-        b_.CreateCondBr(cond, then_bb, else_bb ? else_bb : merge);
-        b_.SetInsertPoint(then_bb);
-        EmitStmt(s->then_case);
-        b_.CreateBr(merge);
-        if (else_bb) {
-          b_.SetInsertPoint(else_bb);
-          EmitStmt(s->else_case);
-          b_.CreateBr(merge);
-        }
-        b_.SetInsertPoint(merge);
-        return;
-      }
-      case StmtKind::kFor:
-        EmitFor(*s);
-        return;
+  void EmitStmt(const Stmt& s) { VisitStmt(s); }
+
+  void VisitStore(const StmtNode& s) override { exprs_.EmitStore(s.buffer, s.index, s.value, region_->scope); }
+
+  void VisitIf(const StmtNode& s) override {
+    Value* cond = exprs_.EmitScalar(s.cond, region_->scope);
+    BasicBlock* then_bb = NewBlock("if.then");
+    BasicBlock* else_bb = s.else_case.defined() ? NewBlock("if.else") : nullptr;
+    BasicBlock* merge = NewBlock("if.end");
+    b_.CreateCondBr(cond, then_bb, else_bb ? else_bb : merge);
+    b_.SetInsertPoint(then_bb);
+    EmitStmt(s.then_case);
+    b_.CreateBr(merge);
+    if (else_bb) {
+      b_.SetInsertPoint(else_bb);
+      EmitStmt(s.else_case);
+      b_.CreateBr(merge);
     }
+    b_.SetInsertPoint(merge);
+  }
+
+  void VisitFor(const StmtNode& s) override { EmitFor(s); }
+
+  // One stack slot per local buffer and function, in the entry block (so a loop around the
+  // Allocate does not grow the stack, and SROA can promote it to registers).
+  void VisitAllocate(const StmtNode& s) override {
+    llvm::AllocaInst*& slot = region_->slots[s.buffer];
+    if (!slot) {
+      const tir::Buffer& b = f_.buffers[s.buffer];
+      llvm::Function* fn = b_.GetInsertBlock()->getParent();
+      llvm::IRBuilder<> entry(&fn->getEntryBlock(), fn->getEntryBlock().begin());
+      slot = entry.CreateAlloca(exprs_.MemoryType(b.dtype), entry.getInt64(std::max<int64_t>(b.NumElements(), 1)),
+                                b.name);
+      slot->setAlignment(llvm::Align(TUNEFARM_BUFFER_ALIGNMENT));
+    }
+    Value* saved = region_->scope.buffers[s.buffer];
+    region_->scope.buffers[s.buffer] = slot;
+    region_->locals.push_back(s.buffer);
+    EmitStmt(s.body);
+    region_->locals.pop_back();
+    region_->scope.buffers[s.buffer] = saved;
   }
 
   void EmitFor(const StmtNode& loop) {
@@ -296,21 +320,27 @@ class FunctionEmitter {
   void EmitParallel(const StmtNode& loop) {
     const int64_t var = loop.loop_var->int_value;
     Value* extent = exprs_.EmitScalar(loop.extent, region_->scope);
-    std::set<int64_t> used;
-    CollectVars(loop.body, &used);
+    UseCollector used;
+    used.VisitStmt(loop.body);
     std::vector<int64_t> free_vars;
     for (int64_t v : region_->bound) {
-      if (used.count(v)) free_vars.push_back(v);
+      if (used.vars.count(v)) free_vars.push_back(v);
+    }
+    // Local buffers allocated outside the loop and used inside it are shared by the tasks.
+    std::vector<int> captured;
+    for (int b : region_->locals) {
+      if (used.buffers.count(b)) captured.push_back(b);
     }
     const std::string name = StrCat(f_.name, ".par", num_parallel_++);
-    std::vector<llvm::Type*> fields(f_.num_args + 1, Ptr());
+    std::vector<llvm::Type*> fields(f_.num_args + 1 + captured.size(), Ptr());
     fields.insert(fields.end(), free_vars.size() + 1, I64());
+    const unsigned first_var_field = f_.num_args + 1 + captured.size();
     llvm::StructType* closure_type = llvm::StructType::get(ctx_, fields);
     const unsigned extent_field = fields.size() - 1;
 
     auto* task_type = llvm::FunctionType::get(I32(), {I32(), I32(), Ptr()}, false);
     llvm::Function* task = NewFunction(task_type, name, false);
-    llvm::Function* body = NewRegionFunction(StrCat(name, ".body"), free_vars.size() + 2);
+    llvm::Function* body = NewRegionFunction(StrCat(name, ".body"), captured, free_vars.size() + 2);
     {
       llvm::IRBuilderBase::InsertPointGuard guard(b_);
       Region* outer = region_;
@@ -327,10 +357,10 @@ class FunctionEmitter {
       b_.CreateRet(b_.CreateCall(body, args));
 
       Region inner;
-      EnterRegion(body, &inner);
-      for (size_t k = 0; k < free_vars.size(); ++k) Bind(free_vars[k], body->getArg(f_.num_args + 1 + k));
-      Value* begin = body->getArg(f_.num_args + 1 + free_vars.size());
-      Value* end = body->getArg(f_.num_args + 2 + free_vars.size());
+      EnterRegion(body, &inner, captured);
+      for (size_t k = 0; k < free_vars.size(); ++k) Bind(free_vars[k], body->getArg(first_var_field + k));
+      Value* begin = body->getArg(first_var_field + free_vars.size());
+      Value* end = body->getArg(first_var_field + 1 + free_vars.size());
       EmitLoop(begin, end, [&](Value* i) {
         Bind(var, i);
         EmitStmt(loop.body);
@@ -350,9 +380,11 @@ class FunctionEmitter {
     for (unsigned i = 0; i < region_->buffer_params.size(); ++i) {
       b_.CreateStore(region_->buffer_params[i], b_.CreateStructGEP(closure_type, closure, i));
     }
+    for (size_t k = 0; k < captured.size(); ++k) {
+      b_.CreateStore(region_->scope.buffers[captured[k]], b_.CreateStructGEP(closure_type, closure, f_.num_args + 1 + k));
+    }
     for (size_t k = 0; k < free_vars.size(); ++k) {
-      b_.CreateStore(region_->scope.vars.at(free_vars[k]),
-                     b_.CreateStructGEP(closure_type, closure, f_.num_args + 1 + k));
+      b_.CreateStore(region_->scope.vars.at(free_vars[k]), b_.CreateStructGEP(closure_type, closure, first_var_field + k));
     }
     b_.CreateStore(extent, b_.CreateStructGEP(closure_type, closure, extent_field));
     Value* num_tasks = b_.CreateTrunc(

@@ -4,6 +4,7 @@
 #include <string>
 
 #include "compiler/common/strings.h"
+#include "compiler/tir/stmt_functor.h"
 
 namespace tunefarm::codegen {
 namespace {
@@ -22,14 +23,15 @@ bool IsCIdentifier(std::string_view s) {
   return true;
 }
 
-class FuncValidator {
+class FuncValidator : public tir::StmtVisitor {
  public:
   explicit FuncValidator(const tir::PrimFunc& f) : f_(f) {}
 
   absl::Status Run() {
     if (absl::Status s = CheckBuffers(); !s.ok()) return s;
     if (!f_.body.defined()) return Error("has no body");
-    return CheckStmt(f_.body);
+    VisitStmt(f_.body);
+    return status_;
   }
 
  private:
@@ -42,6 +44,7 @@ class FuncValidator {
     if (f_.num_args < 0 || f_.num_args > n) return Error("num_args out of range");
     if (f_.workspace_bytes < 0) return Error("negative workspace_bytes");
     bool seen_output = false;
+    int64_t local_bytes = 0;
     std::set<std::string> names;
     for (int i = 0; i < n; ++i) {
       const tir::Buffer& b = f_.buffers[i];
@@ -60,9 +63,18 @@ class FuncValidator {
         if (b.has_range && (!te::IsInt(b.dtype) || b.range_min > b.range_max)) {
           return Error(StrCat("argument ", b.name, " has a range but is not an integer or lo > hi"));
         }
+      } else if (b.scope == tir::BufferScope::kLocal) {
+        if (b.NumBytes() > tir::kMaxLocalBufferBytes) {
+          return Error(StrCat("local buffer ", b.name, " needs ", b.NumBytes(), " bytes, over the ",
+                              tir::kMaxLocalBufferBytes, "-byte limit"));
+        }
+        local_bytes += b.NumBytes();
+        if (local_bytes > tir::kMaxLocalBytesPerFunc) {
+          return Error(StrCat("local buffers need over ", tir::kMaxLocalBytesPerFunc, " bytes in all"));
+        }
       } else {
         if (b.scope != tir::BufferScope::kWorkspace) {
-          return Error(StrCat("buffer ", b.name, " after the arguments must be in the workspace"));
+          return Error(StrCat("buffer ", b.name, " after the arguments must be in the workspace or local"));
         }
         if (b.workspace_offset < 0 || b.workspace_offset % 64 != 0 ||
             b.workspace_offset + b.NumBytes() > f_.workspace_bytes) {
@@ -92,6 +104,7 @@ class FuncValidator {
         }
         const tir::Buffer& b = f_.buffers[e->int_value];
         if (b.dtype != e->dtype) return Error(StrCat("load from ", b.name, " with the wrong dtype"));
+        if (absl::Status s = CheckLocalAccess(static_cast<int>(e->int_value)); !s.ok()) return s;
         if (e->operands.size() != 1 || !te::IsInt(e->operands[0]->dtype)) {
           return Error(StrCat("load from ", b.name, " needs one integer flat index"));
         }
@@ -117,58 +130,72 @@ class FuncValidator {
     return absl::OkStatus();
   }
 
-  absl::Status CheckStmt(const Stmt& s) {
-    if (!s.defined()) return Error("undefined statement");
-    switch (s->kind) {
-      case StmtKind::kFor: {
-        const Expr& v = s->loop_var;
-        if (v->kind != ExprKind::kVar || v->dtype != te::kIndexType) {
-          return Error("loop variable must be an int64 var");
-        }
-        if (!s->extent.defined() || s->extent->dtype != te::kIndexType) {
-          return Error(StrCat("loop ", v->name, " needs an int64 extent"));
-        }
-        if (absl::Status st = CheckExpr(s->extent); !st.ok()) return st;
-        if (!ever_bound_.insert(v->int_value).second) {
-          return Error(StrCat("loop variable id ", v->int_value, " is bound twice"));
-        }
-        bound_.insert(v->int_value);
-        absl::Status st = CheckStmt(s->body);
-        bound_.erase(v->int_value);
-        return st;
-      }
-      case StmtKind::kStore: {
-        if (s->buffer < 0 || s->buffer >= static_cast<int>(f_.buffers.size())) {
-          return Error(StrCat("store to unknown buffer ", s->buffer));
-        }
-        const tir::Buffer& b = f_.buffers[s->buffer];
-        if (!s->value.defined() || s->value->dtype != b.dtype) {
-          return Error(StrCat("store to ", b.name, " of a value with another dtype"));
-        }
-        if (!s->index.defined() || !te::IsInt(s->index->dtype)) {
-          return Error(StrCat("store to ", b.name, " needs an integer index"));
-        }
-        if (absl::Status st = CheckExpr(s->index); !st.ok()) return st;
-        return CheckExpr(s->value);
-      }
-      case StmtKind::kIf: {
-        if (absl::Status st = CheckExpr(s->cond); !st.ok()) return st;
-        if (s->cond->dtype != te::DType::kBool) return Error("if condition is not bool");
-        if (absl::Status st = CheckStmt(s->then_case); !st.ok()) return st;
-        return s->else_case.defined() ? CheckStmt(s->else_case) : absl::OkStatus();
-      }
-      case StmtKind::kSeq:
-        for (const Stmt& c : s->seq) {
-          if (absl::Status st = CheckStmt(c); !st.ok()) return st;
-        }
-        return absl::OkStatus();
-    }
-    return Error("unknown statement kind");
+  absl::Status CheckLocalAccess(int buffer) const {
+    const tir::Buffer& b = f_.buffers[buffer];
+    if (b.scope == tir::BufferScope::kLocal && !allocated_.count(buffer))
+      return Error(StrCat("local buffer ", b.name, " is used outside its allocate"));
+    return absl::OkStatus();
+  }
+
+  // The first error wins; the walk goes on but records nothing more.
+  void Check(absl::Status s) {
+    if (status_.ok() && !s.ok()) status_ = std::move(s);
+  }
+
+  void VisitStmt(const Stmt& s) override {
+    if (!status_.ok()) return;
+    if (!s.defined()) return Check(Error("undefined statement"));
+    tir::StmtVisitor::VisitStmt(s);
+  }
+
+  void VisitFor(const tir::StmtNode& op) override {
+    const Expr& v = op.loop_var;
+    if (v->kind != ExprKind::kVar || v->dtype != te::kIndexType) return Check(Error("loop variable must be an int64 var"));
+    if (!op.extent.defined() || op.extent->dtype != te::kIndexType)
+      return Check(Error(StrCat("loop ", v->name, " needs an int64 extent")));
+    Check(CheckExpr(op.extent));
+    if (!ever_bound_.insert(v->int_value).second)
+      return Check(Error(StrCat("loop variable id ", v->int_value, " is bound twice")));
+    bound_.insert(v->int_value);
+    VisitStmt(op.body);
+    bound_.erase(v->int_value);
+  }
+
+  void VisitStore(const tir::StmtNode& op) override {
+    if (op.buffer < 0 || op.buffer >= static_cast<int>(f_.buffers.size()))
+      return Check(Error(StrCat("store to unknown buffer ", op.buffer)));
+    const tir::Buffer& b = f_.buffers[op.buffer];
+    if (!op.value.defined() || op.value->dtype != b.dtype)
+      return Check(Error(StrCat("store to ", b.name, " of a value with another dtype")));
+    if (!op.index.defined() || !te::IsInt(op.index->dtype))
+      return Check(Error(StrCat("store to ", b.name, " needs an integer index")));
+    Check(CheckLocalAccess(op.buffer));
+    Check(CheckExpr(op.index));
+    Check(CheckExpr(op.value));
+  }
+
+  void VisitIf(const tir::StmtNode& op) override {
+    Check(CheckExpr(op.cond));
+    if (status_.ok() && op.cond->dtype != te::DType::kBool) Check(Error("if condition is not bool"));
+    VisitStmt(op.then_case);
+    if (op.else_case.defined()) VisitStmt(op.else_case);
+  }
+
+  void VisitAllocate(const tir::StmtNode& op) override {
+    if (op.buffer < 0 || op.buffer >= static_cast<int>(f_.buffers.size()) ||
+        f_.buffers[op.buffer].scope != tir::BufferScope::kLocal)
+      return Check(Error(StrCat("allocate of buffer ", op.buffer, ", which is not a local buffer")));
+    if (!allocated_.insert(op.buffer).second)
+      return Check(Error(StrCat("local buffer ", f_.buffers[op.buffer].name, " is allocated inside its own allocate")));
+    VisitStmt(op.body);
+    allocated_.erase(op.buffer);
   }
 
   const tir::PrimFunc& f_;
   std::set<int64_t> bound_;
   std::set<int64_t> ever_bound_;
+  std::set<int> allocated_;  // local buffers whose allocate encloses the current statement
+  absl::Status status_;
 };
 
 }  // namespace

@@ -4,6 +4,7 @@
 
 #include "compiler/common/check.h"
 #include "compiler/common/strings.h"
+#include "compiler/tir/stmt_functor.h"
 
 namespace tunefarm::codegen {
 namespace {
@@ -11,38 +12,44 @@ namespace {
 using te::DType;
 using te::Expr;
 using tir::Stmt;
-using tir::StmtKind;
 
-// Returns "" if the statement can run for all lanes at once, else the reason it cannot.
-std::string CheckBody(const Stmt& s, int64_t var, int* widest_bytes) {
-  auto note_dtype = [&](DType t) { *widest_bytes = std::max(*widest_bytes, te::DTypeBytes(t)); };
-  switch (s->kind) {
-    case StmtKind::kFor:
-      return "the body holds a nested loop";
-    case StmtKind::kIf: {
-      if (UsesVar(s->cond, var)) return "an if condition depends on the lane";
-      std::string r = CheckBody(s->then_case, var, widest_bytes);
-      if (r.empty() && s->else_case.defined()) r = CheckBody(s->else_case, var, widest_bytes);
-      return r;
-    }
-    case StmtKind::kSeq:
-      for (const Stmt& c : s->seq) {
-        std::string r = CheckBody(c, var, widest_bytes);
-        if (!r.empty()) return r;
-      }
-      return "";
-    case StmtKind::kStore:
-      if (!UsesVar(s->index, var) && UsesVar(s->value, var)) {
-        return "a store writes one address from every lane";
-      }
-      note_dtype(s->value->dtype);
-      te::Visit(s->value, [&](const Expr& e) {
-        if (e->kind == te::ExprKind::kLoad || e->kind == te::ExprKind::kCast) note_dtype(e->dtype);
-      });
-      return "";
+// Finds why a loop body cannot run for all lanes at once (reason stays "" if it can), and the
+// widest element it touches.
+class LaneBodyChecker : public tir::StmtVisitor {
+ public:
+  explicit LaneBodyChecker(int64_t var) : var_(var) {}
+  std::string reason;
+  int widest_bytes = 1;
+
+  void VisitStmt(const Stmt& s) override {
+    if (reason.empty()) tir::StmtVisitor::VisitStmt(s);
   }
-  return "unknown statement";
-}
+
+ private:
+  void NoteDType(DType t) { widest_bytes = std::max(widest_bytes, te::DTypeBytes(t)); }
+
+  void VisitFor(const tir::StmtNode&) override { reason = "the body holds a nested loop"; }
+  void VisitIf(const tir::StmtNode& op) override {
+    if (UsesVar(op.cond, var_)) {
+      reason = "an if condition depends on the lane";
+      return;
+    }
+    VisitStmt(op.then_case);
+    VisitStmt(op.else_case);
+  }
+  void VisitStore(const tir::StmtNode& op) override {
+    if (!UsesVar(op.index, var_) && UsesVar(op.value, var_)) {
+      reason = "a store writes one address from every lane";
+      return;
+    }
+    NoteDType(op.value->dtype);
+    te::Visit(op.value, [&](const Expr& e) {
+      if (e->kind == te::ExprKind::kLoad || e->kind == te::ExprKind::kCast) NoteDType(e->dtype);
+    });
+  }
+
+  int64_t var_;
+};
 
 }  // namespace
 
@@ -55,7 +62,7 @@ bool UsesVar(const Expr& e, int64_t var_id) {
 }
 
 VectorPlan PlanVectorLoop(const tir::StmtNode& loop, const Target& target) {
-  TF_CHECK(loop.kind == StmtKind::kFor, "not a loop");
+  TF_CHECK(loop.kind == tir::StmtKind::kFor, "not a loop");
   VectorPlan plan;
   int64_t extent = 0;
   if (!te::IsConstInt(loop.extent, &extent)) {
@@ -66,9 +73,11 @@ VectorPlan PlanVectorLoop(const tir::StmtNode& loop, const Target& target) {
     plan.reason = StrCat("extent ", extent, " has nothing to vectorize");
     return plan;
   }
-  int widest_bytes = 1;
-  plan.reason = CheckBody(loop.body, loop.loop_var->int_value, &widest_bytes);
+  LaneBodyChecker checker(loop.loop_var->int_value);
+  checker.VisitStmt(loop.body);
+  plan.reason = checker.reason;
   if (!plan.reason.empty()) return plan;
+  const int widest_bytes = checker.widest_bytes;
   // Lanes of the widest element type fill one register; a chunk holds a few registers.
   int native = std::max(1, target.VectorBits() / (8 * widest_bytes));
   int64_t max_lanes = static_cast<int64_t>(native) * kMaxVectorsPerChunk;

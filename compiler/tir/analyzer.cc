@@ -7,6 +7,7 @@
 #include <numeric>
 
 #include "compiler/te/expr_text.h"
+#include "compiler/tir/stmt_functor.h"
 
 namespace tunefarm::tir {
 namespace {
@@ -372,91 +373,69 @@ Expr Substitute(const Expr& e, const std::unordered_map<int64_t, Expr>& vars) {
   });
 }
 
-Stmt Substitute(const Stmt& s, const std::unordered_map<int64_t, Expr>& vars) {
-  if (!s.defined()) return s;
-  switch (s->kind) {
-    case StmtKind::kFor:
-      return For(s->loop_var, Substitute(s->extent, vars), s->for_kind, Substitute(s->body, vars));
-    case StmtKind::kStore:
-      return Store(s->buffer, Substitute(s->index, vars), Substitute(s->value, vars));
-    case StmtKind::kIf:
-      return IfThenElse(Substitute(s->cond, vars), Substitute(s->then_case, vars), Substitute(s->else_case, vars));
-    case StmtKind::kSeq: {
-      std::vector<Stmt> out;
-      for (const Stmt& c : s->seq) out.push_back(Substitute(c, vars));
-      return Seq(std::move(out));
-    }
-  }
-  return s;
-}
-
-Stmt FreshenLoopVars(const Stmt& s, int64_t* next_id) {
-  if (!s.defined()) return s;
-  switch (s->kind) {
-    case StmtKind::kFor: {
-      Expr fresh = te::MakeVar(s->loop_var->name, (*next_id)++);
-      Stmt body = Substitute(s->body, {{s->loop_var->int_value, fresh}});
-      return For(fresh, s->extent, s->for_kind, FreshenLoopVars(body, next_id));
-    }
-    case StmtKind::kIf:
-      return IfThenElse(s->cond, FreshenLoopVars(s->then_case, next_id), FreshenLoopVars(s->else_case, next_id));
-    case StmtKind::kSeq: {
-      std::vector<Stmt> out;
-      for (const Stmt& c : s->seq) out.push_back(FreshenLoopVars(c, next_id));
-      return Seq(std::move(out));
-    }
-    default:
-      return s;
-  }
-}
-
 namespace {
 
-Stmt SimplifyWith(const Stmt& s, Analyzer* an) {
-  if (!s.defined()) return s;
-  switch (s->kind) {
-    case StmtKind::kFor: {
-      Expr extent = an->Simplify(s->extent);
-      int64_t n;
-      bool constant = te::IsConstInt(extent, &n);
-      if (constant && n <= 0) return Stmt();
-      if (constant && n == 1)
-        return SimplifyWith(Substitute(s->body, {{s->loop_var->int_value, te::IntImm(te::kIndexType, 0)}}), an);
-      if (constant) an->BindLoop(s->loop_var->int_value, n);
-      Stmt body = SimplifyWith(s->body, an);
-      an->Unbind(s->loop_var->int_value);
-      if (!body.defined()) return Stmt();
-      return For(s->loop_var, extent, s->for_kind, body);
-    }
-    case StmtKind::kStore:
-      return Store(s->buffer, an->Simplify(s->index), an->Simplify(s->value));
-    case StmtKind::kIf: {
-      Expr cond = an->Simplify(s->cond);
-      int64_t v;
-      if (te::IsConstInt(cond, &v)) return SimplifyWith(v ? s->then_case : s->else_case, an);
-      Stmt then_case = SimplifyWith(s->then_case, an), else_case = SimplifyWith(s->else_case, an);
-      if (!then_case.defined() && !else_case.defined()) return Stmt();
-      if (!then_case.defined()) return IfThenElse(te::Not(cond), else_case);
-      return IfThenElse(cond, then_case, else_case);
-    }
-    case StmtKind::kSeq: {
-      std::vector<Stmt> out;
-      for (const Stmt& c : s->seq) out.push_back(SimplifyWith(c, an));
-      std::vector<Stmt> kept;
-      for (Stmt& c : out)
-        if (c.defined()) kept.push_back(std::move(c));
-      if (kept.empty()) return Stmt();
-      return Seq(std::move(kept));
-    }
+class VarSubstituter : public StmtMutator {
+ public:
+  explicit VarSubstituter(const std::unordered_map<int64_t, Expr>& vars) : vars_(vars) {}
+
+ private:
+  Expr MutateExpr(const Expr& e) override { return Substitute(e, vars_); }
+  const std::unordered_map<int64_t, Expr>& vars_;
+};
+
+class LoopVarFreshener : public StmtMutator {
+ public:
+  explicit LoopVarFreshener(int64_t* next_id) : next_id_(next_id) {}
+
+ private:
+  Stmt MutateFor(const Stmt& s) override {
+    Expr fresh = te::MakeVar(s->loop_var->name, (*next_id_)++);
+    Stmt body = MutateStmt(Substitute(s->body, {{s->loop_var->int_value, fresh}}));
+    return For(fresh, s->extent, s->for_kind, body);
   }
-  return s;
-}
+  int64_t* next_id_;
+};
+
+// Folds every expression with what the enclosing loops say about their variables; drops
+// loops of no iterations, replaces one-iteration loops by their body at 0, and takes the
+// branch of a constant condition.
+class StmtSimplifier : public StmtMutator {
+ private:
+  Expr MutateExpr(const Expr& e) override { return an_.Simplify(e); }
+
+  Stmt MutateFor(const Stmt& s) override {
+    Expr extent = an_.Simplify(s->extent);
+    int64_t n;
+    bool constant = te::IsConstInt(extent, &n);
+    if (constant && n <= 0) return Stmt();
+    if (constant && n == 1)
+      return MutateStmt(Substitute(s->body, {{s->loop_var->int_value, te::IntImm(te::kIndexType, 0)}}));
+    if (constant) an_.BindLoop(s->loop_var->int_value, n);
+    Stmt body = MutateStmt(s->body);
+    an_.Unbind(s->loop_var->int_value);
+    return RebuildFor(s, extent, body);
+  }
+
+  Stmt MutateIf(const Stmt& s) override {
+    Expr cond = an_.Simplify(s->cond);
+    int64_t v;
+    if (te::IsConstInt(cond, &v)) return MutateStmt(v ? s->then_case : s->else_case);
+    Stmt then_case = MutateStmt(s->then_case);
+    return RebuildIf(s, cond, then_case, MutateStmt(s->else_case));
+  }
+
+  Analyzer an_;
+};
 
 }  // namespace
 
-Stmt SimplifyStmt(const Stmt& s) {
-  Analyzer an;
-  return SimplifyWith(s, &an);
+Stmt Substitute(const Stmt& s, const std::unordered_map<int64_t, Expr>& vars) {
+  return VarSubstituter(vars).MutateStmt(s);
 }
+
+Stmt FreshenLoopVars(const Stmt& s, int64_t* next_id) { return LoopVarFreshener(next_id).MutateStmt(s); }
+
+Stmt SimplifyStmt(const Stmt& s) { return StmtSimplifier().MutateStmt(s); }
 
 }  // namespace tunefarm::tir

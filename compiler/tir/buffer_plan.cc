@@ -11,7 +11,7 @@ BufferPlan PlanBuffers(const schedule::State& state) {
   auto add = [&](int tensor, BufferScope scope, ArgRole role) {
     const te::TensorDef& t = dag.tensor(tensor);
     Buffer b{t.name, t.dtype, t.shape, scope, role};
-    if (scope == BufferScope::kWorkspace) {
+    if (scope == BufferScope::kWorkspace) {  // (a local buffer's shape is set by the lowering)
       b.workspace_offset = plan.workspace_bytes;
       plan.workspace_bytes += (b.NumBytes() + kWorkspaceAlign - 1) / kWorkspaceAlign * kWorkspaceAlign;
     }
@@ -22,8 +22,12 @@ BufferPlan PlanBuffers(const schedule::State& state) {
   for (int id : dag.outputs()) add(id, BufferScope::kArg, ArgRole::kOutput);
   plan.num_args = static_cast<int>(plan.buffers.size());
   for (int id : dag.stages()) {
-    bool inlined = state.stage(id).location == schedule::ComputeLocation::kInlined;
-    if (plan.buffer_of_tensor[id] < 0 && !inlined) add(id, BufferScope::kWorkspace, ArgRole::kInput);
+    const schedule::Stage& stage = state.stage(id);
+    if (plan.buffer_of_tensor[id] >= 0 || stage.location == schedule::ComputeLocation::kInlined) continue;
+    // A "local" cache stage computed at a consumer's loop gets a local buffer, shaped by the
+    // lowering once the region is known; at the root it is an ordinary workspace buffer.
+    bool local = stage.scope == "local" && stage.location == schedule::ComputeLocation::kAt;
+    add(id, local ? BufferScope::kLocal : BufferScope::kWorkspace, ArgRole::kInput);
   }
   return plan;
 }

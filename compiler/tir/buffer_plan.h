@@ -1,6 +1,7 @@
 // Which buffer each tensor of a scheduled DAG lives in: placeholders and outputs are kernel
-// arguments (ABI order: inputs, then outputs); every other stage that is not inlined gets a
-// 64-byte-aligned slot in the workspace.
+// arguments (ABI order: inputs, then outputs); a "local" cache stage computed at a consumer's
+// loop gets a local buffer (allocated at that loop, shaped by the lowering); every other stage
+// that is not inlined gets a 64-byte-aligned slot in the workspace.
 #pragma once
 
 #include <vector>

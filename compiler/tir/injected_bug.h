@@ -4,7 +4,12 @@
 
 namespace tunefarm::tir {
 
-enum class InjectedBug { kNone, kDropSplitTailGuard, kShrinkComputeAtRegion };
+enum class InjectedBug {
+  kNone,
+  kDropSplitTailGuard,
+  kShrinkComputeAtRegion,
+  kShiftLocalOffset,  // reads of a local buffer are off by one element in the last dimension
+};
 
 void SetInjectedBugForTesting(InjectedBug bug);
 InjectedBug CurrentInjectedBug();

@@ -6,6 +6,7 @@
 
 #include "compiler/common/strings.h"
 #include "compiler/te/float_bits.h"
+#include "compiler/tir/stmt_functor.h"
 
 namespace tunefarm::tir {
 namespace {
@@ -35,18 +36,21 @@ int64_t FloorDiv(int64_t a, int64_t b) {
   return (a % b != 0 && ((a < 0) != (b < 0))) ? q - 1 : q;
 }
 
-class Interpreter {
+class Interpreter : public StmtVisitor {
  public:
   Interpreter(const PrimFunc& f, const std::vector<void*>& args) : f_(f) {
     workspace_.reset(new (std::align_val_t(64)) char[f.workspace_bytes + 64]);
     for (size_t b = 0; b < f.buffers.size(); ++b) {
-      base_.push_back(static_cast<int>(b) < f.num_args ? static_cast<char*>(args[b])
-                                                       : workspace_.get() + f.buffers[b].workspace_offset);
+      const Buffer& buf = f.buffers[b];
+      char* base = nullptr;  // local buffers get theirs from their Allocate
+      if (static_cast<int>(b) < f.num_args) base = static_cast<char*>(args[b]);
+      if (buf.scope == BufferScope::kWorkspace) base = workspace_.get() + buf.workspace_offset;
+      base_.push_back(base);
     }
   }
 
   absl::Status Run() {
-    if (f_.body.defined()) Exec(f_.body);
+    VisitStmt(f_.body);
     return status_;
   }
 
@@ -63,6 +67,10 @@ class Interpreter {
     const Buffer& b = f_.buffers[buffer];
     if (index < 0 || index >= b.NumElements()) {
       Fail(StrCat("access to ", b.name, "[", index, "] is out of bounds (", b.NumElements(), " elements)"));
+      return nullptr;
+    }
+    if (!base_[buffer]) {
+      Fail(StrCat("access to local buffer ", b.name, " outside its allocate"));
       return nullptr;
     }
     return base_[buffer] + index * te::DTypeBytes(b.dtype);
@@ -252,36 +260,37 @@ class Interpreter {
     }
   }
 
-  void Exec(const Stmt& s) {
-    if (!status_.ok() || !s.defined()) return;
-    switch (s->kind) {
-      case StmtKind::kFor: {
-        int64_t n = Eval(s->extent).i;
-        int64_t id = s->loop_var->int_value;
-        if (id >= static_cast<int64_t>(vars_.size())) vars_.resize(id + 1);
-        for (int64_t i = 0; i < n && status_.ok(); ++i) {
-          vars_[id] = i;
-          Exec(s->body);
-        }
-        break;
-      }
-      case StmtKind::kStore: {
-        int64_t index = Eval(s->index).i;
-        Value v = Eval(s->value);
-        if (char* p = Address(s->buffer, index)) StoreValue(f_.buffers[s->buffer].dtype, p, v);
-        break;
-      }
-      case StmtKind::kIf:
-        if (Eval(s->cond).i) {
-          Exec(s->then_case);
-        } else {
-          Exec(s->else_case);
-        }
-        break;
-      case StmtKind::kSeq:
-        for (const Stmt& c : s->seq) Exec(c);
-        break;
+  void VisitStmt(const Stmt& s) override {
+    if (status_.ok()) StmtVisitor::VisitStmt(s);
+  }
+
+  void VisitFor(const StmtNode& op) override {
+    int64_t n = Eval(op.extent).i;
+    int64_t id = op.loop_var->int_value;
+    if (id >= static_cast<int64_t>(vars_.size())) vars_.resize(id + 1);
+    for (int64_t i = 0; i < n && status_.ok(); ++i) {
+      vars_[id] = i;
+      VisitStmt(op.body);
     }
+  }
+
+  void VisitStore(const StmtNode& op) override {
+    int64_t index = Eval(op.index).i;
+    Value v = Eval(op.value);
+    if (char* p = Address(op.buffer, index)) StoreValue(f_.buffers[op.buffer].dtype, p, v);
+  }
+
+  void VisitIf(const StmtNode& op) override { VisitStmt(Eval(op.cond).i ? op.then_case : op.else_case); }
+
+  // A fresh buffer filled with 0xff bytes (NaN for floats), so a read before the first write
+  // shows in the results instead of passing by luck.
+  void VisitAllocate(const StmtNode& op) override {
+    const Buffer& b = f_.buffers[op.buffer];
+    std::vector<char> storage(b.NumBytes() + 1, static_cast<char>(0xff));
+    char* saved = base_[op.buffer];
+    base_[op.buffer] = storage.data();
+    VisitStmt(op.body);
+    base_[op.buffer] = saved;
   }
 
   const PrimFunc& f_;

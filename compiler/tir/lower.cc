@@ -6,6 +6,7 @@
 
 #include "compiler/common/strings.h"
 #include "compiler/tir/analyzer.h"
+#include "compiler/tir/auto_unroll.h"
 #include "compiler/tir/buffer_plan.h"
 #include "compiler/tir/injected_bug.h"
 #include "compiler/tir/region_inference.h"
@@ -37,7 +38,7 @@ using VarSet = std::vector<int64_t>;  // loop variables bound so far
 // Shared by the stages of one kernel.
 struct LoweringContext {
   const schedule::State& state;
-  const BufferPlan& plan;
+  BufferPlan& plan;  // local buffers get their shape when their region is known
   int64_t next_var_id = 0;
   std::vector<Expr> inlined_bodies;  // per tensor: its body with inlined producers substituted
 };
@@ -64,8 +65,6 @@ Expr FlatIndex(const std::vector<Expr>& indices, const std::vector<int64_t>& sha
   return flat.defined() ? flat : Idx(0);
 }
 
-Stmt AutoUnroll(const Stmt& s, int max_step, int64_t* size);
-
 // Lowers one stage: at the root (no region), or inside a consumer's loop over `region`.
 class StageLowering {
  public:
@@ -80,8 +79,7 @@ class StageLowering {
   Stmt Lower(const VarSet& enclosing) {
     Stmt nest = LowerNest(enclosing);
     if (stage_.auto_unroll_max_step <= 0) return nest;
-    int64_t size = 0;
-    return AutoUnroll(nest, stage_.auto_unroll_max_step, &size);
+    return AutoUnroll(nest, stage_.auto_unroll_max_step);
   }
 
  private:
@@ -96,9 +94,11 @@ class StageLowering {
     }
     for (int i = 0; i < stage_.num_reduce_axes; ++i) reduce.push_back(value_[stage_.num_space_axes + i]);
     te_body_ = InlineProducers(tensor_.body, &ctx_);
-    Expr body = BindAxes(te_body_, space, reduce);
+    bound_body_ = BindAxes(te_body_, space, reduce);
+    InferAttachedRegions();
+    Expr body = ToBufferLoads(bound_body_);
     int out_buffer = ctx_.plan.buffer_of_tensor[stage_.tensor_id];
-    Expr out_index = FlatIndex(space, tensor_.shape);
+    Expr out_index = OutputIndex(space);
 
     GuardSet none(guards_.size(), false);
     if (tensor_.reduce == te::ReduceKind::kNone)
@@ -237,7 +237,7 @@ class StageLowering {
       int leaf = leaves[pos];
       bound.push_back(loop_var_[leaf]->int_value);
       Stmt loop_body = Build(leaves, pos + 1, bound, emitted, with_attached, inner);
-      if (with_attached) loop_body = Seq({LowerAttached(leaf, bound), loop_body});
+      if (with_attached) loop_body = WithAttached(leaf, bound, loop_body);
       body = For(loop_var_[leaf], Idx(extent_[stage_.iters[leaf].node]), LoopKind(stage_.iters[leaf].annotation),
                  loop_body);
     }
@@ -247,42 +247,95 @@ class StageLowering {
     return IfThenElse(cond, body);
   }
 
-  // Nests of the stages attached at iterator `leaf`, each over the region of it that the
-  // iterations below this loop read.
-  Stmt LowerAttached(int leaf, const VarSet& bound) {
-    std::vector<Stmt> nests;
-    for (int producer : ctx_.state.AttachedAt(stage_id_, stage_.iters[leaf].node)) {
-      std::unordered_map<int64_t, int64_t> inner;
-      for (size_t i = leaf + 1; i < stage_.iters.size(); ++i)
-        inner[loop_var_[i]->int_value] = extent_[stage_.iters[i].node];
-      std::vector<std::vector<Expr>> accesses;
-      int producer_tensor = ctx_.state.stage(producer).tensor_id;
-      te::Visit(bound_body_, [&](const Expr& e) {
-        if (e->kind == ExprKind::kLoad && e->int_value == producer_tensor) accesses.push_back(e->operands);
-      });
-      std::vector<AxisRegion> region =
-          InferRegion(accesses, inner, ctx_.state.dag().tensor(producer_tensor).shape);
-      nests.push_back(StageLowering(&ctx_, producer, &region).Lower(bound));
-    }
-    return Seq(std::move(nests));
+  // A local stage's buffer holds just the region its consumer's loop needs, indexed from the
+  // region's corner (a register tile); every other buffer holds the whole tensor.
+  bool IsLocal(int tensor) const {
+    return ctx_.plan.buffers[ctx_.plan.buffer_of_tensor[tensor]].scope == BufferScope::kLocal;
   }
 
-  // Replaces axes by their loop expressions and tensor reads by buffer loads. Reads of stages
-  // attached to this one keep their multi-dimensional indices in bound_body_ for region
-  // inference.
+  Expr OutputIndex(const std::vector<Expr>& space) const {
+    if (!region_ || !IsLocal(stage_.tensor_id)) return FlatIndex(space, tensor_.shape);
+    std::vector<Expr> offsets;
+    std::vector<int64_t> extents;
+    for (int i = 0; i < stage_.num_space_axes; ++i) {
+      offsets.push_back(value_[i]);
+      extents.push_back((*region_)[i].extent);
+    }
+    return FlatIndex(offsets, extents);
+  }
+
+  // For each loop that stages are attached at: the region of each of them that the iterations
+  // below the loop read. A local stage's buffer takes the region's shape.
+  void InferAttachedRegions() {
+    attached_.assign(stage_.iters.size(), {});
+    for (size_t leaf = 0; leaf < stage_.iters.size(); ++leaf) {
+      for (int producer : ctx_.state.AttachedAt(stage_id_, stage_.iters[leaf].node)) {
+        std::unordered_map<int64_t, int64_t> inner;
+        for (size_t i = leaf + 1; i < stage_.iters.size(); ++i)
+          inner[loop_var_[i]->int_value] = extent_[stage_.iters[i].node];
+        int producer_tensor = ctx_.state.stage(producer).tensor_id;
+        std::vector<std::vector<Expr>> accesses;
+        te::Visit(bound_body_, [&](const Expr& e) {
+          if (e->kind == ExprKind::kLoad && e->int_value == producer_tensor) accesses.push_back(e->operands);
+        });
+        std::vector<AxisRegion> region = InferRegion(accesses, inner, ctx_.state.dag().tensor(producer_tensor).shape);
+        if (IsLocal(producer_tensor)) {
+          std::vector<int64_t> shape;
+          for (const AxisRegion& r : region) shape.push_back(r.extent);
+          ctx_.plan.buffers[ctx_.plan.buffer_of_tensor[producer_tensor]].shape = shape;
+          local_region_[producer_tensor] = region;
+        }
+        attached_[leaf].push_back({producer, std::move(region)});
+      }
+    }
+  }
+
+  // Nests of the stages attached at iterator `leaf`, each over its region; the loop's body
+  // (`rest`) follows them, and local buffers are allocated around both.
+  Stmt WithAttached(int leaf, const VarSet& bound, Stmt rest) {
+    std::vector<Stmt> nests;
+    for (const auto& [producer, region] : attached_[leaf])
+      nests.push_back(StageLowering(&ctx_, producer, &region).Lower(bound));
+    nests.push_back(std::move(rest));
+    Stmt body = Seq(std::move(nests));
+    for (auto it = attached_[leaf].rbegin(); it != attached_[leaf].rend(); ++it) {
+      int tensor = ctx_.state.stage(it->first).tensor_id;
+      if (IsLocal(tensor)) body = Allocate(ctx_.plan.buffer_of_tensor[tensor], body);
+    }
+    return body;
+  }
+
+  // Replaces axes by their loop expressions. Reads keep their multi-dimensional indices, for
+  // region inference of attached stages.
   Expr BindAxes(const Expr& body, const std::vector<Expr>& space, const std::vector<Expr>& reduce) {
-    Expr with_vars = te::Rewrite(body, [&](const Expr& e) -> Expr {
+    return te::Rewrite(body, [&](const Expr& e) -> Expr {
       switch (e->kind) {
         case ExprKind::kAxis: return space[e->int_value];
         case ExprKind::kReduceAxis: return reduce[e->int_value];
         default: return Expr();
       }
     });
-    bound_body_ = with_vars;
-    return te::Rewrite(with_vars, [&](const Expr& e) -> Expr {
+  }
+
+  // Tensor reads become flat buffer loads; a local stage's from its region's corner.
+  Expr ToBufferLoads(const Expr& body) {
+    return te::Rewrite(body, [&](const Expr& e) -> Expr {
       if (e->kind != ExprKind::kLoad) return Expr();
-      const te::TensorDef& src = ctx_.state.dag().tensor(static_cast<int>(e->int_value));
-      return te::Load(e->dtype, ctx_.plan.buffer_of_tensor[e->int_value], {FlatIndex(e->operands, src.shape)});
+      const int tensor = static_cast<int>(e->int_value);
+      const int buffer = ctx_.plan.buffer_of_tensor[tensor];
+      auto local = local_region_.find(tensor);
+      if (local == local_region_.end())
+        return te::Load(e->dtype, buffer, {FlatIndex(e->operands, ctx_.state.dag().tensor(tensor).shape)});
+      std::vector<Expr> offsets;
+      std::vector<int64_t> extents;
+      for (size_t d = 0; d < e->operands.size(); ++d) {
+        Expr offset = e->operands[d] - local->second[d].min;
+        if (CurrentInjectedBug() == InjectedBug::kShiftLocalOffset && d + 1 == e->operands.size())
+          offset = offset + Idx(1);
+        offsets.push_back(offset);
+        extents.push_back(local->second[d].extent);
+      }
+      return te::Load(e->dtype, buffer, {FlatIndex(offsets, extents)});
     });
   }
 
@@ -297,44 +350,10 @@ class StageLowering {
   std::vector<Expr> loop_var_;      // per current iterator
   std::vector<Expr> guards_;        // conditions a point must meet
   std::vector<VarSet> guard_vars_;  // the variables of each guard
+  // Per current iterator: the stages attached at it with their regions.
+  std::vector<std::vector<std::pair<int, std::vector<AxisRegion>>>> attached_;
+  std::unordered_map<int, std::vector<AxisRegion>> local_region_;  // per local producer tensor
 };
-
-// Marks inner serial loops as unrolled while the unrolled body stays under max_step statements.
-Stmt AutoUnroll(const Stmt& s, int max_step, int64_t* size) {
-  if (!s.defined()) return *size = 0, s;
-  switch (s->kind) {
-    case StmtKind::kStore:
-      *size = 1;
-      return s;
-    case StmtKind::kIf: {
-      int64_t a = 0, b = 0;
-      Stmt t = AutoUnroll(s->then_case, max_step, &a);
-      Stmt e = AutoUnroll(s->else_case, max_step, &b);
-      *size = a + b;
-      return IfThenElse(s->cond, t, e);
-    }
-    case StmtKind::kSeq: {
-      std::vector<Stmt> out;
-      *size = 0;
-      for (const Stmt& c : s->seq) {
-        int64_t n = 0;
-        out.push_back(AutoUnroll(c, max_step, &n));
-        *size += n;
-      }
-      return Seq(std::move(out));
-    }
-    case StmtKind::kFor: {
-      int64_t inner = 0, extent = 0;
-      Stmt body = AutoUnroll(s->body, max_step, &inner);
-      ForKind kind = s->for_kind;
-      bool constant = te::IsConstInt(s->extent, &extent);
-      *size = constant ? inner * extent : int64_t{1} << 40;
-      if (kind == ForKind::kSerial && constant && *size <= max_step) kind = ForKind::kUnrolled;
-      return For(s->loop_var, s->extent, kind, body);
-    }
-  }
-  return s;
-}
 
 }  // namespace
 
@@ -349,6 +368,17 @@ absl::StatusOr<PrimFunc> Lower(const schedule::State& state, std::string_view na
     if (stage.location != ComputeLocation::kRoot) continue;  // inlined, or emitted by its consumer
     nests.push_back(StageLowering(&ctx, tensor, nullptr).Lower({}));
   }
+  int64_t local_bytes = 0;
+  for (const Buffer& b : plan.buffers) {
+    if (b.scope != BufferScope::kLocal) continue;
+    if (b.NumBytes() > kMaxLocalBufferBytes)
+      return absl::InvalidArgumentError(StrCat("local buffer ", b.name, " needs ", b.NumBytes(), " bytes, over the ",
+                                               kMaxLocalBufferBytes, "-byte limit of a local stage"));
+    local_bytes += b.NumBytes();
+  }
+  if (local_bytes > kMaxLocalBytesPerFunc)
+    return absl::InvalidArgumentError(
+        StrCat("local buffers need ", local_bytes, " bytes in all, over the ", kMaxLocalBytesPerFunc, "-byte limit"));
   PrimFunc f;
   f.name = std::string(name);
   f.buffers = std::move(plan.buffers);

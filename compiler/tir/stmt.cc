@@ -3,6 +3,7 @@
 #include "compiler/common/check.h"
 #include "compiler/common/strings.h"
 #include "compiler/te/expr_text.h"
+#include "compiler/tir/stmt_functor.h"
 
 namespace tunefarm::tir {
 
@@ -48,6 +49,13 @@ Stmt Store(int buffer, Expr index, Expr value) {
   n->buffer = buffer;
   n->index = std::move(index);
   n->value = std::move(value);
+  return Stmt(std::move(n));
+}
+
+Stmt Allocate(int buffer, Stmt body) {
+  auto n = NewNode(StmtKind::kAllocate);
+  n->buffer = buffer;
+  n->body = std::move(body);
   return Stmt(std::move(n));
 }
 
@@ -151,47 +159,65 @@ void PrintExpr(const Expr& e, const PrimFunc* f, std::string* out) {
   out->push_back(')');
 }
 
-void PrintStmt(const Stmt& s, const PrimFunc* f, int indent, std::string* out) {
-  std::string pad(indent * 2, ' ');
-  switch (s->kind) {
-    case StmtKind::kFor:
-      StrAppend(out, pad, ForKindName(s->for_kind), " (");
-      PrintExpr(s->loop_var, f, out);
-      out->append(", 0, ");
-      PrintExpr(s->extent, f, out);
-      out->append(") {\n");
-      PrintStmt(s->body, f, indent + 1, out);
-      StrAppend(out, pad, "}\n");
-      return;
-    case StmtKind::kStore:
-      out->append(pad);
-      PrintExpr(te::Load(s->value->dtype, s->buffer, {s->index}), f, out);
-      out->append(" = ");
-      PrintExpr(s->value, f, out);
-      out->append("\n");
-      return;
-    case StmtKind::kIf:
-      StrAppend(out, pad, "if (");
-      PrintExpr(s->cond, f, out);
-      out->append(") {\n");
-      PrintStmt(s->then_case, f, indent + 1, out);
-      if (s->else_case.defined()) {
-        StrAppend(out, pad, "} else {\n");
-        PrintStmt(s->else_case, f, indent + 1, out);
-      }
-      StrAppend(out, pad, "}\n");
-      return;
-    case StmtKind::kSeq:
-      for (const Stmt& c : s->seq) PrintStmt(c, f, indent, out);
-      return;
+// Prints one statement per line, nested blocks indented by two spaces.
+class StmtPrinter : public StmtVisitor {
+ public:
+  StmtPrinter(const PrimFunc* f, int indent, std::string* out) : f_(f), indent_(indent), out_(out) {}
+
+ private:
+  std::string Pad() const { return std::string(indent_ * 2, ' '); }
+  void Nested(const Stmt& s) {
+    ++indent_;
+    VisitStmt(s);
+    --indent_;
   }
-}
+
+  void VisitFor(const StmtNode& op) override {
+    StrAppend(out_, Pad(), ForKindName(op.for_kind), " (");
+    PrintExpr(op.loop_var, f_, out_);
+    out_->append(", 0, ");
+    PrintExpr(op.extent, f_, out_);
+    out_->append(") {\n");
+    Nested(op.body);
+    StrAppend(out_, Pad(), "}\n");
+  }
+  void VisitStore(const StmtNode& op) override {
+    out_->append(Pad());
+    PrintExpr(te::Load(op.value->dtype, op.buffer, {op.index}), f_, out_);
+    out_->append(" = ");
+    PrintExpr(op.value, f_, out_);
+    out_->append("\n");
+  }
+  void VisitIf(const StmtNode& op) override {
+    StrAppend(out_, Pad(), "if (");
+    PrintExpr(op.cond, f_, out_);
+    out_->append(") {\n");
+    Nested(op.then_case);
+    if (op.else_case.defined()) {
+      StrAppend(out_, Pad(), "} else {\n");
+      Nested(op.else_case);
+    }
+    StrAppend(out_, Pad(), "}\n");
+  }
+  void VisitAllocate(const StmtNode& op) override {
+    std::string name = f_ && op.buffer >= 0 && op.buffer < static_cast<int>(f_->buffers.size())
+                           ? f_->buffers[op.buffer].name
+                           : StrCat("buf", op.buffer);
+    StrAppend(out_, Pad(), "allocate ", name, " {\n");
+    Nested(op.body);
+    StrAppend(out_, Pad(), "}\n");
+  }
+
+  const PrimFunc* f_;
+  int indent_;
+  std::string* out_;
+};
 
 }  // namespace
 
 std::string StmtToString(const Stmt& s) {
   std::string out;
-  PrintStmt(s, nullptr, 0, &out);
+  StmtPrinter(nullptr, 0, &out).VisitStmt(s);
   return out;
 }
 
@@ -201,10 +227,14 @@ std::string PrimFuncToString(const PrimFunc& f) {
     StrAppend(&out, i ? ", " : "", f.buffers[i].name, ": ", te::DTypeName(f.buffers[i].dtype), "[",
               StrJoin(f.buffers[i].shape, ","), "] ", ArgRoleName(f.buffers[i].role));
   StrAppend(&out, ") workspace ", f.workspace_bytes, " bytes\n");
-  for (size_t i = f.num_args; i < f.buffers.size(); ++i)
-    StrAppend(&out, "  scratch ", f.buffers[i].name, ": ", te::DTypeName(f.buffers[i].dtype), "[",
-              f.buffers[i].NumElements(), "] at +", f.buffers[i].workspace_offset, "\n");
-  PrintStmt(f.body, &f, 1, &out);
+  for (size_t i = f.num_args; i < f.buffers.size(); ++i) {
+    const Buffer& b = f.buffers[i];
+    StrAppend(&out, "  ", b.scope == BufferScope::kLocal ? "local " : "scratch ", b.name, ": ",
+              te::DTypeName(b.dtype), "[", b.NumElements(), "]");
+    if (b.scope != BufferScope::kLocal) StrAppend(&out, " at +", b.workspace_offset);
+    out.append("\n");
+  }
+  StmtPrinter(&f, 1, &out).VisitStmt(f.body);
   return out;
 }
 

@@ -15,6 +15,11 @@
 //  - kStore: buffers[buffer][index] = value (value has the buffer's dtype).
 //  - kIf: if (cond) then_case else else_case (else_case may be undefined).
 //  - kSeq: the statements in order.
+//  - kAllocate: buffers[buffer] (scope kLocal) exists while body runs; its contents are
+//    undefined on entry. Every load and store of a local buffer lies inside its Allocate.
+//    Codegen gives it a stack slot in the function that runs the body (so inside a parallel
+//    loop each task has its own), which LLVM promotes to registers when every access has a
+//    constant index: that is how a register tile is written.
 #pragma once
 
 #include <cstdint>
@@ -29,7 +34,7 @@ namespace tunefarm::tir {
 using te::DType;
 using te::Expr;
 
-enum class StmtKind : uint8_t { kFor, kStore, kIf, kSeq };
+enum class StmtKind : uint8_t { kFor, kStore, kIf, kSeq, kAllocate };
 enum class ForKind : uint8_t { kSerial, kParallel, kVectorized, kUnrolled };
 std::string_view ForKindName(ForKind k);
 
@@ -55,7 +60,7 @@ struct StmtNode {
   Expr extent;
   ForKind for_kind = ForKind::kSerial;
   Stmt body;
-  // kStore
+  // kStore, kAllocate
   int buffer = -1;
   Expr index;
   Expr value;
@@ -70,10 +75,18 @@ Stmt For(Expr loop_var, Expr extent, ForKind kind, Stmt body);
 Stmt Store(int buffer, Expr index, Expr value);
 Stmt IfThenElse(Expr cond, Stmt then_case, Stmt else_case = Stmt());
 Stmt Seq(std::vector<Stmt> stmts);  // flattens nested sequences; one statement is returned as is
+Stmt Allocate(int buffer, Stmt body);
 
-enum class BufferScope : uint8_t { kArg, kWorkspace };
+// kArg: a kernel argument; kWorkspace: a slot of the per-call workspace; kLocal: allocated by an
+// Allocate statement (a register tile or a small per-task scratch), never in the workspace.
+enum class BufferScope : uint8_t { kArg, kWorkspace, kLocal };
 enum class ArgRole : uint8_t { kInput, kOutput, kParam };
 std::string_view ArgRoleName(ArgRole r);  // "in", "out", "param"
+
+// Local buffers live on the stack of the function that runs their Allocate: each is capped, and
+// so is their sum per kernel, well below a thread's stack.
+inline constexpr int64_t kMaxLocalBufferBytes = 256 * 1024;
+inline constexpr int64_t kMaxLocalBytesPerFunc = 1024 * 1024;
 
 struct Buffer {
   std::string name;
@@ -91,7 +104,7 @@ struct Buffer {
 };
 
 // One kernel entry: buffers [0, num_args) are the arguments in ABI order (inputs, then
-// outputs); the rest live in the workspace at their offsets.
+// outputs); the rest live in the workspace at their offsets, or are local (kLocal).
 struct PrimFunc {
   std::string name;
   std::vector<Buffer> buffers;

@@ -3,13 +3,14 @@
 #include <unordered_set>
 
 #include "compiler/common/strings.h"
+#include "compiler/tir/stmt_functor.h"
 
 namespace tunefarm::tir {
 namespace {
 
 using te::ExprKind;
 
-class Verifier {
+class Verifier : public StmtVisitor {
  public:
   explicit Verifier(const PrimFunc& f) : f_(f) {}
 
@@ -19,10 +20,11 @@ class Verifier {
       const Buffer& b = f_.buffers[i];
       bool is_arg = static_cast<int>(i) < f_.num_args;
       if (is_arg != (b.scope == BufferScope::kArg)) return Fail(StrCat("buffer ", b.name, " has the wrong scope"));
-      if (!is_arg && (b.workspace_offset % 64 != 0 || b.workspace_offset + b.NumBytes() > f_.workspace_bytes))
+      if (b.scope == BufferScope::kWorkspace &&
+          (b.workspace_offset % 64 != 0 || b.workspace_offset + b.NumBytes() > f_.workspace_bytes))
         return Fail(StrCat("scratch buffer ", b.name, " lies outside the workspace"));
     }
-    if (f_.body.defined()) CheckStmt(f_.body);
+    VisitStmt(f_.body);
     return status_;
   }
 
@@ -33,7 +35,14 @@ class Verifier {
     if (status_.ok()) status_ = Fail(what);
   }
 
-  void CheckExpr(const Expr& e) {
+  bool KnownBuffer(int64_t id) const { return id >= 0 && id < static_cast<int64_t>(f_.buffers.size()); }
+
+  void CheckLocalAccess(int buffer) {
+    if (f_.buffers[buffer].scope == BufferScope::kLocal && !allocated_.count(buffer))
+      Error(StrCat("local buffer ", f_.buffers[buffer].name, " used outside its allocate"));
+  }
+
+  void VisitExpr(const Expr& e) override {
     te::Visit(e, [&](const Expr& n) {
       switch (n->kind) {
         case ExprKind::kAxis:
@@ -44,12 +53,14 @@ class Verifier {
           if (!bound_.count(n->int_value)) Error(StrCat("variable ", n->name, " used outside its loop"));
           break;
         case ExprKind::kLoad:
-          if (n->int_value < 0 || n->int_value >= static_cast<int64_t>(f_.buffers.size())) {
+          if (!KnownBuffer(n->int_value)) {
             Error("load of an unknown buffer");
           } else if (n->dtype != f_.buffers[n->int_value].dtype) {
             Error(StrCat("load of ", f_.buffers[n->int_value].name, " with the wrong dtype"));
           } else if (n->operands.size() != 1 || n->operands[0]->dtype != te::kIndexType) {
             Error("a load takes one int64 flat index");
+          } else {
+            CheckLocalAccess(static_cast<int>(n->int_value));
           }
           break;
         default:
@@ -58,44 +69,37 @@ class Verifier {
     });
   }
 
-  void CheckStmt(const Stmt& s) {
-    if (!s.defined()) return;
-    switch (s->kind) {
-      case StmtKind::kFor: {
-        CheckExpr(s->extent);
-        int64_t id = s->loop_var->int_value;
-        if (!seen_.insert(id).second) Error(StrCat("loop variable ", s->loop_var->name, " bound twice"));
-        if ((s->for_kind == ForKind::kVectorized || s->for_kind == ForKind::kUnrolled) && !te::IsConstInt(s->extent))
-          Error("vectorized and unrolled loops need a constant extent");
-        bound_.insert(id);
-        CheckStmt(s->body);
-        bound_.erase(id);
-        break;
-      }
-      case StmtKind::kStore:
-        if (s->buffer < 0 || s->buffer >= static_cast<int>(f_.buffers.size())) {
-          Error("store to an unknown buffer");
-          break;
-        }
-        if (s->value->dtype != f_.buffers[s->buffer].dtype)
-          Error(StrCat("store to ", f_.buffers[s->buffer].name, " of the wrong dtype"));
-        if (s->index->dtype != te::kIndexType) Error("store index must be int64");
-        CheckExpr(s->index);
-        CheckExpr(s->value);
-        break;
-      case StmtKind::kIf:
-        CheckExpr(s->cond);
-        CheckStmt(s->then_case);
-        CheckStmt(s->else_case);
-        break;
-      case StmtKind::kSeq:
-        for (const Stmt& c : s->seq) CheckStmt(c);
-        break;
-    }
+  void VisitFor(const StmtNode& op) override {
+    VisitExpr(op.extent);
+    int64_t id = op.loop_var->int_value;
+    if (!seen_.insert(id).second) Error(StrCat("loop variable ", op.loop_var->name, " bound twice"));
+    if ((op.for_kind == ForKind::kVectorized || op.for_kind == ForKind::kUnrolled) && !te::IsConstInt(op.extent))
+      Error("vectorized and unrolled loops need a constant extent");
+    bound_.insert(id);
+    VisitStmt(op.body);
+    bound_.erase(id);
+  }
+
+  void VisitStore(const StmtNode& op) override {
+    if (!KnownBuffer(op.buffer)) return Error("store to an unknown buffer");
+    if (op.value->dtype != f_.buffers[op.buffer].dtype)
+      Error(StrCat("store to ", f_.buffers[op.buffer].name, " of the wrong dtype"));
+    if (op.index->dtype != te::kIndexType) Error("store index must be int64");
+    CheckLocalAccess(op.buffer);
+    StmtVisitor::VisitStore(op);
+  }
+
+  void VisitAllocate(const StmtNode& op) override {
+    if (!KnownBuffer(op.buffer) || f_.buffers[op.buffer].scope != BufferScope::kLocal)
+      return Error("allocate of a buffer that is not local");
+    if (!allocated_.insert(op.buffer).second) return Error(StrCat("local buffer ", f_.buffers[op.buffer].name, " allocated twice in one nest"));
+    VisitStmt(op.body);
+    allocated_.erase(op.buffer);
   }
 
   const PrimFunc& f_;
   std::unordered_set<int64_t> bound_, seen_;
+  std::unordered_set<int> allocated_;  // local buffers whose Allocate encloses the current point
   absl::Status status_;
 };
 

@@ -82,11 +82,21 @@ inline RandomScheduleStats ApplyRandomSteps(schedule::State* state, std::mt19937
         s = state->FollowSplit(stage, pick(n), pick_split(), 1 + pick(2));
         break;
       case 10:
-        s = state->CacheWrite(stage, "local");
+        // Half the time the new cache goes straight into its consumer's loops, so local
+        // buffers at every attach depth (register tiles) are common.
+        s = state->CacheWrite(stage, pick(4) == 0 ? "global" : "local");
+        if (s.ok() && pick(2) == 0) {
+          ++stats.applied;
+          s = state->ComputeAt(stage, stage + 1, pick(static_cast<int>(state->stage(stage + 1).iters.size())));
+        }
         break;
       case 11: {
         int producer = pick(stage + 1);  // any earlier tensor, placeholders included
-        s = state->CacheRead(producer, "shared", {stage});
+        s = state->CacheRead(producer, pick(2) == 0 ? "global" : "local", {stage});
+        if (s.ok() && pick(2) == 0) {  // the reader moved up by one
+          ++stats.applied;
+          s = state->ComputeAt(producer + 1, stage + 1, pick(static_cast<int>(state->stage(stage + 1).iters.size())));
+        }
         break;
       }
       case 12:

@@ -109,6 +109,7 @@ std::string Check(const State& state, const Inputs& in, const std::vector<std::v
 struct RunStats {
   int sequences = 0, compiled = 0, mismatches = 0, steps_applied = 0, steps_rejected = 0;
   std::map<std::string, int> kinds;  // applied steps by tag
+  std::map<int, int> local_at_depth;  // local cache stages by the depth of the loop they sit in
   std::string first_failure;
 };
 
@@ -123,6 +124,12 @@ void RunSequence(uint64_t seed, RunStats* stats, int compile_every = 0) {
   stats->steps_applied += applied.applied;
   stats->steps_rejected += applied.rejected;
   for (const auto& step : state.steps()) ++stats->kinds[std::string(schedule::StepTag(step))];
+  for (const schedule::Stage& st : state.stages()) {
+    if (st.scope != "local" || st.location != schedule::ComputeLocation::kAt) continue;
+    const auto& iters = state.stage(st.attach_stage).iters;
+    for (size_t d = 0; d < iters.size(); ++d)
+      if (iters[d].node == st.attach_node) ++stats->local_at_depth[static_cast<int>(d)];
+  }
   ++stats->sequences;
   Inputs in = MakeInputs(*dag, seed);
   auto ref = DagEvaluator(*dag).Run(in.f64);
@@ -150,16 +157,21 @@ TEST(ScheduleProperty, RandomSequencesMatchThePlainEvaluation) {
               "%d steps applied, %d rejected\n",
               stats.sequences, stats.compiled, stats.mismatches, stats.steps_applied, stats.steps_rejected);
   for (const auto& [tag, count] : stats.kinds) std::printf("  %-4s %6d\n", tag.c_str(), count);
+  for (const auto& [depth, count] : stats.local_at_depth)
+    std::printf("  local cache stages at loop depth %d: %d\n", depth, count);
   EXPECT_EQ(stats.mismatches, 0) << stats.first_failure;
   if (n >= 2000) {
     for (const char* tag : {"SP", "RE", "FU", "AN", "PR", "CA", "CI", "CR", "FSP", "FFSP", "CHW", "CHR", "RF"})
       EXPECT_GE(stats.kinds[tag], 100) << tag << " was applied too rarely to be tested";
+    for (int depth : {0, 1, 2})
+      EXPECT_GE(stats.local_at_depth[depth], 20) << "too few local cache stages at loop depth " << depth;
   }
 }
 
 // The property test must be able to fail: with a lowering bug switched on, the same loop finds it.
 TEST(ScheduleProperty, InjectedBugsAreCaught) {
-  for (auto bug : {tir::InjectedBug::kDropSplitTailGuard, tir::InjectedBug::kShrinkComputeAtRegion}) {
+  for (auto bug : {tir::InjectedBug::kDropSplitTailGuard, tir::InjectedBug::kShrinkComputeAtRegion,
+                   tir::InjectedBug::kShiftLocalOffset}) {
     tir::SetInjectedBugForTesting(bug);
     RunStats stats;
     for (int seed = 0; seed < 400 && stats.mismatches == 0; ++seed) RunSequence(1000 + seed, &stats);
