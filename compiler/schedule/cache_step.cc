@@ -1,5 +1,6 @@
 // Steps that add a stage to the DAG: cache_write, cache_read, rfactor. Each validates first,
 // then builds the new DAG and inserts the stage, so a rejected step changes nothing.
+#include <algorithm>
 #include <functional>
 #include <set>
 
@@ -115,6 +116,46 @@ absl::Status ApplyCacheRead(const CacheReadStep& step, State* state) {
   return absl::OkStatus();
 }
 
+namespace {
+
+// What an rfactor iterator is made of: the original reduce axes it folds (outer to inner, by
+// index), and the two-way split of their fusion it is one half of, if any.
+struct RfactorSource {
+  std::vector<int> axes;
+  const IterRelation* split = nullptr;
+};
+
+absl::StatusOr<RfactorSource> FindRfactorSource(const Stage& stage, int node) {
+  auto not_supported = [] {
+    return absl::InvalidArgumentError(
+        "rfactor needs the iterator to be an original reduce axis or a fusion of several, or half of one two-way "
+        "split of either, with no other loop transformation before it");
+  };
+  const int first_reduce = stage.num_space_axes;
+  auto is_reduce_axis = [&](int n) { return n >= first_reduce && n < first_reduce + stage.num_reduce_axes; };
+  RfactorSource src;
+  int root = node;
+  size_t used = 0;
+  for (const IterRelation& rel : stage.relations)
+    if (rel.kind == IterRelation::kSplit && std::find(rel.to.begin(), rel.to.end(), node) != rel.to.end()) {
+      if (rel.to.size() != 2) return not_supported();
+      src.split = &rel;
+      root = rel.from[0];
+      ++used;
+    }
+  const IterRelation* fuse = nullptr;
+  for (const IterRelation& rel : stage.relations)
+    if (rel.kind == IterRelation::kFuse && rel.to[0] == root) fuse = &rel, ++used;
+  if (used != stage.relations.size()) return not_supported();
+  for (int n : fuse ? fuse->from : std::vector<int>{root}) {
+    if (!is_reduce_axis(n)) return not_supported();
+    src.axes.push_back(n - first_reduce);
+  }
+  return src;
+}
+
+}  // namespace
+
 absl::Status ApplyRfactor(const RfactorStep& step, State* state) {
   if (auto s = CheckStageIter(*state, "RF", step.stage, step.iter); !s.ok()) return s;
   auto error = [&](std::string_view why) { return StepError("RF", step.stage, step.iter, why); };
@@ -124,63 +165,85 @@ absl::Status ApplyRfactor(const RfactorStep& step, State* state) {
   if (orig.reduce == te::ReduceKind::kNone) return error("the stage has no reduction");
   if (stage.location != ComputeLocation::kRoot || HasAttachments(*state, step.stage))
     return error("the stage must be at the root with nothing computed at it");
-  int node = stage.iters[step.iter].node;
+  const int node = stage.iters[step.iter].node;
   if (stage.nodes[node].kind != IterKind::kReduce) return error("not a reduce iterator");
   for (const Iterator& it : stage.iters)
     if (it.annotation != IterAnnotation::kNone) return error("the stage already has annotations");
+  const int num_space = static_cast<int>(orig.shape.size());
+  if (step.factor_axis < 0 || step.factor_axis > num_space)
+    return error(StrCat("factor axis ", step.factor_axis, " is not in [0, ", num_space, "]"));
+  auto source = FindRfactorSource(stage, node);
+  if (!source.ok()) return error(std::string(source.status().message()));
+  const std::vector<int>& axes = source->axes;
 
-  // Which original reduce axis is factored, and how its value is rebuilt in the new stage.
-  const int first_reduce_node = stage.num_space_axes;
-  int axis = -1;
-  int64_t factored_extent = 0;
-  std::vector<int64_t> rf_reduce = orig.reduce_extents;
-  std::function<Expr(Expr /*new axis 0*/, Expr /*raxis*/)> rebuild;
-  if (stage.relations.empty()) {
-    axis = node - first_reduce_node;
-    factored_extent = orig.reduce_extents[axis];
-    rf_reduce.erase(rf_reduce.begin() + axis);
-  } else {
-    const IterRelation& rel = stage.relations[0];
-    if (stage.relations.size() != 1 || rel.kind != IterRelation::kSplit || rel.to.size() != 2 ||
-        rel.from[0] < first_reduce_node || (rel.to[0] != node && rel.to[1] != node))
-      return error("rfactor needs the iterator to be an original reduce axis or half of one two-way split of it");
-    axis = rel.from[0] - first_reduce_node;
-    int64_t k = orig.reduce_extents[axis], inner = stage.nodes[rel.to[1]].extent;
-    int64_t outer = (k + inner - 1) / inner;
-    bool factor_inner = rel.to[1] == node;
+  // F, the fused index of the folded axes (extent K), from the factored axis a0 and, after a
+  // split, the remaining half r: a0, or r * inner + a0 (factoring the inner half), or
+  // a0 * inner + r.
+  int64_t k_extent = 1;
+  for (int a : axes) k_extent *= orig.reduce_extents[a];
+  int64_t factored_extent = k_extent, rest_extent = 0;
+  bool factor_inner = false;
+  int64_t inner = 1;
+  if (source->split) {
+    inner = stage.nodes[source->split->to[1]].extent;
+    int64_t outer = (k_extent + inner - 1) / inner;
+    factor_inner = source->split->to[1] == node;
     factored_extent = factor_inner ? inner : outer;
-    rf_reduce[axis] = factor_inner ? outer : inner;
-    rebuild = [=](Expr a0, Expr r) { return factor_inner ? r * inner + a0 : a0 * inner + r; };
+    rest_extent = factor_inner ? outer : inner;
   }
+  const bool pads = source->split && factored_extent * rest_extent != k_extent;
+
+  // The new stage's reduce axes: the original ones it keeps, with the remaining half (if any)
+  // in the place of the first folded axis.
+  std::vector<int64_t> rf_reduce;
+  std::vector<int> new_index(orig.reduce_extents.size(), -1);
+  int rest_index = -1;
+  for (int r = 0; r < static_cast<int>(orig.reduce_extents.size()); ++r) {
+    if (std::find(axes.begin(), axes.end(), r) == axes.end()) {
+      new_index[r] = static_cast<int>(rf_reduce.size());
+      rf_reduce.push_back(orig.reduce_extents[r]);
+    } else if (r == *std::min_element(axes.begin(), axes.end()) && rest_extent > 0) {
+      rest_index = static_cast<int>(rf_reduce.size());
+      rf_reduce.push_back(rest_extent);
+    }
+  }
+  const Expr a0 = te::Axis(step.factor_axis);
+  Expr fused = a0;
+  if (source->split) {
+    Expr r = te::ReduceAxis(rest_index);
+    fused = factor_inner ? r * inner + a0 : a0 * inner + r;
+  }
+  // A split that does not divide adds points past K: they contribute the identity, and Select
+  // evaluates both arms, so the reads stay in bounds by clamping.
+  Expr guard = pads ? te::Lt(fused, te::IntImm(te::kIndexType, k_extent)) : Expr();
+  Expr clamped = pads ? te::Min(fused, te::IntImm(te::kIndexType, k_extent - 1)) : fused;
+  auto folded_value = [&](int r) {
+    size_t p = std::find(axes.begin(), axes.end(), r) - axes.begin();
+    int64_t stride = 1;
+    for (size_t q = p + 1; q < axes.size(); ++q) stride *= orig.reduce_extents[axes[q]];
+    Expr v = stride == 1 ? clamped : clamped / te::IntImm(te::kIndexType, stride);
+    return p == 0 ? v : v % te::IntImm(te::kIndexType, orig.reduce_extents[r]);
+  };
 
   TensorDef rf = orig;
   rf.name = StrCat(orig.name, ".rf");
-  rf.shape.insert(rf.shape.begin(), factored_extent);
+  rf.shape.insert(rf.shape.begin() + step.factor_axis, factored_extent);
   rf.reduce_extents = rf_reduce;
   if (rf.reduce_extents.empty()) rf.reduce = te::ReduceKind::kNone;
-  Expr guard;
-  const int64_t k_extent = orig.reduce_extents[axis];
-  const bool pads = rebuild && factored_extent * rf_reduce[axis] != k_extent;
   rf.body = te::Rewrite(orig.body, [&](const Expr& n) -> Expr {
-    if (n->kind == ExprKind::kAxis) return te::Axis(static_cast<int>(n->int_value) + 1);
+    if (n->kind == ExprKind::kAxis)
+      return te::Axis(static_cast<int>(n->int_value) + (n->int_value >= step.factor_axis ? 1 : 0));
     if (n->kind != ExprKind::kReduceAxis) return Expr();
     int r = static_cast<int>(n->int_value);
-    if (r != axis) return te::ReduceAxis(!rebuild && r > axis ? r - 1 : r);
-    if (!rebuild) return te::Axis(0);
-    Expr value = rebuild(te::Axis(0), te::ReduceAxis(axis));
-    if (!pads) return value;
-    guard = te::Lt(value, te::IntImm(te::kIndexType, k_extent));
-    // Select evaluates both arms, so the reads stay in bounds by clamping.
-    return te::Min(value, te::IntImm(te::kIndexType, k_extent - 1));
+    return new_index[r] >= 0 ? te::ReduceAxis(new_index[r]) : folded_value(r);
   });
-  // A split that does not divide adds points past the axis: they contribute the identity.
   if (guard.defined()) rf.body = te::Select(guard, rf.body, te::ReduceIdentity(orig.reduce, orig.dtype));
 
   auto dag = InsertTensor(state->dag(), step.stage, rf, [&](int id, TensorDef* t) {
     if (id != step.stage + 1) return;
     t->reduce_extents = {factored_extent};
-    std::vector<Expr> index{te::ReduceAxis(0)};
-    for (Expr& a : AxesOf(t->shape.size())) index.push_back(a);
+    std::vector<Expr> index = AxesOf(t->shape.size());
+    index.insert(index.begin() + step.factor_axis, te::ReduceAxis(0));
     t->body = te::Load(t->dtype, step.stage, index);
   });
   state->InsertStage(dag, step.stage);

@@ -15,7 +15,41 @@ bool HasAttachedStages(const State& state, int stage) {
   return false;
 }
 
+// True when `to` reads `from`, directly or through other stages.
+bool Reaches(const te::ComputeDag& dag, int from, int to) {
+  for (int c : dag.consumers(from))
+    if (c == to || Reaches(dag, c, to)) return true;
+  return false;
+}
+
 }  // namespace
+
+int IterPosition(const State& state, int stage, int node) {
+  const auto& iters = state.stage(stage).iters;
+  for (size_t i = 0; i < iters.size(); ++i)
+    if (iters[i].node == node) return static_cast<int>(i);
+  return -1;
+}
+
+std::string AttachmentProblem(const State& state, int stage, int target, int node) {
+  const Stage& t = state.stage(target);
+  if (t.location == ComputeLocation::kInlined) return "the target stage is inlined";
+  const int pos = IterPosition(state, target, node);
+  if (pos < 0) return "the target iterator is no longer a loop of the target stage";
+  const std::string loop = StrCat("stage ", target, "'s loop ", t.nodes[node].name);
+  std::vector<int> readers = state.EffectiveConsumers(stage);
+  if (readers.empty()) return "the stage has no readers to be computed for";
+  for (int r : readers) {
+    if (r == target) continue;
+    const Stage& reader = state.stage(r);
+    if (reader.location != ComputeLocation::kAt || reader.attach_stage != target)
+      return StrCat("its reader stage ", r, " does not run inside ", loop,
+                    " (compute that reader at the target first, or compute this stage at the reader)");
+    if (IterPosition(state, target, reader.attach_node) < pos)
+      return StrCat("its reader stage ", r, " is computed outside ", loop);
+  }
+  return "";
+}
 
 absl::Status ApplyComputeAt(const ComputeAtStep& step, State* state) {
   if (auto s = CheckStageIter(*state, "CA", step.stage, -1); !s.ok()) return s;
@@ -26,13 +60,14 @@ absl::Status ApplyComputeAt(const ComputeAtStep& step, State* state) {
   const Stage& target = state->stage(step.target_stage);
   const te::ComputeDag& dag = state->dag();
   if (dag.analysis(stage.tensor_id).is_output) return error("an output stage cannot be computed inside another stage");
-  // Every reader must run inside the target's loop; one reader keeps the rule simple.
-  std::vector<int> consumers = state->EffectiveConsumers(step.stage);
-  if (std::find(consumers.begin(), consumers.end(), step.target_stage) == consumers.end())
-    return error(StrCat("stage ", step.target_stage, " does not read this stage"));
-  if (consumers.size() != 1) return error("compute_at needs a stage with exactly one consumer");
-  if (target.location == ComputeLocation::kInlined) return error("the target stage is inlined");
   if (stage.location == ComputeLocation::kInlined) return error("the stage is inlined");
+  if (step.target_stage == step.stage) return error("a stage cannot be computed inside itself");
+  // Any loop of a stage that reads this one, directly or through a chain of readers, as long
+  // as every reader runs inside that loop.
+  if (!Reaches(dag, step.stage, step.target_stage))
+    return error(StrCat("stage ", step.target_stage, " does not read this stage, directly or through other stages"));
+  std::string problem = AttachmentProblem(*state, step.stage, step.target_stage, target.iters[step.target_iter].node);
+  if (!problem.empty()) return error(problem);
   Stage& st = state->mutable_stage(step.stage);
   st.location = ComputeLocation::kAt;
   st.attach_stage = step.target_stage;

@@ -21,8 +21,6 @@ absl::Status ApplyFuse(const FuseStep& step, State* state) {
     const IterNode& n = stage.node_of(it);
     if (n.kind != kind) return error("cannot fuse a space iterator with a reduce iterator");
     if (stage.iters[it].annotation != IterAnnotation::kNone) return error("cannot fuse an annotated iterator");
-    if (!state->AttachedAt(step.stage, stage.iters[it].node).empty())
-      return error("stages are computed at this iterator (fuse before compute_at)");
     extent = (extent == kUnknownExtent || n.extent == kUnknownExtent) ? kUnknownExtent : extent * n.extent;
     name += (name.empty() ? "" : "@") + n.name;
     rel.from.push_back(stage.iters[it].node);
@@ -31,6 +29,10 @@ absl::Status ApplyFuse(const FuseStep& step, State* state) {
   st.nodes.push_back({name, extent, kind});
   int fused = static_cast<int>(st.nodes.size()) - 1;
   rel.to.push_back(fused);
+  // Stages computed at any of the fused loops move to the fused loop: once per fused
+  // iteration, over the region its body reads (lowering re-infers it).
+  for (int from : rel.from)
+    for (int attached : state->AttachedAt(step.stage, from)) state->mutable_stage(attached).attach_node = fused;
   st.relations.push_back(std::move(rel));
   st.iters.erase(st.iters.begin() + step.iters.front(), st.iters.begin() + step.iters.back() + 1);
   st.iters.insert(st.iters.begin() + step.iters.front(), Iterator{fused, IterAnnotation::kNone});

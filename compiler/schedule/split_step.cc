@@ -14,8 +14,6 @@ absl::Status ApplySplit(const SplitStep& step, State* state) {
   if (step.extent != parent.extent)
     return error(StrCat("recorded extent ", step.extent, " differs from the iterator's ", parent.extent));
   if (it.annotation != IterAnnotation::kNone) return error("cannot split an annotated iterator");
-  if (!state->AttachedAt(step.stage, it.node).empty())
-    return error("stages are computed at this iterator (split before compute_at)");
   int64_t product = 1;
   bool filled = true;
   for (const auto& l : step.lengths) {
@@ -42,6 +40,9 @@ absl::Status ApplySplit(const SplitStep& step, State* state) {
   add(StrCat(parent.name, ".0"), outer);
   for (size_t i = 0; i < step.lengths.size(); ++i)
     add(StrCat(parent.name, ".", i + 1), step.lengths[i] ? *step.lengths[i] : kUnknownExtent);
+  // Stages computed at the split loop move to its innermost part: still once per original
+  // iteration, over the same region.
+  for (int attached : state->AttachedAt(step.stage, it.node)) state->mutable_stage(attached).attach_node = rel.to.back();
   st.relations.push_back(std::move(rel));
   st.iters.erase(st.iters.begin() + step.iter);
   st.iters.insert(st.iters.begin() + step.iter, replacement.begin(), replacement.end());

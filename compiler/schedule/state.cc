@@ -4,6 +4,7 @@
 
 #include "compiler/common/sha256.h"
 #include "compiler/common/strings.h"
+#include "compiler/schedule/step_common.h"
 #include "compiler/schedule/step_json.h"
 
 namespace tunefarm::schedule {
@@ -65,11 +66,15 @@ bool State::IsUntouched(int id) const {
 }
 
 absl::Status State::Apply(const Step& step) {
-  // Steps that add a stage can reroute reads away from a stage's compute_at target; they are
-  // applied to a copy and kept only if every attachment still holds.
-  bool adds_stage = std::holds_alternative<CacheWriteStep>(step) || std::holds_alternative<CacheReadStep>(step) ||
-                    std::holds_alternative<RfactorStep>(step);
-  if (!adds_stage) {
+  // Steps that add a stage, reorder loops or move a stage can take a reader of an attached
+  // stage out of the loop it is computed at; they are applied to a copy and kept only if
+  // every attachment still holds.
+  bool may_break_attachments =
+      std::holds_alternative<CacheWriteStep>(step) || std::holds_alternative<CacheReadStep>(step) ||
+      std::holds_alternative<RfactorStep>(step) || std::holds_alternative<ReorderStep>(step) ||
+      std::holds_alternative<ComputeAtStep>(step) || std::holds_alternative<ComputeRootStep>(step) ||
+      std::holds_alternative<ComputeInlineStep>(step);
+  if (!may_break_attachments) {
     if (auto s = ApplyStep(step, this); !s.ok()) return s;
     steps_.push_back(step);
     return absl::OkStatus();
@@ -78,10 +83,10 @@ absl::Status State::Apply(const Step& step) {
   if (auto s = ApplyStep(step, &next); !s.ok()) return s;
   for (const Stage& st : next.stages_) {
     if (st.location != ComputeLocation::kAt) continue;
-    std::vector<int> readers = next.EffectiveConsumers(st.tensor_id);
-    if (readers.size() != 1 || readers[0] != st.attach_stage)
+    std::string problem = AttachmentProblem(next, st.tensor_id, st.attach_stage, st.attach_node);
+    if (!problem.empty())
       return absl::InvalidArgumentError(StrCat(StepTag(step), ": stage ", st.tensor_id, " is computed at stage ",
-                                               st.attach_stage, ", which would no longer be its only reader"));
+                                               st.attach_stage, ", which would no longer hold: ", problem));
   }
   next.steps_.push_back(step);
   *this = std::move(next);
@@ -122,7 +127,9 @@ absl::Status State::CacheWrite(int stage, std::string scope) { return Apply(Cach
 absl::Status State::CacheRead(int stage, std::string scope, std::vector<int> readers) {
   return Apply(CacheReadStep{stage, std::move(scope), std::move(readers)});
 }
-absl::Status State::Rfactor(int stage, int iter) { return Apply(RfactorStep{stage, iter}); }
+absl::Status State::Rfactor(int stage, int iter, int factor_axis) {
+  return Apply(RfactorStep{stage, iter, factor_axis});
+}
 absl::Status State::FollowSplit(int stage, int iter, int src_step, int n_split) {
   return Apply(FollowSplitStep{stage, iter, src_step, n_split});
 }

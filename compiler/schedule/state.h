@@ -102,7 +102,7 @@ class State {
   absl::Status FollowFusedSplit(int stage, int iter, std::vector<int> src_steps, int level, bool factor_or_nparts);
   absl::Status CacheWrite(int stage, std::string scope);
   absl::Status CacheRead(int stage, std::string scope, std::vector<int> readers);
-  absl::Status Rfactor(int stage, int iter);
+  absl::Status Rfactor(int stage, int iter, int factor_axis = 0);
 
   // The stages that read `stage`, looking through inlined readers (their reads move into their
   // own readers once their bodies are substituted).

@@ -37,7 +37,11 @@ json StepToJson(const Step& step) {
           [](const ComputeRootStep& s) { return json::array({"CR", s.stage}); },
           [](const CacheWriteStep& s) { return json::array({"CHW", s.stage, s.scope}); },
           [](const CacheReadStep& s) { return json::array({"CHR", s.stage, s.scope, s.readers}); },
-          [](const RfactorStep& s) { return json::array({"RF", s.stage, s.iter}); },
+          [](const RfactorStep& s) {
+            // Written only when not 0, so records made before the field existed keep their hash.
+            return s.factor_axis == 0 ? json::array({"RF", s.stage, s.iter})
+                                      : json::array({"RF", s.stage, s.iter, s.factor_axis});
+          },
           [](const FollowSplitStep& s) { return json::array({"FSP", s.stage, s.iter, s.src_step, s.n_split}); },
           [](const FollowFusedSplitStep& s) {
             return json::array({"FFSP", s.stage, s.iter, s.src_steps, s.level, s.factor_or_nparts ? 1 : 0});
@@ -159,7 +163,9 @@ absl::StatusOr<Step> StepFromJson(const json& j) {
   }
   if (tag == "RF") {
     RfactorStep s;
-    if (j.size() != 3 || !Field(j, 1, &s.stage) || !Field(j, 2, &s.iter)) return bad("malformed rfactor step");
+    if ((j.size() != 3 && j.size() != 4) || !Field(j, 1, &s.stage) || !Field(j, 2, &s.iter) ||
+        (j.size() == 4 && !Field(j, 3, &s.factor_axis)))
+      return bad("malformed rfactor step");
     return Step(s);
   }
   return bad(StrCat("unknown step tag '", tag, "'"));

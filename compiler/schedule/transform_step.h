@@ -15,7 +15,7 @@
 //   ["FFSP", stage, iter, [src_step, ...], level, 0|1]    follow_fused_split (1: factor, 0: nparts)
 //   ["CHW", stage, scope]                                 cache_write
 //   ["CHR", stage, scope, [reader, ...]]                  cache_read
-//   ["RF", stage, iter]                                   rfactor
+//   ["RF", stage, iter(, factor_axis)]                    rfactor (factor_axis written when not 0)
 #pragma once
 
 #include <cstdint>
@@ -81,10 +81,12 @@ struct CacheReadStep {
   std::vector<int> readers;
 };
 // Splits a reduction in two: a new stage (index `stage`, later ones shift) reduces everything
-// but reduce iterator `iter`, which becomes its first space axis; `stage` then reduces over it.
-// `iter` is an original reduce axis, or one half of a two-way split of one.
+// but reduce iterator `iter`, which becomes its space axis number `factor_axis` (0: before the
+// original space axes, num_space: after them); `stage` then reduces over it. `iter` is an
+// original reduce axis or a fusion of several, or one half of a two-way split of either.
 struct RfactorStep {
   int stage = 0, iter = 0;
+  int factor_axis = 0;
 };
 struct ComputeAtStep {
   int stage = 0, target_stage = 0, target_iter = 0;

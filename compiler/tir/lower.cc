@@ -2,6 +2,7 @@
 
 #include <algorithm>
 #include <functional>
+#include <map>
 #include <unordered_map>
 
 #include "compiler/common/strings.h"
@@ -41,6 +42,9 @@ struct LoweringContext {
   BufferPlan& plan;  // local buffers get their shape when their region is known
   int64_t next_var_id = 0;
   std::vector<Expr> inlined_bodies;  // per tensor: its body with inlined producers substituted
+  // Per local stage: the region its buffer holds, in the loop variables of the loops enclosing
+  // its attach point (every reader runs inside that loop).
+  std::unordered_map<int, std::vector<AxisRegion>> local_regions;
 };
 
 // A body with every read of an inlined stage replaced by that stage's (recursively inlined)
@@ -264,42 +268,68 @@ class StageLowering {
     return FlatIndex(offsets, extents);
   }
 
-  // For each loop that stages are attached at: the region of each of them that the iterations
-  // below the loop read. A local stage's buffer takes the region's shape.
+  // For each loop that stages are attached at: the region of each of them that one iteration
+  // of the loop reads, through this stage's body below the loop and through the bodies of the
+  // other stages attached here at or below it (readers first, so their regions are known). A
+  // local stage's buffer takes the region's shape.
   void InferAttachedRegions() {
     attached_.assign(stage_.iters.size(), {});
+    std::vector<std::pair<int, size_t>> order;  // (producer, leaf), readers first
     for (size_t leaf = 0; leaf < stage_.iters.size(); ++leaf) {
-      for (int producer : ctx_.state.AttachedAt(stage_id_, stage_.iters[leaf].node)) {
-        std::unordered_map<int64_t, int64_t> inner;
-        for (size_t i = leaf + 1; i < stage_.iters.size(); ++i)
-          inner[loop_var_[i]->int_value] = extent_[stage_.iters[i].node];
-        int producer_tensor = ctx_.state.stage(producer).tensor_id;
-        std::vector<std::vector<Expr>> accesses;
-        te::Visit(bound_body_, [&](const Expr& e) {
-          if (e->kind == ExprKind::kLoad && e->int_value == producer_tensor) accesses.push_back(e->operands);
-        });
-        std::vector<AxisRegion> region = InferRegion(accesses, inner, ctx_.state.dag().tensor(producer_tensor).shape);
-        if (IsLocal(producer_tensor)) {
-          std::vector<int64_t> shape;
-          for (const AxisRegion& r : region) shape.push_back(r.extent);
-          ctx_.plan.buffers[ctx_.plan.buffer_of_tensor[producer_tensor]].shape = shape;
-          local_region_[producer_tensor] = region;
-        }
-        attached_[leaf].push_back({producer, std::move(region)});
-      }
+      attached_[leaf] = ctx_.state.AttachedAt(stage_id_, stage_.iters[leaf].node);
+      for (int producer : attached_[leaf]) order.push_back({producer, leaf});
     }
+    std::sort(order.begin(), order.end(), [](const auto& a, const auto& b) { return a.first > b.first; });
+    for (const auto& [producer, leaf] : order) {
+      std::unordered_map<int64_t, int64_t> inner;
+      for (size_t i = leaf + 1; i < stage_.iters.size(); ++i)
+        inner[loop_var_[i]->int_value] = extent_[stage_.iters[i].node];
+      const int producer_tensor = ctx_.state.stage(producer).tensor_id;
+      std::vector<std::vector<Expr>> accesses = ReadsOf(bound_body_, producer_tensor);
+      for (const auto& [reader, reader_region] : region_of_) {
+        const te::TensorDef& r = ctx_.state.dag().tensor(ctx_.state.stage(reader).tensor_id);
+        std::vector<Expr> space, reduce;
+        for (const AxisRegion& d : reader_region) space.push_back(d.min + FreshVar(d.extent, &inner));
+        for (int64_t e : r.reduce_extents) reduce.push_back(FreshVar(e, &inner));
+        Expr body = BindAxes(InlineProducers(r.body, &ctx_), space, reduce);
+        for (auto& a : ReadsOf(body, producer_tensor)) accesses.push_back(std::move(a));
+      }
+      std::vector<AxisRegion> region = InferRegion(accesses, inner, ctx_.state.dag().tensor(producer_tensor).shape);
+      if (IsLocal(producer_tensor)) {
+        std::vector<int64_t> shape;
+        for (const AxisRegion& r : region) shape.push_back(r.extent);
+        ctx_.plan.buffers[ctx_.plan.buffer_of_tensor[producer_tensor]].shape = shape;
+        ctx_.local_regions[producer_tensor] = region;
+      }
+      region_of_[producer] = std::move(region);
+    }
+  }
+
+  static std::vector<std::vector<Expr>> ReadsOf(const Expr& body, int tensor) {
+    std::vector<std::vector<Expr>> reads;
+    te::Visit(body, [&](const Expr& e) {
+      if (e->kind == ExprKind::kLoad && e->int_value == tensor) reads.push_back(e->operands);
+    });
+    return reads;
+  }
+
+  // A variable that only region inference sees: one axis of an attached reader's loops.
+  Expr FreshVar(int64_t extent, std::unordered_map<int64_t, int64_t>* inner) {
+    Expr v = te::MakeVar("region", ctx_.next_var_id++);
+    (*inner)[v->int_value] = extent;
+    return v;
   }
 
   // Nests of the stages attached at iterator `leaf`, each over its region; the loop's body
   // (`rest`) follows them, and local buffers are allocated around both.
   Stmt WithAttached(int leaf, const VarSet& bound, Stmt rest) {
     std::vector<Stmt> nests;
-    for (const auto& [producer, region] : attached_[leaf])
-      nests.push_back(StageLowering(&ctx_, producer, &region).Lower(bound));
+    for (int producer : attached_[leaf])
+      nests.push_back(StageLowering(&ctx_, producer, &region_of_.at(producer)).Lower(bound));
     nests.push_back(std::move(rest));
     Stmt body = Seq(std::move(nests));
     for (auto it = attached_[leaf].rbegin(); it != attached_[leaf].rend(); ++it) {
-      int tensor = ctx_.state.stage(it->first).tensor_id;
+      int tensor = ctx_.state.stage(*it).tensor_id;
       if (IsLocal(tensor)) body = Allocate(ctx_.plan.buffer_of_tensor[tensor], body);
     }
     return body;
@@ -323,8 +353,8 @@ class StageLowering {
       if (e->kind != ExprKind::kLoad) return Expr();
       const int tensor = static_cast<int>(e->int_value);
       const int buffer = ctx_.plan.buffer_of_tensor[tensor];
-      auto local = local_region_.find(tensor);
-      if (local == local_region_.end())
+      auto local = ctx_.local_regions.find(tensor);
+      if (local == ctx_.local_regions.end())
         return te::Load(e->dtype, buffer, {FlatIndex(e->operands, ctx_.state.dag().tensor(tensor).shape)});
       std::vector<Expr> offsets;
       std::vector<int64_t> extents;
@@ -350,9 +380,8 @@ class StageLowering {
   std::vector<Expr> loop_var_;      // per current iterator
   std::vector<Expr> guards_;        // conditions a point must meet
   std::vector<VarSet> guard_vars_;  // the variables of each guard
-  // Per current iterator: the stages attached at it with their regions.
-  std::vector<std::vector<std::pair<int, std::vector<AxisRegion>>>> attached_;
-  std::unordered_map<int, std::vector<AxisRegion>> local_region_;  // per local producer tensor
+  std::vector<std::vector<int>> attached_;  // per current iterator: the stages attached at it
+  std::map<int, std::vector<AxisRegion>> region_of_;  // per attached stage: the region it computes
 };
 
 }  // namespace

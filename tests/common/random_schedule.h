@@ -11,6 +11,7 @@ namespace tunefarm::testing {
 
 struct RandomScheduleStats {
   int applied = 0, rejected = 0;
+  int fused_rfactors = 0;  // rfactors of a fusion of reduce iterators
 };
 
 // Applies `num_steps` random steps to random compute stages of `state`.
@@ -72,6 +73,10 @@ inline RandomScheduleStats ApplyRandomSteps(schedule::State* state, std::mt19937
           break;
         }
         int target = stage + 1 + pick(num_tensors - stage - 1);
+        // Half the time: where a reader of this stage is computed (a chain of compute_ats).
+        for (int reader : state->dag().consumers(stage))
+          if (state->stage(reader).location == schedule::ComputeLocation::kAt && pick(2) == 0)
+            target = state->stage(reader).attach_stage;
         s = state->ComputeAt(stage, target, pick(static_cast<int>(state->stage(target).iters.size())));
         break;
       }
@@ -99,9 +104,20 @@ inline RandomScheduleStats ApplyRandomSteps(schedule::State* state, std::mt19937
         }
         break;
       }
-      case 12:
-        s = state->Rfactor(stage, pick(n));
+      case 12: {
+        // Half the time the last two iterators (two reduce axes, if the stage has them) are
+        // fused first, and the factor axis goes anywhere among the space axes.
+        bool fused = false;
+        if (n >= 2 && pick(2) == 0 && state->Fuse(stage, {n - 2, n - 1}).ok()) {
+          ++stats.applied;
+          fused = true;
+          --n;
+        }
+        int iter = fused && pick(2) == 0 ? n - 1 : pick(n);
+        s = state->Rfactor(stage, iter, pick(state->stage(stage).num_space_axes + 1));
+        stats.fused_rfactors += s.ok() && fused && iter == n - 1;
         break;
+      }
       default:
         s = state->FollowFusedSplit(stage, pick(n), {pick_split(), pick_split()}, pick(2),
                                     pick(2) == 0);

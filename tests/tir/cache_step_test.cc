@@ -1,8 +1,12 @@
 // Steps that add stages: cache_write, cache_read, rfactor. Renumbering and correctness.
 #include <gtest/gtest.h>
 
+#include <cmath>
+
+#include "compiler/ops/conv2d.h"
 #include "compiler/tir/interpreter.h"
 #include "compiler/tir/lower.h"
+#include "tests/common/dag_evaluator.h"
 #include "tests/common/test_dags.h"
 
 namespace tunefarm::tir {
@@ -76,6 +80,85 @@ TEST(CacheSteps, RfactorSplitsAReduction) {
       EXPECT_LT(GemmError(s, 5, 6, k), 1e-4f) << k << " " << iter;
     }
   }
+}
+
+// conv2d NCHW 1x3x6x7, 4 filters 3x3, pad 1: reduce axes rc (3), ry (3), rx (3).
+std::shared_ptr<const te::ComputeDag> SmallConvDag() {
+  te::DagBuilder b;
+  auto x = b.Placeholder("x", te::DType::kFloat32, {1, 3, 6, 7});
+  auto w = b.Placeholder("w", te::DType::kFloat32, {4, 3, 3, 3}, true);
+  ops::Conv2dParams p;
+  p.padding = {1, 1, 1, 1};
+  return b.Build({ops::Conv2dNchw(b, x, w, p)});
+}
+
+// Max abs difference between the lowered schedule (interpreted) and the plain DAG evaluation.
+double ErrorAgainstPlainEvaluation(const State& s) {
+  const te::ComputeDag& dag = *s.original_dag();
+  auto f = Lower(s, "k");
+  EXPECT_TRUE(f.ok()) << f.status() << "\n" << s.ToString();
+  if (!f.ok()) return 1e30;
+  std::vector<std::vector<float>> in;
+  std::vector<std::vector<double>> in64;
+  std::vector<void*> args;
+  for (size_t i = 0; i < dag.inputs().size(); ++i) {
+    in.push_back(testing::RandomFloats(dag.tensor(dag.inputs()[i]).NumElements(), 11 + i));
+    in64.emplace_back(in.back().begin(), in.back().end());
+    args.push_back(in.back().data());
+  }
+  std::vector<float> out(dag.tensor(dag.outputs()[0]).NumElements(), NAN);
+  args.push_back(out.data());
+  absl::Status st = Interpret(*f, args);
+  EXPECT_TRUE(st.ok()) << st << "\n" << PrimFuncToString(*f);
+  auto ref = testing::DagEvaluator(dag).Run(in64)[0];
+  double worst = 0;
+  for (size_t i = 0; i < out.size(); ++i) worst = std::max(worst, std::fabs(out[i] - ref[i]));
+  return worst;
+}
+
+TEST(CacheSteps, RfactorOfFusedReduceIterators) {
+  // conv: n k oh ow rc ry rx. Fuse ry,rx or all three, split the fusion by 4 (9 and 27 do not
+  // divide: padded points), factor either half, and place the factor axis first or last.
+  for (int first : {4, 5}) {
+    for (bool split : {false, true}) {
+      for (int half : {0, 1}) {
+        for (int factor_axis : {0, 4}) {
+          if (!split && half == 1) continue;
+          State s(SmallConvDag());
+          std::vector<int> fused;
+          for (int i = first; i < 7; ++i) fused.push_back(i);
+          ASSERT_TRUE(s.Fuse(3, fused).ok());
+          if (split) ASSERT_TRUE(s.Split(3, first, {4}).ok());
+          ASSERT_TRUE(s.Rfactor(3, first + half, factor_axis).ok()) << s.ToString();
+          const auto& rf = s.dag().tensor(3);
+          EXPECT_EQ(rf.name, "conv2d.rf");
+          EXPECT_EQ(rf.shape.size(), 5u);
+          int64_t k = first == 4 ? 27 : 9;
+          int64_t factored = !split ? k : half == 1 ? 4 : (k + 3) / 4;
+          EXPECT_EQ(rf.shape[factor_axis], factored);
+          // The factored axis is a space axis of the new stage: it can run in parallel.
+          ASSERT_TRUE(s.Annotate(3, factor_axis, IterAnnotation::kParallel).ok());
+          EXPECT_LT(ErrorAgainstPlainEvaluation(s), 1e-4) << first << split << half << factor_axis << "\n" << s.ToString();
+          auto replayed = State::FromJson(s.original_dag(), s.ToJson());
+          ASSERT_TRUE(replayed.ok()) << replayed.status();
+          EXPECT_EQ(replayed->ToString(), s.ToString());
+        }
+      }
+    }
+  }
+}
+
+TEST(CacheSteps, RfactorRefusesWhatItCannotFactor) {
+  auto expect = [](absl::Status st, std::string_view what) {
+    ASSERT_FALSE(st.ok()) << what;
+    EXPECT_NE(std::string(st.message()).find(what), std::string::npos) << st;
+  };
+  State s(SmallConvDag());
+  expect(s.Rfactor(3, 1), "RF stage 3 iter 1: not a reduce iterator");
+  expect(s.Rfactor(3, 4, 5), "factor axis 5 is not in [0, 4]");
+  ASSERT_TRUE(s.Split(3, 3, {2}).ok());  // a space split first
+  expect(s.Rfactor(3, 5), "with no other loop transformation before it");
+  EXPECT_EQ(s.dag().num_tensors(), 4);  // x w pad conv2d: nothing was added
 }
 
 TEST(CacheSteps, InvalidUsesAreRejected) {

@@ -63,10 +63,9 @@ TEST(ComputeLocation, InvalidPlacementsAreRejected) {
   expect(s.ComputeInline(4), "CI stage 4: an output stage cannot be inlined");
   expect(s.ComputeInline(3), "a reduction cannot be inlined");
   expect(s.ComputeAt(4, 3, 0), "an output stage cannot be computed inside another stage");
-  expect(s.ComputeAt(3, 3, 0), "stage 3 does not read this stage");
+  expect(s.ComputeAt(3, 3, 0), "a stage cannot be computed inside itself");
+  expect(s.ComputeAt(0, 3, 0), "a placeholder has no loops");
   expect(s.ComputeAt(3, 4, 5), "CA stage 4 iter 5: no such iterator");
-  ASSERT_TRUE(s.ComputeAt(3, 4, 0).ok());
-  expect(s.Split(4, 0, {2}), "stages are computed at this iterator");
   State t(testing::ElementwiseChainDag(4, 4));
   ASSERT_TRUE(t.ComputeInline(2).ok());
   expect(t.ComputeRoot(2), "CR stage 2: an inlined stage has no loops");
@@ -113,6 +112,70 @@ TEST(ComputeLocation, NestedComputeAtAndInline) {
   ASSERT_TRUE(t.ComputeInline(2).ok());
   ASSERT_TRUE(t.ComputeAt(3, 4, 0).ok());
   EXPECT_LT(ConvError(t, c), 1e-5f);
+}
+
+// p = x*y; s = p + x; r = relu(s). s at r's j.0, then p at r's j.0 too (p's only reader, s,
+// runs inside that loop), or at r's i: region inference goes through s.
+TEST(ComputeLocation, ComputeAtAStageThatReadsThroughAnother) {
+  for (int p_iter : {0, 1}) {
+    for (const char* scope : {"", "local"}) {
+      State s(testing::ElementwiseChainDag(7, 9));
+      int p = 2, sum = 3, r = 4;
+      if (*scope) {  // p copied into a local cache that s reads: A B p p.local s r
+        ASSERT_TRUE(s.CacheRead(2, scope, {3}).ok());
+        p = 3, sum = 4, r = 5;
+      }
+      ASSERT_TRUE(s.Split(r, 1, {4}).ok());  // r: i j.0 j.1
+      ASSERT_TRUE(s.ComputeAt(sum, r, 1).ok());
+      ASSERT_TRUE(s.ComputeAt(p, r, p_iter).ok()) << s.ToString();
+      if (*scope) ASSERT_TRUE(s.ComputeAt(2, r, 0).ok()) << s.ToString();  // x*y too, through p.local and s
+      EXPECT_LT(ChainError(s, 7, 9), 1e-6f) << p_iter << " " << scope << "\n" << s.ToString();
+    }
+  }
+}
+
+TEST(ComputeLocation, EveryReaderMustRunInsideTheLoop) {
+  State s(testing::ElementwiseChainDag(6, 8));
+  ASSERT_TRUE(s.Split(4, 1, {4}).ok());  // r: i j.0 j.1
+  auto expect = [](absl::Status st, std::string_view what) {
+    ASSERT_FALSE(st.ok()) << what;
+    EXPECT_NE(std::string(st.message()).find(what), std::string::npos) << st;
+  };
+  // p's reader s is at the root: p cannot go inside r.
+  expect(s.ComputeAt(2, 4, 1), "its reader stage 3 does not run inside stage 4's loop");
+  // s at r's j.1: p at r's j.0 is fine (outside), but then moving s out to... the root breaks p.
+  ASSERT_TRUE(s.ComputeAt(3, 4, 2).ok());
+  ASSERT_TRUE(s.ComputeAt(2, 4, 1).ok());
+  expect(s.ComputeRoot(3), "which would no longer hold");
+  // A reorder that lifts s's loop above p's takes s out of p's loop.
+  expect(s.Reorder(4, {0, 2, 1}), "is computed outside stage 4's loop");
+  // p below its reader: s at j.0 reads p before p's loop j.1 runs.
+  State t(testing::ElementwiseChainDag(6, 8));
+  ASSERT_TRUE(t.Split(4, 1, {4}).ok());
+  ASSERT_TRUE(t.ComputeAt(3, 4, 1).ok());
+  expect(t.ComputeAt(2, 4, 2), "its reader stage 3 is computed outside stage 4's loop i1.1");
+  // Not a reader at all: p does not read s.
+  expect(t.ComputeAt(3, 2, 0), "stage 2 does not read this stage, directly or through other stages");
+  EXPECT_LT(ChainError(s, 6, 8), 1e-6f);  // the rejected steps left s as it was
+}
+
+TEST(ComputeLocation, SplitAndFuseKeepStagesComputedAtTheirLoops) {
+  State s(testing::GemmBiasDag(12, 10, 7));
+  ASSERT_TRUE(s.ComputeAt(3, 4, 0).ok());  // C per row of out
+  ASSERT_TRUE(s.Split(4, 0, {3}).ok());    // out: i.0 i.1 j; C moves to i.1
+  EXPECT_EQ(s.stage(3).attach_node, s.stage(4).iters[1].node);
+  ASSERT_TRUE(s.Fuse(4, {0, 1}).ok());     // out: i.0@i.1 j; C moves to the fused loop
+  EXPECT_EQ(s.stage(3).attach_node, s.stage(4).iters[0].node);
+  ASSERT_TRUE(s.Annotate(4, 0, IterAnnotation::kParallel).ok());
+  auto f = Lower(s, "gemm");
+  ASSERT_TRUE(f.ok()) << f.status();
+  auto a = testing::RandomFloats(12 * 7, 1), w = testing::RandomFloats(7 * 10, 2), bias = testing::RandomFloats(10, 3);
+  std::vector<float> out(120, NAN);
+  ASSERT_TRUE(Interpret(*f, {a.data(), w.data(), bias.data(), out.data()}).ok());
+  EXPECT_LT(testing::MaxAbsDiff(out, testing::GemmBiasReference(a, w, bias, 12, 10, 7)), 1e-4f);
+  auto replayed = State::FromJson(s.original_dag(), s.ToJson());
+  ASSERT_TRUE(replayed.ok()) << replayed.status();
+  EXPECT_EQ(replayed->ToString(), s.ToString());
 }
 
 // Random step sequences including compute_at / inline / root over DAGs with producers.
