@@ -1,0 +1,255 @@
+#include "tuner/search_space/random_annotation.h"
+
+#include <algorithm>
+#include <map>
+#include <string>
+#include <utility>
+
+#include "compiler/common/strings.h"
+#include "tuner/search_space/split_factorization.h"
+
+namespace tunefarm::tuner {
+namespace {
+
+using schedule::ComputeLocation;
+using schedule::IterAnnotation;
+using schedule::IterKind;
+using schedule::State;
+using schedule::Step;
+
+constexpr int64_t kMaxInnermostLength = 64;  // Ansor's max_innermost_split_factor
+
+absl::Status PhaseError(std::string_view phase, const absl::Status& s) {
+  return absl::Status(s.code(), StrCat(phase, ": ", std::string(s.message())));
+}
+
+// --- 1. Tile sizes ---
+
+// A split of the sketch whose lengths annotation draws.
+struct TunableSplit {
+  size_t step = 0;
+  // The stage as (index, stage count) when split: distinct stages never share it, although
+  // inserting a cache stage shifts indices.
+  std::pair<int, int> stage;
+  IterKind kind = IterKind::kSpace;
+  int64_t extent = schedule::kUnknownExtent;
+  int parts = 1;  // inner lengths
+};
+
+bool IsUnfilled(const schedule::SplitStep& split) {
+  return std::any_of(split.lengths.begin(), split.lengths.end(), [](const auto& l) { return !l; });
+}
+
+// The iterator node a split step splits in `state`, or null when there is none.
+const schedule::IterNode* SplitNode(const State& state, const schedule::SplitStep& split) {
+  if (split.stage < 0 || split.stage >= static_cast<int>(state.stages().size())) return nullptr;
+  const schedule::Stage& st = state.stage(split.stage);
+  if (split.iter < 0 || split.iter >= static_cast<int>(st.iters.size())) return nullptr;
+  return &st.node_of(split.iter);
+}
+
+// Replays the sketch as it is, noting each split to draw: the unfilled ones, and one that an
+// rfactor right after it factors (its length had to be known to build the new stage).
+absl::StatusOr<std::vector<TunableSplit>> FindTunableSplits(const State& sketch) {
+  State scratch(sketch.original_dag());
+  const std::vector<Step>& steps = sketch.steps();
+  std::vector<TunableSplit> out;
+  for (size_t i = 0; i < steps.size(); ++i) {
+    if (const auto* split = std::get_if<schedule::SplitStep>(&steps[i])) {
+      const auto* rfactor = i + 1 < steps.size() ? std::get_if<schedule::RfactorStep>(&steps[i + 1]) : nullptr;
+      if (IsUnfilled(*split) || (rfactor && rfactor->stage == split->stage)) {
+        const schedule::IterNode* node = SplitNode(scratch, *split);
+        if (!node) return absl::InvalidArgumentError(StrCat("the sketch's step ", i, " splits a missing iterator"));
+        out.push_back({i, {split->stage, static_cast<int>(scratch.stages().size())}, node->kind, node->extent,
+                       static_cast<int>(split->lengths.size())});
+      }
+    }
+    if (auto s = scratch.Apply(steps[i]); !s.ok())
+      return absl::InvalidArgumentError(StrCat("the sketch does not replay at step ", i, ": ", std::string(s.message())));
+  }
+  return out;
+}
+
+// Draws lengths for every tunable split of known extent: space splits of one stage share the
+// register budget for their innermost lengths; every other split only has the innermost cap.
+std::map<size_t, std::vector<int64_t>> DrawLengths(const std::vector<TunableSplit>& splits, const SearchTarget& target,
+                                                   std::mt19937_64& rng) {
+  std::map<size_t, std::vector<int64_t>> lengths;
+  std::map<std::pair<int, int>, std::vector<const TunableSplit*>> space_by_stage;
+  for (const TunableSplit& s : splits) {
+    if (s.extent == schedule::kUnknownExtent) continue;  // drawn during the replay
+    if (s.kind == IterKind::kSpace && s.parts > 1)
+      space_by_stage[s.stage].push_back(&s);
+    else
+      lengths[s.step] = SampleFactorization(s.extent, s.parts, kMaxInnermostLength, rng);
+  }
+  for (auto& [stage, group] : space_by_stage) {
+    std::shuffle(group.begin(), group.end(), rng);
+    int64_t budget = target.RegisterTileElements();
+    for (const TunableSplit* s : group) {
+      std::vector<int64_t> drawn = SampleFactorization(s->extent, s->parts, std::min(kMaxInnermostLength, budget), rng);
+      budget = std::max<int64_t>(1, budget / drawn.back());
+      lengths[s->step] = std::move(drawn);
+    }
+  }
+  return lengths;
+}
+
+absl::StatusOr<State> FillTileSizes(const State& sketch, const SearchTarget& target, std::mt19937_64& rng) {
+  auto splits = FindTunableSplits(sketch);
+  if (!splits.ok()) return splits.status();
+  std::map<size_t, std::vector<int64_t>> drawn = DrawLengths(*splits, target, rng);
+  std::map<size_t, int> parts_of;
+  for (const TunableSplit& s : *splits) parts_of[s.step] = s.parts;
+  State out(sketch.original_dag());
+  const std::vector<Step>& steps = sketch.steps();
+  for (size_t i = 0; i < steps.size(); ++i) {
+    Step step = steps[i];
+    if (auto* split = std::get_if<schedule::SplitStep>(&step)) {
+      const schedule::IterNode* node = SplitNode(out, *split);
+      if (!node) return absl::InvalidArgumentError(StrCat("step ", i, " splits a missing iterator"));
+      split->extent = node->extent;  // earlier draws change it
+      if (parts_of.count(i)) {
+        auto it = drawn.find(i);
+        std::vector<int64_t> lengths =
+            it != drawn.end() ? it->second : SampleFactorization(split->extent, parts_of[i], kMaxInnermostLength, rng);
+        split->lengths.assign(lengths.begin(), lengths.end());
+      }
+    }
+    if (auto s = out.Apply(step); !s.ok()) return s;
+  }
+  return out;
+}
+
+// --- 2. Compute locations ---
+
+bool HostsStages(const State& s, int stage) {
+  for (const schedule::Stage& st : s.stages())
+    if (st.location == ComputeLocation::kAt && st.attach_stage == stage) return true;
+  return false;
+}
+
+// The stages whose place no sketch rule chose: compute stages left untiled, not outputs, not
+// reuse-heavy, not hosting others.
+bool Relocatable(const State& s, int stage) {
+  const schedule::Stage& st = s.stage(stage);
+  const te::StageAnalysis& a = s.dag().analysis(stage);
+  return !st.is_placeholder && st.location != ComputeLocation::kInlined && !a.is_output &&
+         !a.needs_multi_level_tiling && s.IsUntouched(stage) && !HostsStages(s, stage);
+}
+
+absl::Status ChangeComputeLocations(State* s, std::mt19937_64& rng) {
+  for (int stage = static_cast<int>(s->stages().size()) - 1; stage >= 0; --stage) {
+    if (!Relocatable(*s, stage)) continue;
+    std::vector<int> readers = s->EffectiveConsumers(stage);
+    // The only reader's loops outside its first reduce loop: not one of a single iteration (the
+    // same place as the loop around it), and none inside a loop other stages are computed at.
+    std::vector<int> loops;
+    if (readers.size() == 1) {
+      const schedule::Stage& reader = s->stage(readers[0]);
+      for (int i = 0; i < static_cast<int>(reader.iters.size()) && reader.node_of(i).kind == IterKind::kSpace; ++i) {
+        if (reader.node_of(i).extent == 1) continue;
+        loops.push_back(i);
+        if (!s->AttachedAt(readers[0], reader.iters[i].node).empty()) break;
+      }
+    }
+    const uint64_t choice = rng() % (loops.size() + 2);
+    absl::Status st;
+    if (choice == 0) {
+      if (!s->dag().analysis(stage).has_reduction) st = s->ComputeInline(stage);
+    } else if (choice == 1) {
+      if (s->stage(stage).location != ComputeLocation::kRoot) st = s->ComputeRoot(stage);
+    } else {
+      st = s->ComputeAt(stage, readers[0], loops[choice - 2]);
+    }
+    if (!st.ok()) return st;
+  }
+  return absl::OkStatus();
+}
+
+// --- 3. Parallel ---
+
+absl::Status Parallelize(State* s, int stage, int cores) {
+  const schedule::Stage& st = s->stage(stage);
+  const int n = static_cast<int>(st.iters.size());
+  int count = 0;
+  int64_t iterations = 1;
+  while (count < n && !(count == n - 1 && count > 0)) {
+    const schedule::Iterator& it = st.iters[count];
+    if (st.nodes[it.node].kind == IterKind::kReduce || it.annotation != IterAnnotation::kNone) break;
+    iterations *= st.nodes[it.node].extent;
+    ++count;
+    if (!s->AttachedAt(stage, it.node).empty() || iterations >= cores) break;
+  }
+  if (count == 0) return absl::OkStatus();
+  if (iterations <= 1) {
+    // One iteration down to a loop other stages are computed at (a tile as big as the tensor):
+    // those stages run once, so their own outer loops can be the parallel ones.
+    for (int a : s->AttachedAt(stage, st.iters[count - 1].node))
+      if (auto r = Parallelize(s, a, cores); !r.ok()) return r;
+    return absl::OkStatus();
+  }
+  if (count > 1) {
+    // Stages computed at the last fused loop move to the fused one: the same iterations.
+    std::vector<int> fused(count);
+    for (int i = 0; i < count; ++i) fused[i] = i;
+    if (auto r = s->Fuse(stage, fused); !r.ok()) return r;
+  }
+  return s->Annotate(stage, 0, IterAnnotation::kParallel);
+}
+
+absl::Status ParallelizeRootStages(State* s, const SearchTarget& target) {
+  if (target.cores <= 1) return absl::OkStatus();
+  for (int stage = 0; stage < static_cast<int>(s->stages().size()); ++stage) {
+    const schedule::Stage& st = s->stage(stage);
+    if (st.is_placeholder || st.location != ComputeLocation::kRoot) continue;
+    if (auto r = Parallelize(s, stage, target.cores); !r.ok()) return r;
+  }
+  return absl::OkStatus();
+}
+
+// --- 4. Vectorize ---
+
+absl::Status VectorizeInnermost(State* s, const SearchTarget& target) {
+  for (int stage = 0; stage < static_cast<int>(s->stages().size()); ++stage) {
+    const schedule::Stage& st = s->stage(stage);
+    if (st.is_placeholder || st.location == ComputeLocation::kInlined || st.iters.empty()) continue;
+    const int last = static_cast<int>(st.iters.size()) - 1;
+    const schedule::Iterator& it = st.iters[last];
+    const schedule::IterNode& node = st.nodes[it.node];
+    if (node.kind != IterKind::kSpace || it.annotation != IterAnnotation::kNone || node.extent < 2 ||
+        node.extent > target.MaxVectorExtent() || !s->AttachedAt(stage, it.node).empty())
+      continue;
+    if (auto r = s->Annotate(stage, last, IterAnnotation::kVectorize); !r.ok()) return r;
+  }
+  return absl::OkStatus();
+}
+
+// --- 5. Auto-unroll ---
+
+absl::Status PickAutoUnroll(State* s, std::mt19937_64& rng) {
+  for (int stage = 0; stage < static_cast<int>(s->stages().size()); ++stage) {
+    const schedule::Stage& st = s->stage(stage);
+    if (st.is_placeholder || st.location == ComputeLocation::kInlined) continue;
+    bool has_reduce = false;
+    for (int i = 0; i < static_cast<int>(st.iters.size()); ++i) has_reduce |= st.node_of(i).kind == IterKind::kReduce;
+    if (!has_reduce) continue;
+    const int max_step = kAutoUnrollChoices[rng() % std::size(kAutoUnrollChoices)];
+    if (auto r = s->PragmaAutoUnroll(stage, 0, max_step); !r.ok()) return r;
+  }
+  return absl::OkStatus();
+}
+
+}  // namespace
+
+absl::StatusOr<State> AnnotateRandomly(const State& sketch, const SearchTarget& target, std::mt19937_64& rng) {
+  auto state = FillTileSizes(sketch, target, rng);
+  if (!state.ok()) return PhaseError("tile sizes", state.status());
+  if (auto s = ChangeComputeLocations(&*state, rng); !s.ok()) return PhaseError("compute locations", s);
+  if (auto s = ParallelizeRootStages(&*state, target); !s.ok()) return PhaseError("parallel", s);
+  if (auto s = VectorizeInnermost(&*state, target); !s.ok()) return PhaseError("vectorize", s);
+  if (auto s = PickAutoUnroll(&*state, rng); !s.ok()) return PhaseError("auto-unroll", s);
+  return state;
+}
+
+}  // namespace tunefarm::tuner

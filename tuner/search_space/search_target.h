@@ -1,0 +1,29 @@
+// What the search-space rules need to know about the device: a few hardware facts taken from
+// the code generation target, so no rule hard-wires an x86 constant.
+#pragma once
+
+#include <cstdint>
+
+#include "compiler/codegen/target.h"
+
+namespace tunefarm::tuner {
+
+struct SearchTarget {
+  int vector_lanes = 4;       // float32 elements per vector register
+  int vector_registers = 16;  // architectural vector registers
+  int64_t l1_bytes = 32 * 1024;
+  int64_t l2_bytes = 512 * 1024;
+  int cores = 1;
+
+  // 16 vector registers on x86 up to AVX2; 32 with AVX-512 (when codegen uses 512-bit vectors)
+  // and on AArch64 (NEON). Lanes, caches and cores are the target's.
+  static SearchTarget FromTarget(const codegen::Target& target);
+
+  // The widest loop random annotation vectorizes: four vectors (as the default rules' widest
+  // vector tile), and never over codegen's limit of 64 lanes.
+  int64_t MaxVectorExtent() const;
+  // float32 accumulators the register file holds: the cap on a tile's innermost space level.
+  int64_t RegisterTileElements() const { return static_cast<int64_t>(vector_registers) * vector_lanes; }
+};
+
+}  // namespace tunefarm::tuner
