@@ -1,5 +1,8 @@
 #include "bench/compiler/hand_schedules.h"
 
+#include <cstdio>
+#include <cstdlib>
+
 #include "compiler/common/strings.h"
 
 namespace tunefarm::bench {
@@ -11,7 +14,10 @@ using schedule::State;
 // Applies steps in order; the first failure drops the template (printed by the caller as absent).
 bool All(std::initializer_list<absl::Status> steps) {
   for (const absl::Status& s : steps)
-    if (!s.ok()) return false;
+    if (!s.ok()) {
+      if (std::getenv("TUNEFARM_BENCH_VERBOSE")) std::fprintf(stderr, "  step refused: %s\n", std::string(s.message()).c_str());
+      return false;
+    }
   return true;
 }
 
@@ -35,6 +41,32 @@ std::vector<NamedState> GemmTemplates(std::shared_ptr<const te::ComputeDag> dag,
                            : All({s.Annotate(2, 0, IterAnnotation::kParallel), s.Annotate(2, n - 2, IterAnnotation::kUnroll),
                                   s.Annotate(2, n - 1, IterAnnotation::kVectorize)}));
         if (ok) out.push_back({StrCat("mr=", mr, " nr=", nr, " kc=", kc), std::move(s)});
+      }
+  return out;
+}
+
+std::vector<NamedState> GemmTileTemplates(std::shared_ptr<const te::ComputeDag> dag, int lanes) {
+  std::vector<NamedState> out;
+  const auto& c_shape = dag->tensor(2).shape;
+  if (c_shape[0] == 1) return out;
+  for (int64_t mr : {4, 6, 8, 12})
+    for (int64_t nr : {2 * lanes, 4 * lanes})
+      for (bool pack : {false, true}) {
+        if (mr * (nr / lanes) > 24) continue;  // accumulators + operands must fit 32 registers
+        State s(dag);  // A B C
+        bool ok = !pack || s.CacheRead(1, "local", {2}).ok();  // A B B.local C
+        const int cl = pack ? 3 : 2, co = cl + 1;
+        ok = ok && All({s.CacheWrite(cl, "local"),                                     // ... C.local C
+                        s.Split(co, 0, {mr}), s.Split(co, 2, {nr}), s.Reorder(co, {2, 0, 1, 3}),  // j.0 i.0 i.1 j.1
+                        s.ComputeAt(cl, co, 1),                                        // the tile per (j.0, i.0)
+                        // C.local split like the tile (its outer loops run once inside it), so its
+                        // inner loops have known extents: i.0 j.0 k i.1 j.1
+                        s.Split(cl, 0, {mr}), s.Split(cl, 2, {nr}), s.Reorder(cl, {0, 2, 4, 1, 3}),
+                        s.Annotate(cl, 3, IterAnnotation::kUnroll), s.Annotate(cl, 4, IterAnnotation::kVectorize)});
+        // B.local (k j) split the same way: k j.0 j.1, the panel row vectorized.
+        if (pack) ok = ok && All({s.ComputeAt(2, co, 0), s.Split(2, 1, {nr}), s.Annotate(2, 2, IterAnnotation::kVectorize)});
+        ok = ok && All({s.Annotate(co, 0, IterAnnotation::kParallel), s.Annotate(co, 3, IterAnnotation::kVectorize)});
+        if (ok) out.push_back({StrCat("tile mr=", mr, " nr=", nr, pack ? " packB" : ""), std::move(s)});
       }
   return out;
 }
@@ -76,6 +108,43 @@ std::vector<NamedState> ConvTemplates(std::shared_ptr<const te::ComputeDag> dag,
         ok = ok && All({s.Annotate(conv, n - 2, IterAnnotation::kUnroll), s.Annotate(conv, n - 1, IterAnnotation::kVectorize)});
         if (ok) out.push_back({StrCat("kr=", kr, " vf=", vf, " rcb=", rcb), std::move(s)});
       }
+  return out;
+}
+
+std::vector<NamedState> ConvNchwcTileTemplates(std::shared_ptr<const te::ComputeDag> dag, int lanes) {
+  std::vector<NamedState> out;
+  const bool padded = dag->num_tensors() == 4;
+  const int conv = padded ? 3 : 2;
+  const auto& shape = dag->tensor(conv).shape;  // n ko oh ow y
+  const int64_t kos = shape[1], ow = shape[3];
+  for (int64_t kob : {1, 2, 4})
+    for (int64_t owb = 1; owb <= ow; ++owb) {
+      if (ow % owb != 0 || kos % kob != 0 || kob * owb > 28 || kob * owb < 12) continue;
+      for (bool pad_at_root : {false, true}) {
+        if (pad_at_root && !padded) continue;
+        State s(dag);
+        bool ok = !padded || (pad_at_root ? true : s.ComputeInline(2).ok());
+        const int cl = conv, co = conv + 1;
+        ok = ok && All({s.CacheWrite(conv, "local"),                     // conv.local conv
+                        s.Split(co, 3, {owb}), s.Split(co, 1, {kob}),     // n ko.0 ko.1 oh ow.0 ow.1 y
+                        s.Reorder(co, {0, 1, 3, 4, 2, 5, 6}),             // n ko.0 oh ow.0 ko.1 ow.1 y
+                        s.ComputeAt(cl, co, 3),                           // the tile per ow.0
+                        // conv.local split like the tile: n ko.0 ko.1 oh ow.0 ow.1 y ci r s xi
+                        s.Split(cl, 3, {owb}), s.Split(cl, 1, {kob}),
+                        // -> n ko.0 oh ow.0 ci r s xi ko.1 ow.1 y
+                        s.Reorder(cl, {0, 1, 3, 4, 7, 8, 9, 10, 2, 5, 6}),
+                        s.Annotate(cl, 8, IterAnnotation::kUnroll), s.Annotate(cl, 9, IterAnnotation::kUnroll),
+                        s.Annotate(cl, 10, IterAnnotation::kVectorize),
+                        s.Fuse(co, {0, 1, 2}), s.Annotate(co, 0, IterAnnotation::kParallel),
+                        s.Annotate(co, 4, IterAnnotation::kVectorize)});
+        if (pad_at_root) {  // the padded input once per call, in parallel over its rows
+          ok = ok && All({s.Fuse(2, {0, 1, 2}), s.Annotate(2, 0, IterAnnotation::kParallel),
+                          s.Annotate(2, 2, IterAnnotation::kVectorize)});
+        }
+        if (ok)
+          out.push_back({StrCat("tile kob=", kob, " owb=", owb, pad_at_root ? " pad@root" : ""), std::move(s)});
+      }
+    }
   return out;
 }
 

@@ -21,8 +21,19 @@ struct NamedState {
 // blocking, parallel rows, vectorized columns.
 std::vector<NamedState> GemmTemplates(std::shared_ptr<const te::ComputeDag> dag, int vector_lanes);
 
+// The same GEMM with the local scope: C.local, an mr x nr register tile computed at C's row-tile
+// loop (k outermost inside it), and optionally B.local, the K x nr panel of B packed contiguously
+// at C's column-tile loop (parallel) and reused by every row tile.
+std::vector<NamedState> GemmTileTemplates(std::shared_ptr<const te::ComputeDag> dag, int vector_lanes);
+
 // A conv2d NCHW DAG (x, w, [pad], conv): padding inlined, output channels tiled by kr
 // (unrolled), output columns by vf (vectorized), optional input-channel blocking.
 std::vector<NamedState> ConvTemplates(std::shared_ptr<const te::ComputeDag> dag, int vector_lanes);
+
+// A conv2d NCHW[x]c DAG (x, w, [pad], conv) with the local scope: conv.local, a register tile of
+// kob output-channel blocks x owb output columns x y lanes computed at the conv's column-tile
+// loop (the whole reduction inside it), the fused n/ko/oh loops in parallel; padding inlined or
+// computed once at the root.
+std::vector<NamedState> ConvNchwcTileTemplates(std::shared_ptr<const te::ComputeDag> dag, int vector_lanes);
 
 }  // namespace tunefarm::bench

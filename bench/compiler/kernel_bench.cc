@@ -13,6 +13,7 @@
 #include <string>
 #include <vector>
 
+#include "bench/compiler/fma_peak.h"
 #include "bench/compiler/hand_schedules.h"
 #include "bench/compiler/onednn_conv.h"
 #include "bench/timing.h"
@@ -34,6 +35,7 @@ using tunefarm::StrCat;
 namespace {
 
 codegen::Target g_target;
+double g_peak_gflops[3];  // the measured FMA peak at 1 and 2 threads
 
 // A scheduled kernel built to a .so and loaded by the deploy runtime.
 struct Compiled {
@@ -43,9 +45,15 @@ struct Compiled {
 
 std::unique_ptr<Compiled> Build(const std::string& name, const schedule::State& s) {
   auto f = tir::Lower(s, "kernel");
-  if (!f.ok()) return nullptr;
+  if (!f.ok()) {
+    std::fprintf(stderr, "%s: %s\n", name.c_str(), std::string(f.status().message()).c_str());
+    return nullptr;
+  }
   auto so = codegen::BuildSharedObject({*f}, g_target);
-  if (!so.ok()) return nullptr;
+  if (!so.ok()) {
+    std::fprintf(stderr, "%s: %s\n", name.c_str(), std::string(so.status().message()).c_str());
+    return nullptr;
+  }
   auto lib = deploy::KernelLibrary::LoadFromBytes(so->data(), so->size(), name);
   if (!lib.ok()) return nullptr;
   return std::make_unique<Compiled>(Compiled{name, std::move(lib.value())});
@@ -100,6 +108,9 @@ struct Row {
 };
 
 void RunRow(Row& row) {
+  // TUNEFARM_BENCH_FILTER=text runs only the rows whose name contains it.
+  if (const char* only = std::getenv("TUNEFARM_BENCH_FILTER"); only && row.kernel.find(only) == std::string::npos)
+    return;
   int64_t out_elems = row.dag->tensor(row.dag->outputs()[0]).NumElements();
   auto naive = Build("naive", schedule::State(row.dag));
   auto rule = schedule::ApplyDefaultSchedule(row.dag, {g_target.VectorLanes(te::DType::kFloat32), 2});
@@ -130,14 +141,17 @@ void RunRow(Row& row) {
       Arrays& a = set == &hand ? args : args_alt;
       for (auto& k : *set) {
         double s = TimeKernel(*k, a, &pool, 100);
+        if (std::getenv("TUNEFARM_BENCH_VERBOSE"))
+          std::fprintf(stderr, "  %-40s %2d threads: %7.1f GFLOP/s\n", k->name.c_str(), threads, gflops(s));
         if (s < hand_s) hand_s = s, hand_name = k->name, hand_diff = MaxDiff(a.out(), ref);
       }
     }
     if (hand_name == "-") hand_s = NAN;  // no template for this form
-    std::printf("%-26s %2d | %7.1f %7.1f %7.1f | %-8s %7.1f | %5.2fx %5.2fx %5.2fx | %-22s | %.1e %.1e\n",
-                row.kernel.c_str(), threads, gflops(naive_s), gflops(dflt_s), gflops(hand_s), row.peer_name.c_str(),
-                gflops(peer_s), peer_s / dflt_s, peer_s / hand_s, hand_s / dflt_s, hand_name.c_str(), dflt_diff,
-                hand_diff);
+    std::printf("%-26s %2d | %7.1f %7.1f %7.1f %4.0f%% %4.0f%% | %-8s %7.1f %4.0f%% | %5.2fx %5.2fx %5.2fx | %-22s | %.1e %.1e\n",
+                row.kernel.c_str(), threads, gflops(naive_s), gflops(dflt_s), gflops(hand_s),
+                100 * gflops(dflt_s) / g_peak_gflops[threads], 100 * gflops(hand_s) / g_peak_gflops[threads],
+                row.peer_name.c_str(), gflops(peer_s), 100 * gflops(peer_s) / g_peak_gflops[threads], peer_s / dflt_s,
+                peer_s / hand_s, hand_s / dflt_s, hand_name.c_str(), dflt_diff, hand_diff);
     std::fflush(stdout);
   }
 }
@@ -229,9 +243,16 @@ int main() {
   const int lanes = g_target.VectorLanes(te::DType::kFloat32);
   std::printf("target: %s\nOpenBLAS core: %s (OPENBLAS_CORETYPE=%s)\n", g_target.ToString().c_str(),
               openblas_get_corename(), std::getenv("OPENBLAS_CORETYPE") ? std::getenv("OPENBLAS_CORETYPE") : "unset");
-  std::printf("GFLOP/s; ratios are peer time / tunefarm time (>1: tunefarm faster); max|diff| vs the peer\n");
-  std::printf("%-26s %2s | %7s %7s %7s | %-8s %7s | %6s %6s %6s | %-22s | %s\n", "kernel", "th", "naive", "default",
-              "hand", "peer", "peer", "dflt", "hand", "dflt/h", "best hand template", "diff dflt/hand");
+  for (int threads : {1, 2}) {
+    bench::FmaPeak peak = bench::MeasureFmaPeak(threads);
+    g_peak_gflops[threads] = peak.gflops;
+    std::printf("FP32 FMA peak, %d thread%s: %.1f GFLOP/s (%s, independent FMA chains)\n", threads,
+                threads > 1 ? "s" : "", peak.gflops, peak.vector_isa.c_str());
+  }
+  std::printf("GFLOP/s and %% of that peak; ratios are peer time / tunefarm time (>1: tunefarm faster); max|diff| vs the peer\n");
+  std::printf("%-26s %2s | %7s %7s %7s %5s %5s | %-8s %7s %5s | %6s %6s %6s | %-22s | %s\n", "kernel", "th", "naive",
+              "default", "hand", "%pk", "%pk", "peer", "peer", "%pk", "dflt", "hand", "dflt/h", "best hand template",
+              "diff dflt/hand");
 
   std::vector<std::vector<float>> keep;  // inputs outlive their rows
   auto hold = [&](std::vector<float> v) -> const std::vector<float>* {
@@ -251,6 +272,7 @@ int main() {
     const auto* b = hold(Filled(g.k * g.n, 0.002));
     Row row{StrCat(g.m == 1 ? "dense " : "gemm ", g.m, "x", g.n, "x", g.k), 2.0 * g.m * g.n * g.k, dag,
             bench::GemmTemplates(dag, lanes), {a, b}, g.m == 1 ? "sgemv" : "sgemm"};
+    for (auto& t : bench::GemmTileTemplates(dag, lanes)) row.hand.push_back(std::move(t));
     const int64_t nr = 4 * lanes;
     if (g.m > 1 && g.n % nr == 0) {
       auto packed = PackedMatmulDag(g.m, g.n, g.k, nr);
@@ -297,8 +319,9 @@ int main() {
 
     // The same layer as the layout pass compiles it: NCHW[x]c activations, packed weights.
     const int64_t xb = Block(p.c, lanes), yb = Block(p.k, lanes), ohw = p.OutH() * p.OutW();
+    auto nchwc = ConvNchwcDag(p, xb, yb);
     Row blocked{StrCat("nchw", yb, "c C=", p.c, " K=", p.k, " ", p.h, "x", p.w, " ", p.r, "x", p.s, "/", p.stride),
-                p.Flops(), ConvNchwcDag(p, xb, yb), {},
+                p.Flops(), nchwc, bench::ConvNchwcTileTemplates(nchwc, lanes),
                 {hold(ToNchwc(*x, p.n, p.c, p.h * p.w, xb)), hold(PackWeight(*w, p.k, p.c, p.r * p.s, xb, yb))},
                 "oneDNN"};
     blocked.peer_setup = row.peer_setup;
