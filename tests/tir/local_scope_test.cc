@@ -3,10 +3,14 @@
 // corner (a register tile). Checked on the loop IR and through the interpreter.
 #include <gtest/gtest.h>
 
+#include <cmath>
+
+#include "compiler/ops/conv2d_nchwc.h"
 #include "compiler/tir/interpreter.h"
 #include "compiler/tir/lower.h"
 #include "compiler/tir/stmt_functor.h"
 #include "compiler/tir/verify.h"
+#include "tests/common/dag_evaluator.h"
 #include "tests/common/test_dags.h"
 
 namespace tunefarm::tir {
@@ -140,6 +144,70 @@ TEST(LocalScope, VerifierRejectsALocalBufferUsedOutsideItsAllocate) {
   auto a = testing::RandomFloats(32, 1), w = testing::RandomFloats(32, 2), bias = testing::RandomFloats(8, 3);
   std::vector<float> out(64);
   EXPECT_FALSE(Interpret(broken, {a.data(), w.data(), bias.data(), out.data()}).ok());
+}
+
+}  // namespace
+}  // namespace tunefarm::tir
+
+namespace tunefarm::tir {
+namespace {
+
+// conv2d NCHW[16]c 1x32x9x10, 32 filters 3x3 pad 1 as the layout pass compiles it: x, w, pad, conv.
+std::shared_ptr<const te::ComputeDag> NchwcConvDag() {
+  te::DagBuilder b;
+  auto x = b.Placeholder("x", te::DType::kFloat32, {1, 2, 9, 10, 16});
+  auto w = b.Placeholder("w", te::DType::kFloat32, {2, 2, 3, 3, 16, 16}, true);
+  ops::Conv2dParams p;
+  p.padding = {1, 1, 1, 1};
+  return b.Build({*ops::Conv2dNchwc(b, x, w, p)});
+}
+
+double ConvErrorAgainstPlainEvaluation(const State& s) {
+  const te::ComputeDag& dag = *s.original_dag();
+  auto f = Lower(s, "k");
+  EXPECT_TRUE(f.ok()) << f.status() << "\n" << s.ToString();
+  if (!f.ok()) return 1e30;
+  std::vector<std::vector<float>> in;
+  std::vector<std::vector<double>> in64;
+  std::vector<void*> args;
+  for (size_t i = 0; i < dag.inputs().size(); ++i) {
+    in.push_back(testing::RandomFloats(dag.tensor(dag.inputs()[i]).NumElements(), 21 + i));
+    in64.emplace_back(in.back().begin(), in.back().end());
+    args.push_back(in.back().data());
+  }
+  std::vector<float> out(dag.tensor(dag.outputs()[0]).NumElements(), NAN);
+  args.push_back(out.data());
+  absl::Status st = Interpret(*f, args);
+  EXPECT_TRUE(st.ok()) << st << "\n" << PrimFuncToString(*f);
+  auto ref = testing::DagEvaluator(dag).Run(in64)[0];
+  double worst = 0;
+  for (size_t i = 0; i < out.size(); ++i) worst = std::max(worst, std::fabs(out[i] - ref[i]));
+  return worst;
+}
+
+// The conv register tile of kernel_bench: conv.local (kob x owb x 16) at the copy's ow.0, split
+// like the tile; padding inlined or computed once at the root.
+TEST(LocalScope, NchwcConvRegisterTile) {
+  for (bool pad_at_root : {false, true}) {
+    for (auto [kob, owb] : {std::pair<int64_t, int64_t>{2, 5}, {1, 10}, {2, 2}}) {
+      State s(NchwcConvDag());  // x w pad conv
+      if (!pad_at_root) ASSERT_TRUE(s.ComputeInline(2).ok());
+      ASSERT_TRUE(s.CacheWrite(3, "local").ok());  // x w pad conv.local conv
+      ASSERT_TRUE(s.Split(4, 3, {owb}).ok());
+      ASSERT_TRUE(s.Split(4, 1, {kob}).ok());
+      ASSERT_TRUE(s.Reorder(4, {0, 1, 3, 4, 2, 5, 6}).ok());
+      ASSERT_TRUE(s.ComputeAt(3, 4, 3).ok());
+      ASSERT_TRUE(s.Split(3, 3, {owb}).ok());
+      ASSERT_TRUE(s.Split(3, 1, {kob}).ok());
+      ASSERT_TRUE(s.Reorder(3, {0, 1, 3, 4, 7, 8, 9, 10, 2, 5, 6}).ok());
+      ASSERT_TRUE(s.Annotate(3, 10, schedule::IterAnnotation::kVectorize).ok());
+      ASSERT_TRUE(s.Fuse(4, {0, 1, 2}).ok());
+      ASSERT_TRUE(s.Annotate(4, 0, schedule::IterAnnotation::kParallel).ok());
+      if (pad_at_root) ASSERT_TRUE(s.Fuse(2, {0, 1, 2}).ok());
+      EXPECT_LT(ConvErrorAgainstPlainEvaluation(s), 1e-4) << pad_at_root << " " << kob << " " << owb << "\n"
+                                                          << s.ToString();
+    }
+  }
 }
 
 }  // namespace
