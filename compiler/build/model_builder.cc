@@ -1,5 +1,6 @@
 #include "compiler/build/model_builder.h"
 
+#include "compiler/build/param_layouts.h"
 #include "compiler/build/task_lowering.h"
 #include "compiler/codegen/codegen.h"
 #include "compiler/common/strings.h"
@@ -30,14 +31,17 @@ absl::StatusOr<ModelPlan> PlanModel(const graph::Graph& imported, const BuildOpt
 
 absl::StatusOr<std::string> BuildArtifact(ModelPlan* plan, const BuildOptions& options) {
   std::vector<tir::PrimFunc> funcs;
+  std::vector<std::vector<tir::RewrittenParam>> rewritten(plan->exec.tasks.size());
   for (size_t i = 0; i < plan->exec.tasks.size(); ++i) {
     Task& task = plan->exec.tasks[i];
-    auto func = LowerTask(&task, options);
+    auto func = LowerTask(&task, options, &rewritten[i]);
     if (!func.ok()) return func.status();
     funcs.push_back(std::move(*func));
     Report(options, StrCat("kernel ", i + 1, "/", plan->exec.tasks.size(), " ", task.kernel_name, " (", task.schedule,
                            ")"));
   }
+  // Weights some kernel reads in a rewritten layout are transformed now, once.
+  if (auto s = ApplyParamLayouts(rewritten, &plan->exec); !s.ok()) return s;
   std::vector<codegen::EmbeddedBlob> blobs(2);
   blobs[0].symbol = "tunefarm_model_plan";
   blobs[0].bytes = PlanToJson(*plan, options);

@@ -26,7 +26,8 @@ std::optional<schedule::State> TunedState(const Task& task, const BuildOptions& 
 
 }  // namespace
 
-absl::StatusOr<tir::PrimFunc> LowerTask(Task* task, const BuildOptions& options) {
+absl::StatusOr<tir::PrimFunc> LowerTask(Task* task, const BuildOptions& options,
+                                        std::vector<tir::RewrittenParam>* rewritten) {
   std::string origin = "default";
   std::optional<schedule::State> state = TunedState(*task, options, &origin);
   if (!state) {
@@ -44,6 +45,7 @@ absl::StatusOr<tir::PrimFunc> LowerTask(Task* task, const BuildOptions& options)
     return absl::Status(func.status().code(), StrCat("kernel ", task->kernel_name, " (", origin, "): ", std::string(func.status().message())));
   }
   task->schedule = origin;
+  if (rewritten) *rewritten = tir::RewrittenParams(*state);
   return func;
 }
 

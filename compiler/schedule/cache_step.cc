@@ -5,6 +5,7 @@
 #include <set>
 
 #include "compiler/common/strings.h"
+#include "compiler/schedule/dag_edit.h"
 #include "compiler/schedule/step_common.h"
 
 namespace tunefarm::schedule {
@@ -13,45 +14,6 @@ namespace {
 using te::Expr;
 using te::ExprKind;
 using te::TensorDef;
-
-// Tensor reads of ids >= `at` move one up (a tensor was inserted at `at`).
-Expr ShiftReads(const Expr& e, int at) {
-  return te::Rewrite(e, [&](const Expr& n) -> Expr {
-    if (n->kind != ExprKind::kLoad || n->int_value < at) return Expr();
-    return te::Load(n->dtype, n->int_value + 1, n->operands);
-  });
-}
-
-Expr RetargetReads(const Expr& e, int from, int to) {
-  return te::Rewrite(e, [&](const Expr& n) -> Expr {
-    if (n->kind != ExprKind::kLoad || n->int_value != from) return Expr();
-    return te::Load(n->dtype, to, n->operands);
-  });
-}
-
-std::vector<Expr> AxesOf(size_t rank) {
-  std::vector<Expr> axes;
-  for (size_t i = 0; i < rank; ++i) axes.push_back(te::Axis(static_cast<int>(i)));
-  return axes;
-}
-
-// A copy of `dag` with `def` inserted at `at`; `edit` may change each later tensor (given its
-// new id) after its reads were shifted.
-std::shared_ptr<const te::ComputeDag> InsertTensor(const te::ComputeDag& dag, int at, TensorDef def,
-                                                   const std::function<void(int, TensorDef*)>& edit = nullptr) {
-  std::vector<TensorDef> tensors;
-  for (int id = 0; id < dag.num_tensors(); ++id) {
-    if (id == at) tensors.push_back(def);
-    TensorDef t = dag.tensor(id);
-    if (id >= at && !t.is_placeholder) t.body = ShiftReads(t.body, at);
-    if (edit) edit(static_cast<int>(tensors.size()), &t);
-    tensors.push_back(std::move(t));
-  }
-  if (at == dag.num_tensors()) tensors.push_back(std::move(def));
-  std::vector<int> outputs;
-  for (int o : dag.outputs()) outputs.push_back(o >= at ? o + 1 : o);
-  return std::make_shared<const te::ComputeDag>(std::move(tensors), std::move(outputs));
-}
 
 bool HasAttachments(const State& state, int stage) {
   for (const Stage& s : state.stages())
@@ -72,6 +34,7 @@ absl::Status CheckFreshRootStage(const State& state, std::string_view tag, int s
 absl::Status ApplyCacheWrite(const CacheWriteStep& step, State* state) {
   if (auto s = CheckFreshRootStage(*state, "CHW", step.stage); !s.ok()) return s;
   if (step.scope.empty()) return StepError("CHW", step.stage, -1, "no scope");
+  if (step.scope == kLayoutScope) return StepError("CHW", step.stage, -1, "scope \"layout\" is reserved for layout rewrites");
   const TensorDef& orig = state->dag().tensor(step.stage);
   TensorDef local = orig;
   local.name = StrCat(orig.name, ".", step.scope);
@@ -92,6 +55,7 @@ absl::Status ApplyCacheRead(const CacheReadStep& step, State* state) {
   auto error = [&](std::string_view why) { return StepError("CHR", step.stage, -1, why); };
   if (step.stage < 0 || step.stage >= static_cast<int>(state->stages().size())) return error("no such stage");
   if (step.scope.empty()) return error("no scope");
+  if (step.scope == kLayoutScope) return error("scope \"layout\" is reserved for layout rewrites");
   if (step.readers.empty()) return error("no readers");
   if (state->stage(step.stage).location == ComputeLocation::kAt)
     return error("the stage is computed inside a consumer (cache_read before compute_at)");

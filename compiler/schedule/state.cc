@@ -66,6 +66,11 @@ bool State::IsUntouched(int id) const {
 }
 
 absl::Status State::Apply(const Step& step) {
+  // A rewritten weight layout is computed at build time, not by the kernel: nothing schedules it.
+  const int target = std::visit([](const auto& s) { return s.stage; }, step);
+  if (target >= 0 && target < static_cast<int>(stages_.size()) && stages_[target].scope == kLayoutScope)
+    return absl::InvalidArgumentError(StrCat(StepTag(step), " stage ", target,
+                                             ": a rewritten weight layout is computed at build time, not scheduled"));
   // Steps that add a stage, reorder loops or move a stage can take a reader of an attached
   // stage out of the loop it is computed at; they are applied to a copy and kept only if
   // every attachment still holds.
@@ -73,7 +78,7 @@ absl::Status State::Apply(const Step& step) {
       std::holds_alternative<CacheWriteStep>(step) || std::holds_alternative<CacheReadStep>(step) ||
       std::holds_alternative<RfactorStep>(step) || std::holds_alternative<ReorderStep>(step) ||
       std::holds_alternative<ComputeAtStep>(step) || std::holds_alternative<ComputeRootStep>(step) ||
-      std::holds_alternative<ComputeInlineStep>(step);
+      std::holds_alternative<ComputeInlineStep>(step) || std::holds_alternative<LayoutRewriteStep>(step);
   if (!may_break_attachments) {
     if (auto s = ApplyStep(step, this); !s.ok()) return s;
     steps_.push_back(step);
@@ -129,6 +134,9 @@ absl::Status State::CacheRead(int stage, std::string scope, std::vector<int> rea
 }
 absl::Status State::Rfactor(int stage, int iter, int factor_axis) {
   return Apply(RfactorStep{stage, iter, factor_axis});
+}
+absl::Status State::LayoutRewrite(int placeholder, int reader) {
+  return Apply(LayoutRewriteStep{placeholder, reader});
 }
 absl::Status State::FollowSplit(int stage, int iter, int src_step, int n_split) {
   return Apply(FollowSplitStep{stage, iter, src_step, n_split});

@@ -29,6 +29,8 @@ enum class IterAnnotation : uint8_t { kNone, kParallel, kVectorize, kUnroll };
 std::string_view IterAnnotationName(IterAnnotation a);  // "none", "parallel", "vectorize", "unroll"
 
 inline constexpr int64_t kUnknownExtent = -1;  // an unfilled split length (a sketch)
+// The scope of a stage made by a layout rewrite: the kernel gets it as a parameter.
+inline constexpr char kLayoutScope[] = "layout";
 
 struct IterNode {
   std::string name;
@@ -103,6 +105,7 @@ class State {
   absl::Status CacheWrite(int stage, std::string scope);
   absl::Status CacheRead(int stage, std::string scope, std::vector<int> readers);
   absl::Status Rfactor(int stage, int iter, int factor_axis = 0);
+  absl::Status LayoutRewrite(int placeholder, int reader);
 
   // The stages that read `stage`, looking through inlined readers (their reads move into their
   // own readers once their bodies are substituted).

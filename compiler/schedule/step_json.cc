@@ -37,6 +37,7 @@ json StepToJson(const Step& step) {
           [](const ComputeRootStep& s) { return json::array({"CR", s.stage}); },
           [](const CacheWriteStep& s) { return json::array({"CHW", s.stage, s.scope}); },
           [](const CacheReadStep& s) { return json::array({"CHR", s.stage, s.scope, s.readers}); },
+          [](const LayoutRewriteStep& s) { return json::array({"LR", s.stage, s.reader}); },
           [](const RfactorStep& s) {
             // Written only when not 0, so records made before the field existed keep their hash.
             return s.factor_axis == 0 ? json::array({"RF", s.stage, s.iter})
@@ -166,6 +167,11 @@ absl::StatusOr<Step> StepFromJson(const json& j) {
     if ((j.size() != 3 && j.size() != 4) || !Field(j, 1, &s.stage) || !Field(j, 2, &s.iter) ||
         (j.size() == 4 && !Field(j, 3, &s.factor_axis)))
       return bad("malformed rfactor step");
+    return Step(s);
+  }
+  if (tag == "LR") {
+    LayoutRewriteStep s;
+    if (j.size() != 3 || !Field(j, 1, &s.stage) || !Field(j, 2, &s.reader)) return bad("malformed layout rewrite step");
     return Step(s);
   }
   return bad(StrCat("unknown step tag '", tag, "'"));

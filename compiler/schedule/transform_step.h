@@ -16,6 +16,7 @@
 //   ["CHW", stage, scope]                                 cache_write
 //   ["CHR", stage, scope, [reader, ...]]                  cache_read
 //   ["RF", stage, iter(, factor_axis)]                    rfactor (factor_axis written when not 0)
+//   ["LR", placeholder, reader]                           layout rewrite of a constant
 #pragma once
 
 #include <cstdint>
@@ -88,6 +89,15 @@ struct RfactorStep {
   int stage = 0, iter = 0;
   int factor_axis = 0;
 };
+// The constant placeholder `stage` (weights), read only by `reader`, is given the layout in
+// which the reader's loops, as they are now, walk it: one dimension per loop of the reader that
+// derives from the placeholder's axes, outermost first. A new stage (index stage + 1, scope
+// "layout") holds the rewritten tensor and the reader reads it; lowering makes it the kernel
+// parameter in the placeholder's place, and the compiler computes it from the weights at build
+// time (docs/compiler-pipeline.md, "Layout rewrite").
+struct LayoutRewriteStep {
+  int stage = 0, reader = 0;
+};
 struct ComputeAtStep {
   int stage = 0, target_stage = 0, target_iter = 0;
 };
@@ -100,7 +110,7 @@ struct ComputeRootStep {
 
 using Step = std::variant<SplitStep, ReorderStep, FuseStep, AnnotationStep, PragmaStep, ComputeAtStep,
                           ComputeInlineStep, ComputeRootStep, FollowSplitStep, FollowFusedSplitStep, CacheWriteStep,
-                          CacheReadStep, RfactorStep>;
+                          CacheReadStep, RfactorStep, LayoutRewriteStep>;
 
 // The short tag of a step kind ("SP", "RE", ...).
 std::string_view StepTag(const Step& step);
@@ -122,6 +132,7 @@ absl::Status ApplyFollowFusedSplit(const FollowFusedSplitStep& s, State* state);
 absl::Status ApplyCacheWrite(const CacheWriteStep& s, State* state);
 absl::Status ApplyCacheRead(const CacheReadStep& s, State* state);
 absl::Status ApplyRfactor(const RfactorStep& s, State* state);
+absl::Status ApplyLayoutRewrite(const LayoutRewriteStep& s, State* state);
 
 // A Status for a rejected step: "<TAG> stage S iter I: <reason>".
 absl::Status StepError(std::string_view tag, int stage, int iter, std::string_view reason);

@@ -18,7 +18,15 @@ BufferPlan PlanBuffers(const schedule::State& state) {
     plan.buffer_of_tensor[tensor] = static_cast<int>(plan.buffers.size());
     plan.buffers.push_back(std::move(b));
   };
-  for (int id : dag.inputs()) add(id, BufferScope::kArg, dag.tensor(id).is_constant ? ArgRole::kParam : ArgRole::kInput);
+  for (int id : dag.inputs()) {
+    // Weights with a rewritten layout: the kernel takes the rewritten tensor in their place.
+    const std::vector<int>& readers = dag.consumers(id);
+    if (readers.size() == 1 && state.stage(readers[0]).scope == schedule::kLayoutScope) {
+      add(readers[0], BufferScope::kArg, ArgRole::kParam);
+      continue;
+    }
+    add(id, BufferScope::kArg, dag.tensor(id).is_constant ? ArgRole::kParam : ArgRole::kInput);
+  }
   for (int id : dag.outputs()) add(id, BufferScope::kArg, ArgRole::kOutput);
   plan.num_args = static_cast<int>(plan.buffers.size());
   for (int id : dag.stages()) {

@@ -1,7 +1,8 @@
 // Which buffer each tensor of a scheduled DAG lives in: placeholders and outputs are kernel
 // arguments (ABI order: inputs, then outputs); a "local" cache stage computed at a consumer's
 // loop gets a local buffer (allocated at that loop, shaped by the lowering); every other stage
-// that is not inlined gets a 64-byte-aligned slot in the workspace.
+// that is not inlined gets a 64-byte-aligned slot in the workspace. A layout-rewritten weight
+// tensor is the parameter in its placeholder's place (the compiler computes it at build time).
 #pragma once
 
 #include <vector>

@@ -395,6 +395,7 @@ absl::StatusOr<PrimFunc> Lower(const schedule::State& state, std::string_view na
   for (int tensor : dag.stages()) {
     const Stage& stage = state.stage(tensor);
     if (stage.location != ComputeLocation::kRoot) continue;  // inlined, or emitted by its consumer
+    if (stage.scope == schedule::kLayoutScope) continue;      // a parameter: computed at build time
     nests.push_back(StageLowering(&ctx, tensor, nullptr).Lower({}));
   }
   int64_t local_bytes = 0;

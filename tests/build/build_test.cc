@@ -212,3 +212,57 @@ TEST(BuildTest, ScheduleSourceIsConsultedAndStaleSchedulesFallBack) {
 
 }  // namespace
 }  // namespace tunefarm::build
+
+namespace tunefarm::build {
+namespace {
+
+// A tuned schedule that rewrites the conv weights' layout: the compiler transforms each call's
+// weights once at build time (two calls of one kernel, two weight tensors), the kernels read
+// the rewritten tensors, the original weights leave the blob, and the outputs are unchanged.
+TEST(BuildTest, RewrittenWeightLayoutsAreComputedAtBuildTime) {
+  std::mt19937 rng(11);
+  Graph g;
+  NodeEntry x = *g.AddInput("x", {te::DType::kFloat32, {1, 8, 6, 6}});
+  NodeEntry a = ConvBnRelu(g, x, 8, 8, rng, "a");
+  g.AddOutput("y", ConvBnRelu(g, a, 8, 8, rng, "b"));
+  std::vector<float> input(8 * 36);
+  for (float& v : input) v = std::uniform_real_distribution<float>(-1, 1)(rng);
+  std::vector<std::vector<double>> want = testing::EvaluateGraph(g, {std::vector<double>(input.begin(), input.end())});
+
+  BuildOptions options = Options(2);
+  options.nchwc_layout = false;
+  auto plan = PlanModel(g, options);
+  ASSERT_TRUE(plan.ok()) << plan.status();
+  ASSERT_EQ(plan->exec.tasks.size(), 1u);
+  const auto& dag = plan->exec.tasks[0].dag;
+  int weights = -1;  // the 4-d constant, read by the conv
+  for (int id : dag->inputs())
+    if (dag->tensor(id).is_constant && dag->tensor(id).shape.size() == 4) weights = id;
+  ASSERT_GE(weights, 0);
+  ASSERT_EQ(dag->consumers(weights).size(), 1u);
+  const int conv = dag->consumers(weights)[0];
+  schedule::State s(dag);
+  ASSERT_TRUE(s.Split(conv, 1, {4}).ok());                       // n k.0 k.1 oh ow rc ry rx
+  ASSERT_TRUE(s.Reorder(conv, {0, 1, 3, 4, 5, 6, 7, 2}).ok());  // ... rx k.1
+  ASSERT_TRUE(s.LayoutRewrite(weights, conv + 0).ok()) << s.ToString();
+  EXPECT_EQ(s.dag().tensor(weights + 1).shape, (std::vector<int64_t>{2, 8, 3, 3, 4}));  // OIHW -> O/4 I H W 4o
+
+  InMemoryScheduleSource source;
+  source.Add(dag->WorkloadKey(), options.target.ToString(), 2, {s.ToJson(), "db:layout"});
+  options.schedules = &source;
+  const size_t params_before = plan->exec.params.size();
+  auto bytes = BuildArtifact(&*plan, options);
+  ASSERT_TRUE(bytes.ok()) << bytes.status();
+  EXPECT_EQ(plan->exec.tasks[0].schedule, "db:layout");
+  int rewritten = 0;
+  for (const PlanValue& v : plan->exec.values) rewritten += v.name.size() > 7 && v.name.substr(v.name.size() - 7) == ".layout";
+  EXPECT_EQ(rewritten, 2);
+  EXPECT_LE(plan->exec.params.size(), params_before + 2 * 64);  // the originals left the blob
+  Artifact artifact(*bytes);
+  std::vector<std::vector<float>> got = RunArtifact(artifact.path(), 2, {input});
+  ASSERT_EQ(got.size(), 1u);
+  for (size_t i = 0; i < got[0].size(); ++i) ASSERT_NEAR(got[0][i], want[0][i], 1e-4 + 1e-4 * std::fabs(want[0][i])) << i;
+}
+
+}  // namespace
+}  // namespace tunefarm::build
