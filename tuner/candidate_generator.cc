@@ -2,6 +2,9 @@
 
 #include "compiler/common/strings.h"
 #include "compiler/tir/lower.h"
+#include "tuner/search_space/initial_population.h"
+#include "tuner/search_space/random_annotation.h"
+#include "tuner/search_space/sketch_rules.h"
 
 namespace tunefarm::tuner {
 namespace {
@@ -23,14 +26,19 @@ uint64_t TaskSeed(uint64_t job_seed, const std::string& workload_key) {
   return h;
 }
 
-CandidateGenerator::CandidateGenerator(std::shared_ptr<const te::ComputeDag> dag,
-                                       Candidate default_candidate, uint64_t seed,
-                                       MutationOptions mutation)
-    : dag_(std::move(dag)), default_(std::move(default_candidate)), rng_(seed), mutation_(mutation) {}
+CandidateGenerator::CandidateGenerator(std::shared_ptr<const te::ComputeDag> dag, Candidate default_candidate,
+                                       std::vector<schedule::State> sketches, const SearchTarget& target,
+                                       uint64_t seed, MutationOptions mutation)
+    : dag_(std::move(dag)),
+      default_(std::move(default_candidate)),
+      sketches_(std::move(sketches)),
+      target_(target),
+      rng_(seed),
+      mutation_(mutation) {}
 
 absl::StatusOr<CandidateGenerator> CandidateGenerator::Create(
-    std::shared_ptr<const te::ComputeDag> dag, const schedule::RuleContext& rules, uint64_t seed,
-    MutationOptions mutation) {
+    std::shared_ptr<const te::ComputeDag> dag, const schedule::RuleContext& rules, const SearchTarget& target,
+    uint64_t seed, MutationOptions mutation) {
   auto state = schedule::ApplyDefaultSchedule(dag, rules);
   if (!state.ok()) return state.status();
   auto candidate = MakeCandidate(std::move(*state));
@@ -38,7 +46,18 @@ absl::StatusOr<CandidateGenerator> CandidateGenerator::Create(
     return absl::InternalError(StrCat("the default schedule of ", dag->WorkloadKey(),
                                       " does not lower: ", std::string(candidate.status().message())));
   }
-  return CandidateGenerator(std::move(dag), std::move(*candidate), seed, mutation);
+  std::vector<schedule::State> sketches = GenerateSketches(dag, target);
+  return CandidateGenerator(std::move(dag), std::move(*candidate), std::move(sketches), target, seed, mutation);
+}
+
+absl::StatusOr<schedule::State> CandidateGenerator::Draw() {
+  if (sketches_.empty() || rng_() % 4 == 0) return ReplayWithMutations(dag_, default_.state.steps(), rng_, mutation_);
+  const schedule::State& sketch = sketches_[rng_() % sketches_.size()];
+  auto program = AnnotateRandomly(sketch, target_, rng_);
+  if (!program.ok()) return program.status();
+  // The local-tile check lowering alone does not make (a tile must fit the L2 cache).
+  if (auto s = CheckProgram(*program, target_); !s.ok()) return s;
+  return program;
 }
 
 std::vector<Candidate> CandidateGenerator::Next(int count, std::set<std::string>* seen) {
@@ -47,7 +66,7 @@ std::vector<Candidate> CandidateGenerator::Next(int count, std::set<std::string>
   if (seen->insert(default_.hash).second) out.push_back(default_);
   int misses = 0;
   while (static_cast<int>(out.size()) < count && misses < max_attempts) {
-    auto state = ReplayWithMutations(dag_, default_.state.steps(), rng_, mutation_);
+    auto state = Draw();
     if (!state.ok()) {
       ++invalid_draws_;
       ++misses;

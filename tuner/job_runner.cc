@@ -240,8 +240,10 @@ absl::Status JobRun::TuneTask(TaskState& task, int64_t quota) {
   schedule::RuleContext rules;
   rules.vector_lanes = target_.VectorLanes(te::DType::kFloat32);
   rules.num_threads = threads_;
+  SearchTarget space = SearchTarget::FromTarget(target_);
+  space.cores = threads_;
   // The seed depends on the job id, so a resumed job draws the same sequence.
-  auto generator = CandidateGenerator::Create(task.task.dag, rules,
+  auto generator = CandidateGenerator::Create(task.task.dag, rules, space,
                                               TaskSeed(TaskSeed(0, job_id_), task.task.workload_key));
   if (!generator.ok()) return generator.status();
   auto reference = BuildKernel(generator->default_candidate().state, target_);

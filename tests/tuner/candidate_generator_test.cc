@@ -21,6 +21,14 @@ schedule::RuleContext Rules() {
   return ctx;
 }
 
+SearchTarget Space() {
+  SearchTarget t;
+  t.vector_lanes = 8;
+  t.vector_registers = 16;
+  t.cores = 4;
+  return t;
+}
+
 // Runs `state` through the interpreter: every float32 argument before the outputs gets inputs
 // from `seed`; returns the outputs, concatenated.
 std::vector<float> Interpreted(const schedule::State& state, uint64_t seed) {
@@ -65,7 +73,7 @@ std::vector<DagCase> Dags() {
 
 TEST(CandidateGenerator, FirstCandidateIsTheDefaultSchedule) {
   auto dag = tunefarm::testing::GemmBiasDag(16, 16, 16);
-  auto gen = CandidateGenerator::Create(dag, Rules(), 7);
+  auto gen = CandidateGenerator::Create(dag, Rules(), Space(), 7);
   ASSERT_TRUE(gen.ok()) << gen.status();
   auto expected = schedule::ApplyDefaultSchedule(dag, Rules());
   ASSERT_TRUE(expected.ok());
@@ -79,7 +87,7 @@ TEST(CandidateGenerator, FirstCandidateIsTheDefaultSchedule) {
 TEST(CandidateGenerator, CandidatesAreValidDistinctAndComputeTheDefaultsResult) {
   for (const DagCase& c : Dags()) {
     SCOPED_TRACE(c.name);
-    auto gen = CandidateGenerator::Create(c.dag, Rules(), 1);
+    auto gen = CandidateGenerator::Create(c.dag, Rules(), Space(), 1);
     ASSERT_TRUE(gen.ok()) << gen.status();
     std::set<std::string> seen;
     std::vector<Candidate> cs = gen->Next(12, &seen);
@@ -104,9 +112,9 @@ TEST(CandidateGenerator, CandidatesAreValidDistinctAndComputeTheDefaultsResult) 
 
 TEST(CandidateGenerator, TheSequenceIsAFunctionOfTheSeed) {
   auto dag = tunefarm::testing::GemmBiasDag(24, 32, 16);
-  auto a = CandidateGenerator::Create(dag, Rules(), 99);
-  auto b = CandidateGenerator::Create(dag, Rules(), 99);
-  auto other = CandidateGenerator::Create(dag, Rules(), 100);
+  auto a = CandidateGenerator::Create(dag, Rules(), Space(), 99);
+  auto b = CandidateGenerator::Create(dag, Rules(), Space(), 99);
+  auto other = CandidateGenerator::Create(dag, Rules(), Space(), 100);
   ASSERT_TRUE(a.ok() && b.ok() && other.ok());
   std::set<std::string> sa, sb, so;
   std::vector<std::string> ha = Hashes(a->Next(10, &sa)), hb = Hashes(b->Next(10, &sb));
@@ -119,12 +127,12 @@ TEST(CandidateGenerator, SeenHashesAreSkippedAndTheRestOfTheSequenceFollows) {
   // What a resumed job relies on: with the first k hashes already seen, the generator yields
   // the rest of the same sequence.
   auto dag = tunefarm::testing::GemmBiasDag(24, 32, 16);
-  auto fresh = CandidateGenerator::Create(dag, Rules(), 5);
+  auto fresh = CandidateGenerator::Create(dag, Rules(), Space(), 5);
   ASSERT_TRUE(fresh.ok());
   std::set<std::string> seen;
   std::vector<std::string> all = Hashes(fresh->Next(9, &seen));
   ASSERT_EQ(all.size(), 9u);
-  auto resumed = CandidateGenerator::Create(dag, Rules(), 5);
+  auto resumed = CandidateGenerator::Create(dag, Rules(), Space(), 5);
   ASSERT_TRUE(resumed.ok());
   std::set<std::string> measured(all.begin(), all.begin() + 4);
   std::vector<std::string> rest = Hashes(resumed->Next(5, &measured));
@@ -133,7 +141,7 @@ TEST(CandidateGenerator, SeenHashesAreSkippedAndTheRestOfTheSequenceFollows) {
 
 TEST(CandidateGenerator, ASmallSpaceRunsOut) {
   auto dag = tunefarm::testing::ElementwiseChainDag(1, 3);
-  auto gen = CandidateGenerator::Create(dag, Rules(), 3);
+  auto gen = CandidateGenerator::Create(dag, Rules(), Space(), 3);
   ASSERT_TRUE(gen.ok());
   gen->max_attempts = 50;
   std::set<std::string> seen;
