@@ -4,6 +4,7 @@
 #include <set>
 
 #include "compiler/common/strings.h"
+#include "compiler/schedule/iter_lookup.h"
 
 namespace tunefarm::schedule {
 namespace {
@@ -80,13 +81,6 @@ int64_t VectorFactor(int64_t extent, int lanes) {
 int64_t RowFactor(int64_t extent) {
   if (extent <= 8) return extent;
   return extent % 8 == 0 ? 8 : 4;
-}
-
-int FindIter(const State& s, int stage, std::string_view name) {
-  const Stage& st = s.stage(stage);
-  for (size_t i = 0; i < st.iters.size(); ++i)
-    if (st.node_of(static_cast<int>(i)).name == name) return static_cast<int>(i);
-  return -1;
 }
 
 // Splits space axis `axis` by `factor` unless the factor covers it; returns the inner name.

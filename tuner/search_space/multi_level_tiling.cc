@@ -14,7 +14,7 @@ using schedule::State;
 
 // Splits the iterator `name` into `parts` levels with unfilled lengths; returns the step index.
 absl::StatusOr<int> SplitUnfilled(State* state, int stage, const std::string& name, int parts) {
-  const int iter = IterNamed(*state, stage, name);
+  const int iter = schedule::FindIter(*state, stage, name);
   if (iter < 0) return absl::InternalError(StrCat("stage ", stage, " has no iterator ", name));
   std::vector<std::optional<int64_t>> lengths(parts - 1, std::nullopt);
   if (auto s = state->Split(stage, iter, std::move(lengths)); !s.ok()) return s;
@@ -36,7 +36,7 @@ absl::Status ReorderByLevels(State* state, int stage, std::string_view structure
     for (int axis = first; axis < last; ++axis) {
       std::string name = split[axis] ? StrCat(axis_name(axis), ".", level) : (level == 0 ? axis_name(axis) : "");
       if (name.empty()) continue;
-      int iter = IterNamed(*state, stage, name);
+      int iter = schedule::FindIter(*state, stage, name);
       if (iter < 0) return absl::InternalError(StrCat("stage ", stage, " has no iterator ", name));
       order.push_back(iter);
     }
@@ -45,13 +45,6 @@ absl::Status ReorderByLevels(State* state, int stage, std::string_view structure
 }
 
 }  // namespace
-
-int IterNamed(const State& state, int stage, std::string_view name) {
-  const schedule::Stage& st = state.stage(stage);
-  for (size_t i = 0; i < st.iters.size(); ++i)
-    if (st.node_of(static_cast<int>(i)).name == name) return static_cast<int>(i);
-  return -1;
-}
 
 absl::StatusOr<TiledStage> TileMultiLevel(State* state, int stage, std::string_view structure) {
   const int space_levels = static_cast<int>(std::count(structure.begin(), structure.end(), 'S'));
@@ -83,7 +76,7 @@ absl::Status FuseIntoConsumer(State* state, int producer, int consumer, const Ti
   if (tiles.space_axes.empty()) return absl::InvalidArgumentError("the producer has no split space axis to follow");
   for (size_t i = 0; i < tiles.space_axes.size(); ++i) {
     const std::string name = StrCat("i", tiles.space_axes[i]);
-    const int iter = IterNamed(*state, consumer, name);
+    const int iter = schedule::FindIter(*state, consumer, name);
     if (iter < 0) return absl::InternalError(StrCat("stage ", consumer, " has no iterator ", name));
     if (auto s = state->FollowSplit(consumer, iter, tiles.split_steps[i], level); !s.ok()) return s;
   }
@@ -94,7 +87,7 @@ absl::Status FuseIntoConsumer(State* state, int producer, int consumer, const Ti
     if (st.node_of(i).name.find('.') == std::string::npos) order.push_back(i);
   int attach_position = -1;
   for (int l = 0; l <= level; ++l) {
-    for (int axis : tiles.space_axes) order.push_back(IterNamed(*state, consumer, StrCat("i", axis, ".", l)));
+    for (int axis : tiles.space_axes) order.push_back(schedule::FindIter(*state, consumer, StrCat("i", axis, ".", l)));
     if (l == level - 1) attach_position = static_cast<int>(order.size()) - 1;
   }
   if (std::find(order.begin(), order.end(), -1) != order.end() || order.size() != st.iters.size())

@@ -15,6 +15,7 @@
 #include <vector>
 
 #include "absl/status/statusor.h"
+#include "compiler/schedule/iter_lookup.h"
 #include "compiler/schedule/state.h"
 
 namespace tunefarm::tuner {
@@ -25,11 +26,6 @@ struct TiledStage {
   std::vector<int> space_axes;   // the space axes that were split, ascending
   std::vector<int> split_steps;  // the index of each one's split step in the state's history
 };
-
-// The position of `stage`'s iterator named `name` in its loop order, or -1. Rules find loops by
-// name: axis a of a stage is "i<a>" (space) or "k<a>" (reduce), and part p of a split of X is
-// "X.<p>".
-int IterNamed(const schedule::State& state, int stage, std::string_view name);
 
 // Tiles `stage` (at the root, untouched) with `structure` ("S"/"R" per level, outermost first).
 absl::StatusOr<TiledStage> TileMultiLevel(schedule::State* state, int stage,
