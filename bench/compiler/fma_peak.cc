@@ -24,7 +24,11 @@ __attribute__((target("avx512f"))) float Chains512(long iters) {
   }
   __m512 sum = acc[0];
   for (int c = 1; c < kChains; ++c) sum = _mm512_add_ps(sum, acc[c]);
-  return _mm512_reduce_add_ps(sum);
+  float out[16];
+  _mm512_storeu_ps(out, sum);
+  float total = 0;
+  for (float f : out) total += f;
+  return total;
 }
 
 __attribute__((target("avx2,fma"))) float Chains256(long iters) {

@@ -20,8 +20,11 @@ struct OneDnnConv::Impl {
 
 OneDnnConv::OneDnnConv(const ConvShape& p, const float* src, const float* weights) : impl_(new Impl) {
   Impl& m = *impl_;
-  memory::dims src_dims = {p.n, p.c, p.h, p.w}, wei_dims = {p.k, p.c, p.r, p.s},
-               dst_dims = {p.n, p.k, p.OutH(), p.OutW()};
+  // Grouped weights are the same OIHW bytes seen as [groups, k / groups, c / groups, r, s].
+  const bool grouped = p.groups > 1;
+  memory::dims src_dims = {p.n, p.c, p.h, p.w}, dst_dims = {p.n, p.k, p.OutH(), p.OutW()};
+  memory::dims wei_dims = grouped ? memory::dims{p.groups, p.k / p.groups, p.c / p.groups, p.r, p.s}
+                                  : memory::dims{p.k, p.c, p.r, p.s};
   memory::dims strides = {p.stride, p.stride}, pads = {p.pad, p.pad};
   auto desc = dnnl::convolution_forward::desc(
       dnnl::prop_kind::forward_inference, dnnl::algorithm::convolution_direct, memory::desc(src_dims, dt::f32, tag::any),
@@ -30,7 +33,7 @@ OneDnnConv::OneDnnConv(const ConvShape& p, const float* src, const float* weight
   m.conv = dnnl::convolution_forward(pd);
   // Inputs in oneDNN's chosen layouts, converted once (not timed).
   memory user_src({src_dims, dt::f32, tag::nchw}, m.engine, const_cast<float*>(src));
-  memory user_wei({wei_dims, dt::f32, tag::oihw}, m.engine, const_cast<float*>(weights));
+  memory user_wei({wei_dims, dt::f32, grouped ? tag::goihw : tag::oihw}, m.engine, const_cast<float*>(weights));
   m.src = memory(pd.src_desc(), m.engine);
   m.weights = memory(pd.weights_desc(), m.engine);
   m.dst = memory(pd.dst_desc(), m.engine);
