@@ -6,7 +6,7 @@
 #include "compiler/ops/conv2d.h"
 #include "compiler/tir/interpreter.h"
 #include "compiler/tir/lower.h"
-#include "tests/common/dag_evaluator.h"
+#include "tests/common/interpreted_error.h"
 #include "tests/common/test_dags.h"
 
 namespace tunefarm::tir {
@@ -92,30 +92,6 @@ std::shared_ptr<const te::ComputeDag> SmallConvDag() {
   return b.Build({ops::Conv2dNchw(b, x, w, p)});
 }
 
-// Max abs difference between the lowered schedule (interpreted) and the plain DAG evaluation.
-double ErrorAgainstPlainEvaluation(const State& s) {
-  const te::ComputeDag& dag = *s.original_dag();
-  auto f = Lower(s, "k");
-  EXPECT_TRUE(f.ok()) << f.status() << "\n" << s.ToString();
-  if (!f.ok()) return 1e30;
-  std::vector<std::vector<float>> in;
-  std::vector<std::vector<double>> in64;
-  std::vector<void*> args;
-  for (size_t i = 0; i < dag.inputs().size(); ++i) {
-    in.push_back(testing::RandomFloats(dag.tensor(dag.inputs()[i]).NumElements(), 11 + i));
-    in64.emplace_back(in.back().begin(), in.back().end());
-    args.push_back(in.back().data());
-  }
-  std::vector<float> out(dag.tensor(dag.outputs()[0]).NumElements(), NAN);
-  args.push_back(out.data());
-  absl::Status st = Interpret(*f, args);
-  EXPECT_TRUE(st.ok()) << st << "\n" << PrimFuncToString(*f);
-  auto ref = testing::DagEvaluator(dag).Run(in64)[0];
-  double worst = 0;
-  for (size_t i = 0; i < out.size(); ++i) worst = std::max(worst, std::fabs(out[i] - ref[i]));
-  return worst;
-}
-
 TEST(CacheSteps, RfactorOfFusedReduceIterators) {
   // conv: n k oh ow rc ry rx. Fuse ry,rx or all three, split the fusion by 4 (9 and 27 do not
   // divide: padded points), factor either half, and place the factor axis first or last.
@@ -138,7 +114,7 @@ TEST(CacheSteps, RfactorOfFusedReduceIterators) {
           EXPECT_EQ(rf.shape[factor_axis], factored);
           // The factored axis is a space axis of the new stage: it can run in parallel.
           ASSERT_TRUE(s.Annotate(3, factor_axis, IterAnnotation::kParallel).ok());
-          EXPECT_LT(ErrorAgainstPlainEvaluation(s), 1e-4) << first << split << half << factor_axis << "\n" << s.ToString();
+          EXPECT_LT(testing::InterpretedError(s, 11), 1e-4) << first << split << half << factor_axis << "\n" << s.ToString();
           auto replayed = State::FromJson(s.original_dag(), s.ToJson());
           ASSERT_TRUE(replayed.ok()) << replayed.status();
           EXPECT_EQ(replayed->ToString(), s.ToString());

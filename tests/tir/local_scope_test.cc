@@ -10,7 +10,7 @@
 #include "compiler/tir/lower.h"
 #include "compiler/tir/stmt_functor.h"
 #include "compiler/tir/verify.h"
-#include "tests/common/dag_evaluator.h"
+#include "tests/common/interpreted_error.h"
 #include "tests/common/test_dags.h"
 
 namespace tunefarm::tir {
@@ -162,29 +162,6 @@ std::shared_ptr<const te::ComputeDag> NchwcConvDag() {
   return b.Build({*ops::Conv2dNchwc(b, x, w, p)});
 }
 
-double ConvErrorAgainstPlainEvaluation(const State& s) {
-  const te::ComputeDag& dag = *s.original_dag();
-  auto f = Lower(s, "k");
-  EXPECT_TRUE(f.ok()) << f.status() << "\n" << s.ToString();
-  if (!f.ok()) return 1e30;
-  std::vector<std::vector<float>> in;
-  std::vector<std::vector<double>> in64;
-  std::vector<void*> args;
-  for (size_t i = 0; i < dag.inputs().size(); ++i) {
-    in.push_back(testing::RandomFloats(dag.tensor(dag.inputs()[i]).NumElements(), 21 + i));
-    in64.emplace_back(in.back().begin(), in.back().end());
-    args.push_back(in.back().data());
-  }
-  std::vector<float> out(dag.tensor(dag.outputs()[0]).NumElements(), NAN);
-  args.push_back(out.data());
-  absl::Status st = Interpret(*f, args);
-  EXPECT_TRUE(st.ok()) << st << "\n" << PrimFuncToString(*f);
-  auto ref = testing::DagEvaluator(dag).Run(in64)[0];
-  double worst = 0;
-  for (size_t i = 0; i < out.size(); ++i) worst = std::max(worst, std::fabs(out[i] - ref[i]));
-  return worst;
-}
-
 // The conv register tile of kernel_bench: conv.local (kob x owb x 16) at the copy's ow.0, split
 // like the tile; padding inlined or computed once at the root.
 TEST(LocalScope, NchwcConvRegisterTile) {
@@ -204,7 +181,7 @@ TEST(LocalScope, NchwcConvRegisterTile) {
       ASSERT_TRUE(s.Fuse(4, {0, 1, 2}).ok());
       ASSERT_TRUE(s.Annotate(4, 0, schedule::IterAnnotation::kParallel).ok());
       if (pad_at_root) ASSERT_TRUE(s.Fuse(2, {0, 1, 2}).ok());
-      EXPECT_LT(ConvErrorAgainstPlainEvaluation(s), 1e-4) << pad_at_root << " " << kob << " " << owb << "\n"
+      EXPECT_LT(testing::InterpretedError(s, 21), 1e-4) << pad_at_root << " " << kob << " " << owb << "\n"
                                                           << s.ToString();
     }
   }

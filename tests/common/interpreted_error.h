@@ -1,0 +1,43 @@
+// A scheduled DAG checked against the plain evaluation of its original DAG: lowered, run
+// through the loop-IR interpreter on seeded random float inputs, compared element by element
+// (gtest failures for a lowering or interpreter error).
+#pragma once
+
+#include <gtest/gtest.h>
+
+#include <algorithm>
+#include <cmath>
+#include <vector>
+
+#include "compiler/tir/interpreter.h"
+#include "compiler/tir/lower.h"
+#include "tests/common/dag_evaluator.h"
+#include "tests/common/test_dags.h"
+
+namespace tunefarm::testing {
+
+// The max abs difference over the first output (1e30 when the schedule does not lower).
+inline double InterpretedError(const schedule::State& s, uint64_t seed) {
+  const te::ComputeDag& dag = *s.original_dag();
+  auto f = tir::Lower(s, "k");
+  EXPECT_TRUE(f.ok()) << f.status() << "\n" << s.ToString();
+  if (!f.ok()) return 1e30;
+  std::vector<std::vector<float>> in;
+  std::vector<std::vector<double>> in64;
+  std::vector<void*> args;
+  for (size_t i = 0; i < dag.inputs().size(); ++i) {
+    in.push_back(RandomFloats(dag.tensor(dag.inputs()[i]).NumElements(), seed + i));
+    in64.emplace_back(in.back().begin(), in.back().end());
+    args.push_back(in.back().data());
+  }
+  std::vector<float> out(dag.tensor(dag.outputs()[0]).NumElements(), NAN);
+  args.push_back(out.data());
+  absl::Status st = tir::Interpret(*f, args);
+  EXPECT_TRUE(st.ok()) << st << "\n" << tir::PrimFuncToString(*f);
+  auto ref = DagEvaluator(dag).Run(in64)[0];
+  double worst = 0;
+  for (size_t i = 0; i < out.size(); ++i) worst = std::max(worst, std::fabs(out[i] - ref[i]));
+  return worst;
+}
+
+}  // namespace tunefarm::testing
