@@ -11,8 +11,9 @@ namespace {
 
 // Lowering catches what replay cannot (e.g. a region that does not fit); such a state would
 // only fail to build later, so it is not a candidate.
-absl::StatusOr<Candidate> MakeCandidate(schedule::State state) {
-  if (auto lowered = tir::Lower(state, "candidate"); !lowered.ok()) return lowered.status();
+absl::StatusOr<Candidate> MakeCandidate(schedule::State state, bool lowered_already = false) {
+  if (!lowered_already)
+    if (auto lowered = tir::Lower(state, "candidate"); !lowered.ok()) return lowered.status();
   std::string json = state.ToJson();
   std::string hash = state.Hash();
   return Candidate{std::move(state), std::move(json), std::move(hash)};
@@ -50,13 +51,15 @@ absl::StatusOr<CandidateGenerator> CandidateGenerator::Create(
   return CandidateGenerator(std::move(dag), std::move(*candidate), std::move(sketches), target, seed, mutation);
 }
 
-absl::StatusOr<schedule::State> CandidateGenerator::Draw() {
+absl::StatusOr<schedule::State> CandidateGenerator::Draw(bool* lowered) {
+  *lowered = false;
   if (sketches_.empty() || rng_() % 4 == 0) return ReplayWithMutations(dag_, default_.state.steps(), rng_, mutation_);
   const schedule::State& sketch = sketches_[rng_() % sketches_.size()];
   auto program = AnnotateRandomly(sketch, target_, rng_);
   if (!program.ok()) return program.status();
-  // The local-tile check lowering alone does not make (a tile must fit the L2 cache).
+  // Lowers, and checks what lowering alone does not (a local tile must fit the L2 cache).
   if (auto s = CheckProgram(*program, target_); !s.ok()) return s;
+  *lowered = true;
   return program;
 }
 
@@ -66,7 +69,8 @@ std::vector<Candidate> CandidateGenerator::Next(int count, std::set<std::string>
   if (seen->insert(default_.hash).second) out.push_back(default_);
   int misses = 0;
   while (static_cast<int>(out.size()) < count && misses < max_attempts) {
-    auto state = Draw();
+    bool lowered = false;
+    auto state = Draw(&lowered);
     if (!state.ok()) {
       ++invalid_draws_;
       ++misses;
@@ -78,7 +82,7 @@ std::vector<Candidate> CandidateGenerator::Next(int count, std::set<std::string>
       ++misses;
       continue;
     }
-    auto candidate = MakeCandidate(std::move(*state));
+    auto candidate = MakeCandidate(std::move(*state), lowered);
     if (!candidate.ok()) {
       ++invalid_draws_;
       ++misses;

@@ -54,8 +54,9 @@ class CandidateGenerator {
                      std::vector<schedule::State> sketches, const SearchTarget& target, uint64_t seed,
                      MutationOptions mutation);
 
-  // One draw: a sketch annotated randomly, or a variant of the default schedule.
-  absl::StatusOr<schedule::State> Draw();
+  // One draw: a sketch annotated randomly (then already lowered: `*lowered`), or a variant of
+  // the default schedule.
+  absl::StatusOr<schedule::State> Draw(bool* lowered);
 
   std::shared_ptr<const te::ComputeDag> dag_;
   Candidate default_;

@@ -13,6 +13,12 @@ namespace {
 constexpr int kChains = 16;  // >= FMA latency (4) x FMA pipes (2) on current x86 cores
 constexpr long kIterations = 20'000'000;
 
+float SumOf(const float* v, int n) {
+  float total = 0;
+  for (int i = 0; i < n; ++i) total += v[i];
+  return total;
+}
+
 // Each function returns a value derived from every chain so nothing is optimized away.
 __attribute__((target("avx512f"))) float Chains512(long iters) {
   __m512 acc[kChains];
@@ -22,13 +28,9 @@ __attribute__((target("avx512f"))) float Chains512(long iters) {
 #pragma GCC unroll 16  // keeps every chain in a register (no store/load between FMAs)
     for (int c = 0; c < kChains; ++c) acc[c] = _mm512_fmadd_ps(acc[c], m, a);
   }
-  __m512 sum = acc[0];
-  for (int c = 1; c < kChains; ++c) sum = _mm512_add_ps(sum, acc[c]);
-  float out[16];
-  _mm512_storeu_ps(out, sum);
-  float total = 0;
-  for (float f : out) total += f;
-  return total;
+  float out[kChains * 16];
+  for (int c = 0; c < kChains; ++c) _mm512_storeu_ps(out + 16 * c, acc[c]);
+  return SumOf(out, kChains * 16);
 }
 
 __attribute__((target("avx2,fma"))) float Chains256(long iters) {
@@ -39,13 +41,9 @@ __attribute__((target("avx2,fma"))) float Chains256(long iters) {
 #pragma GCC unroll 16
     for (int c = 0; c < kChains; ++c) acc[c] = _mm256_fmadd_ps(acc[c], m, a);
   }
-  __m256 sum = acc[0];
-  for (int c = 1; c < kChains; ++c) sum = _mm256_add_ps(sum, acc[c]);
-  float out[8];
-  _mm256_storeu_ps(out, sum);
-  float total = 0;
-  for (float f : out) total += f;
-  return total;
+  float out[kChains * 8];
+  for (int c = 0; c < kChains; ++c) _mm256_storeu_ps(out + 8 * c, acc[c]);
+  return SumOf(out, kChains * 8);
 }
 
 // GFLOP/s of `threads` threads each running `fn` once (2 flops per lane per FMA).

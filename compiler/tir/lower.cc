@@ -288,11 +288,12 @@ class StageLowering {
       std::vector<std::vector<Expr>> accesses = ReadsOf(bound_body_, producer_tensor);
       for (const auto& [reader, reader_region] : region_of_) {
         const te::TensorDef& r = ctx_.state.dag().tensor(ctx_.state.stage(reader).tensor_id);
+        const Expr reader_body = InlineProducers(r.body, &ctx_);
+        if (ReadsOf(reader_body, producer_tensor).empty()) continue;  // attached here, but not a reader
         std::vector<Expr> space, reduce;
         for (const AxisRegion& d : reader_region) space.push_back(d.min + FreshVar(d.extent, &inner));
         for (int64_t e : r.reduce_extents) reduce.push_back(FreshVar(e, &inner));
-        Expr body = BindAxes(InlineProducers(r.body, &ctx_), space, reduce);
-        for (auto& a : ReadsOf(body, producer_tensor)) accesses.push_back(std::move(a));
+        for (auto& a : ReadsOf(BindAxes(reader_body, space, reduce), producer_tensor)) accesses.push_back(std::move(a));
       }
       std::vector<AxisRegion> region = InferRegion(accesses, inner, ctx_.state.dag().tensor(producer_tensor).shape);
       if (IsLocal(producer_tensor)) {

@@ -87,5 +87,36 @@ TEST(LocalBuffer, ALocalAllocatedOutsideAParallelLoopIsSharedWithItsTasks) {
   }
 }
 
+// out[i] = tmp[i] with tmp a local buffer: a malformed PrimFunc is refused by codegen with a
+// message that names what is wrong.
+std::string CodegenError(std::vector<tir::Buffer> buffers, tir::Stmt body) {
+  tir::PrimFunc f = MakeFunc("k", std::move(buffers), 1, std::move(body));
+  auto so = BuildSharedObject({f}, HostTarget());
+  return so.ok() ? "" : std::string(so.status().message());
+}
+
+TEST(LocalBuffer, CodegenRefusesMalformedLocalBuffers) {
+  auto local = [](std::vector<int64_t> shape) {
+    tir::Buffer b = Arg("tmp", te::DType::kFloat32, std::move(shape));
+    b.scope = tir::BufferScope::kLocal;
+    return b;
+  };
+  const te::Expr i = te::MakeVar("i", 0);
+  tir::Buffer out = Arg("out", te::DType::kFloat32, {4}, tir::ArgRole::kOutput);
+  tir::Stmt write = tir::For(i, te::IntImm(te::kIndexType, 4), tir::ForKind::kSerial,
+                             tir::Store(1, i, te::FloatImm(te::DType::kFloat32, 1)));
+  // Used without its Allocate.
+  EXPECT_NE(CodegenError({out, local({4})}, write).find("local buffer tmp is used outside its allocate"),
+            std::string::npos);
+  // An Allocate of the argument.
+  EXPECT_NE(CodegenError({out, local({4})}, tir::Allocate(0, write)).find("which is not a local buffer"),
+            std::string::npos);
+  // Over the per-buffer stack limit.
+  EXPECT_NE(CodegenError({out, local({1 << 20})}, tir::Allocate(1, write)).find("over the 262144-byte limit"),
+            std::string::npos);
+  // Well formed, it builds.
+  EXPECT_EQ(CodegenError({out, local({4})}, tir::Allocate(1, write)), "");
+}
+
 }  // namespace
 }  // namespace tunefarm::codegen::testing

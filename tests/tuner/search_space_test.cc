@@ -211,6 +211,17 @@ DagPtr GemmDag(int64_t m, int64_t n, int64_t k) {
   return b.Build({ops::Matmul(b, a, w, false, "C")});
 }
 
+// relu(conv2d NCHW 3x3 pad 1 + bias): 1 x c x hw x hw input, k filters.
+DagPtr ConvBiasReluDag(int64_t c, int64_t hw, int64_t k) {
+  te::DagBuilder b;
+  ops::Conv2dParams p;
+  p.padding = {1, 1, 1, 1};
+  auto x = b.Placeholder("x", DType::kFloat32, {1, c, hw, hw});
+  auto w = b.Placeholder("w", DType::kFloat32, {k, c, 3, 3}, true);
+  auto bias = b.Placeholder("bias", DType::kFloat32, {k}, true);
+  return b.Build({ops::Relu(b, ops::BiasAdd(b, ops::Conv2dNchw(b, x, w, p), bias, 1))});
+}
+
 // --- Tests ---
 
 TEST(SearchTarget, FactsComeFromTheCodegenTarget) {
@@ -291,13 +302,7 @@ TEST(Sketches, GemmWithAnEpilogueIsFusedIntoIt) {
 }
 
 TEST(Sketches, PaddingIsInlinedAndTheConvTiled) {
-  te::DagBuilder b;
-  ops::Conv2dParams p;
-  p.padding = {1, 1, 1, 1};
-  auto x = b.Placeholder("x", DType::kFloat32, {1, 3, 7, 7});
-  auto w = b.Placeholder("w", DType::kFloat32, {4, 3, 3, 3}, true);
-  auto bias = b.Placeholder("bias", DType::kFloat32, {4}, true);
-  DagPtr dag = b.Build({ops::Relu(b, ops::BiasAdd(b, ops::Conv2dNchw(b, x, w, p), bias, 1))});
+  DagPtr dag = ConvBiasReluDag(3, 7, 4);
   std::vector<State> sketches = Sketches(dag);
   ASSERT_EQ(sketches.size(), 3u);
   for (const State& s : sketches) {
@@ -447,15 +452,7 @@ INSTANTIATE_TEST_SUITE_P(OpFamilies, SampledPrograms, ::testing::Range(0, static
 TEST(InitialPopulation, ModelSizedWorkloadsLower) {
   std::vector<Workload> big;
   big.push_back({"gemm_512", GemmDag(512, 512, 512)});
-  {
-    te::DagBuilder b;
-    ops::Conv2dParams p;
-    p.padding = {1, 1, 1, 1};
-    auto x = b.Placeholder("x", DType::kFloat32, {1, 64, 56, 56});
-    auto w = b.Placeholder("w", DType::kFloat32, {64, 64, 3, 3}, true);
-    auto bias = b.Placeholder("bias", DType::kFloat32, {64}, true);
-    big.push_back({"resnet_conv3x3", b.Build({ops::Relu(b, ops::BiasAdd(b, ops::Conv2dNchw(b, x, w, p), bias, 1))})});
-  }
+  big.push_back({"resnet_conv3x3", ConvBiasReluDag(64, 56, 64)});
   SearchTarget target = TargetOf("llvm -mtriple=x86_64-linux-gnu -mcpu=skylake-avx512 -mattr=+avx512f -num-cores=16");
   for (const Workload& w : big) {
     std::mt19937_64 rng(13);
