@@ -1,20 +1,29 @@
-// `tunefarm tune MODEL.onnx`: one tuning job run in this process (no tuner service needed):
-// the model's kernels are tuned on a device leased from --tracker, every measurement goes
-// into --db, and progress is printed as it happens. `tunefarm compile --db` then uses the
-// best record of each kernel.
+// `tunefarm tune MODEL.onnx`: one tuning job run in this process (no tuner service needed).
+// Without --tracker it starts an embedded local farm (a tracker and one agent of this machine
+// on loopback, embedded_farm.h) and measures here; with --tracker it leases a device of --key
+// from that farm. Every measurement goes into --db (tunefarm.db by default) as it arrives;
+// progress is printed every round (tune_progress.h), and the job's tuning curves are written
+// beside the database. Ctrl-C stops the job where it is; `--resume JOB` continues it without
+// measuring anything twice. `tunefarm compile --db` then uses the best record of each kernel.
+#include <atomic>
+#include <csignal>
 #include <cstdio>
 #include <filesystem>
-#include <map>
+#include <memory>
 
 #include "cli/command.h"
 #include "cli/subcommands.h"
 #include "compiler/common/strings.h"
 
 #ifdef TUNEFARM_HAVE_TUNER
-#include "proto/auth.h"
+#include "cli/tune_progress.h"
 #include "db/tuning_database.h"
+#include "proto/auth.h"
 #include "tuner/job_runner.h"
 #include "tuner/job_spec.h"
+#endif
+#ifdef TUNEFARM_HAVE_EMBEDDED_FARM
+#include "cli/embedded_farm.h"
 #endif
 
 namespace tunefarm::cli {
@@ -25,13 +34,20 @@ const CommandSpec& Spec() {
       "tune",
       "Tunes the kernels of an ONNX model on a device of the farm and stores every measurement "
       "in the tuning database.",
-      {{"tracker", 0, "HOST:PORT", "the farm's tracker", true},
-       {"key", 0, "KEY", "device pool to measure on", true},
-       {"db", 0, "FILE", "tuning database (created if missing)", true},
-       {"trials", 0, "N", "candidates to measure, over all kernels (default 64)"},
+      {{"tracker", 0, "HOST:PORT", "the farm's tracker (default: an embedded local farm of this machine)"},
+       {"key", 0, "KEY", "device pool to measure on (default with the local farm: local)"},
+       {"db", 0, "FILE", "tuning database, created if missing (default tunefarm.db)"},
+       {"trials", 0, "N", "programs to measure, over all kernels (default 64)"},
+       {"policy", 0, "NAME", "search: evolution (cost model + evolutionary search, default) or random"},
+       {"population", 0, "N", "evolution population (default 2048)"},
+       {"generations", 0, "N", "evolution generations per round (default 4)"},
+       {"per-round", 0, "N", "programs measured per round of a kernel (default 64)"},
+       {"early-stop", 0, "N", "stop tuning a kernel after N rounds without improvement (default 8)"},
+       {"resume", 0, "JOB", "continue a job of --db that was stopped"},
+       {"curves", 0, "SVG", "where the tuning curves go (default: beside --db, named by the job)"},
        {"threads", 0, "N", "threads the kernels are tuned for (default: the device's CPUs)"},
        {"target", 0, "TARGET", "code generation target (default: from the device's facts)"},
-       {"batch", 0, "N", "candidates built, then measured, per round (default 8)"},
+       {"batch", 0, "N", "programs built, then measured, per call to the agent (default 8)"},
        {"min-repeat-ms", 0, "N", "shortest repeat when timing a candidate (default 20)"},
        {"token-file", 0, "FILE", "shared secret (mode 0600); else $TUNEFARM_TOKEN"},
        {"farm-ca", 0, "PEM", "CA of the tracker's and agents' TLS certificates (TLS to the farm)"},
@@ -42,44 +58,33 @@ const CommandSpec& Spec() {
 }
 
 #ifdef TUNEFARM_HAVE_TUNER
-std::string Format(const char* format, double value) {
-  char text[64];
-  std::snprintf(text, sizeof text, format, value);
-  return text;
-}
+std::atomic<bool> g_interrupted{false};
+extern "C" void OnInterrupt(int) { g_interrupted = true; }
 
-std::string Seconds(double s) {
-  if (s <= 0) return "-";
-  return s < 1e-3 ? Format("%.2f us", s * 1e6) : Format("%.3f ms", s * 1e3);
-}
-
-// Per task: trials, valid ones, the default schedule's cost (the first candidate of every task
-// is the default-rule schedule) and the best.
-void PrintSummary(db::TuningDatabase& database, const std::string& job_id) {
-  auto records = database.RecordsOfJob(job_id);
-  if (!records.ok()) return;
-  struct Row {
-    int64_t trials = 0, valid = 0;
-    double first = 0, best = 0;
+// The search settings from the flags (0 leaves a setting to the job's default).
+absl::Status ReadSearchFlags(const ParsedFlags& flags, v1::SearchSettings* search) {
+  search->set_policy(flags.Get("policy"));
+  struct IntFlag {
+    const char* name;
+    void (v1::SearchSettings::*set)(int32_t);
+    int64_t max;
   };
-  std::map<std::string, Row> rows;
-  for (const db::TuningRecord& r : *records) {
-    Row& row = rows[r.workload_key];
-    const double cost = r.IsValid() ? r.MeanCost() : 0;
-    if (row.trials == 0) row.first = cost;
-    ++row.trials;
-    if (r.IsValid()) {
-      ++row.valid;
-      if (row.best == 0 || cost < row.best) row.best = cost;
-    }
+  for (const IntFlag& f : {IntFlag{"population", &v1::SearchSettings::set_population, 1 << 20},
+                           IntFlag{"generations", &v1::SearchSettings::set_generations, 1000},
+                           IntFlag{"per-round", &v1::SearchSettings::set_measure_per_round, 4096},
+                           IntFlag{"early-stop", &v1::SearchSettings::set_early_stop_rounds, 1000000}}) {
+    if (!flags.Has(f.name)) continue;
+    auto value = flags.GetInt(f.name, 0, 1, f.max);
+    if (!value.ok()) return value.status();
+    (search->*f.set)(static_cast<int32_t>(*value));
   }
-  std::printf("%-24s %7s %7s %12s %12s %8s\n", "WORKLOAD", "TRIALS", "VALID", "DEFAULT", "BEST", "SPEEDUP");
-  for (const auto& [key, row] : rows) {
-    std::string speedup = row.first > 0 && row.best > 0 ? Format("%.2fx", row.first / row.best) : "-";
-    std::printf("%-24s %7lld %7lld %12s %12s %8s\n", key.substr(0, 24).c_str(), static_cast<long long>(row.trials),
-                static_cast<long long>(row.valid), Seconds(row.first).c_str(), Seconds(row.best).c_str(),
-                speedup.c_str());
-  }
+  return absl::OkStatus();
+}
+
+// Beside the database: "<db dir>/<db stem>-<first 8 of the job id>-curves.svg".
+std::string DefaultCurvesPath(const std::string& db_path, const std::string& job_id) {
+  std::filesystem::path db(db_path);
+  return (db.parent_path() / StrCat(db.stem().string(), "-", job_id.substr(0, 8), "-curves.svg")).string();
 }
 #endif
 
@@ -98,59 +103,95 @@ int RunTuneCommand(int argc, char** argv) {
   if (!batch.ok()) return ReportUsageError(Spec(), batch.status());
   auto min_repeat = flags.GetInt("min-repeat-ms", 20, 0, 60000);
   if (!min_repeat.ok()) return ReportUsageError(Spec(), min_repeat.status());
-  auto token = wire::LoadToken(flags.Get("token-file"));
-  if (!token.ok()) return ReportUsageError(Spec(), token.status());
+  v1::SearchSettings search;
+  if (absl::Status s = ReadSearchFlags(flags, &search); !s.ok()) return ReportUsageError(Spec(), s);
+  const bool local_farm = !flags.Has("tracker");
+  if (!local_farm && !flags.Has("key")) return ReportUsageError(Spec(), "--key is required with --tracker");
+  const std::string db_path = flags.Get("db", "tunefarm.db");
 
   std::error_code ec;
   const std::string model = std::filesystem::absolute(flags.positionals()[0], ec).string();
-  v1::JobSpec spec;
-  spec.set_model_path(model);
-  spec.set_device_key(flags.Get("key"));
-  spec.set_trial_budget(*trials);
-  spec.set_threads(flags.Has("threads") ? static_cast<int>(*threads) : 0);
-  spec.set_target(flags.Get("target"));
-  spec.set_name("tunefarm tune");
-  if (absl::Status valid = tuner::ValidateSpec(spec); !valid.ok()) return ReportFailure("tune", valid);
-
-  auto database = db::TuningDatabase::Open(flags.Get("db"));
+  auto database = db::TuningDatabase::Open(db_path);
   if (!database.ok()) return ReportFailure("tune", database.status());
-  auto job = (*database)->CreateJob(tuner::SpecToJson(spec), spec.trial_budget());
-  if (!job.ok()) return ReportFailure("tune", job.status());
-  std::printf("job %s: tuning %s, %lld trials on '%s'\n", job->job_id.c_str(), model.c_str(),
+  std::string job_id = flags.Get("resume");
+  v1::JobSpec spec;
+  if (job_id.empty()) {
+    spec.set_model_path(model);
+    spec.set_device_key(flags.Get("key", "local"));
+    spec.set_trial_budget(*trials);
+    spec.set_threads(flags.Has("threads") ? static_cast<int>(*threads) : 0);
+    spec.set_target(flags.Get("target"));
+    spec.set_name("tunefarm tune");
+    *spec.mutable_search() = search;
+    if (absl::Status valid = tuner::ValidateSpec(spec); !valid.ok()) return ReportFailure("tune", valid);
+    auto job = (*database)->CreateJob(tuner::SpecToJson(spec), spec.trial_budget());
+    if (!job.ok()) return ReportFailure("tune", job.status());
+    job_id = job->job_id;
+  } else {
+    auto job = (*database)->GetJob(job_id);
+    if (!job.ok()) return ReportFailure("tune", job.status());
+    auto stored = tuner::SpecFromJson(job->spec_json);
+    if (!stored.ok()) return ReportFailure("tune", stored.status());
+    spec = *stored;
+    if (spec.model_path() != model)
+      return ReportFailure("tune", StrCat("job ", job_id, " tunes ", spec.model_path(), ", not ", model));
+  }
+  std::printf("job %s: tuning %s, %lld trials on '%s'\n", job_id.c_str(), model.c_str(),
               static_cast<long long>(spec.trial_budget()), spec.device_key().c_str());
   std::fflush(stdout);
 
   tuner::RunnerOptions options;
-  options.db_path = flags.Get("db");
-  options.farm.tracker = flags.Get("tracker");
-  options.farm.token = *token;
-  options.farm.tls = {flags.Get("farm-cert"), flags.Get("farm-key"), flags.Get("farm-ca")};
+  options.db_path = db_path;
+#ifdef TUNEFARM_HAVE_EMBEDDED_FARM
+  std::unique_ptr<EmbeddedFarm> farm;
+  if (local_farm) {
+    auto started = EmbeddedFarm::Start(spec.device_key());
+    if (!started.ok()) return ReportFailure("tune", started.status());
+    farm = std::move(*started);
+    std::printf("local farm: tracker %s, agent %s (key '%s')\n", farm->tracker_address().c_str(),
+                farm->agent_address().c_str(), spec.device_key().c_str());
+    options.farm.tracker = farm->tracker_address();
+    options.farm.token = farm->token();
+  }
+#else
+  if (local_farm)
+    return ReportFailure("tune", "this tunefarm was built without the tracker or the agent, so it has no local "
+                                 "farm: give --tracker");
+#endif
+  if (!local_farm) {
+    auto token = wire::LoadToken(flags.Get("token-file"));
+    if (!token.ok()) return ReportUsageError(Spec(), token.status());
+    options.farm.tracker = flags.Get("tracker");
+    options.farm.token = *token;
+    options.farm.tls = {flags.Get("farm-cert"), flags.Get("farm-key"), flags.Get("farm-ca")};
+  }
   options.batch_size = static_cast<int>(*batch);
   options.min_repeat_ms = static_cast<int>(*min_repeat);
-  int64_t printed = -1;
-  std::string message;
-  options.on_progress = [&](const v1::JobProgress& p) {
-    if (p.message() != message) {
-      message = p.message();
-      if (!message.empty()) std::printf("%s\n", message.c_str());
-    }
-    if (p.trials_done() == printed || p.trials_done() == 0) return;
-    printed = p.trials_done();
-    std::string tasks;
-    for (const v1::TaskProgress& t : p.tasks()) {
-      if (t.trials() == 0) continue;
-      StrAppend(&tasks, tasks.empty() ? "" : ", ", t.workload_key().substr(0, 14), ": ", t.trials(), " (best ",
-                Seconds(t.best_cost_sec()), ")");
-    }
-    std::printf("trial %lld/%lld  %s\n", static_cast<long long>(p.trials_done()),
-                static_cast<long long>(p.trial_budget()), tasks.c_str());
-    std::fflush(stdout);
-  };
+  TuneProgress progress;
+  options.on_progress = [&](const v1::JobProgress& p) { progress.Update(p); };
+  options.log = [](const std::string& line) { std::fprintf(stderr, "tunefarm tune: %s\n", line.c_str()); };
+  // Ctrl-C (or TERM) stops the job between steps; it stays resumable.
+  g_interrupted = false;
+  std::signal(SIGINT, OnInterrupt);
+  std::signal(SIGTERM, OnInterrupt);
+  options.stop = [] { return g_interrupted ? tuner::StopRequest::kShutdown : tuner::StopRequest::kNone; };
+
   tuner::JobRunner runner(options);
-  v1::JobProgress last = runner.Run(job->job_id);
-  PrintSummary(**database, job->job_id);
-  std::printf("job %s: %s (%s)\n", job->job_id.c_str(), v1::JobState_Name(last.state()).c_str(),
-              last.message().c_str());
+  v1::JobProgress last = runner.Run(job_id);
+  std::signal(SIGINT, SIG_DFL);
+  std::signal(SIGTERM, SIG_DFL);
+  PrintTuneSummary(**database, job_id, last);
+  const std::string curves = flags.Get("curves", DefaultCurvesPath(db_path, job_id));
+  if (absl::Status written = progress.WriteCurves(curves); written.ok())
+    std::printf("tuning curves: %s\n", curves.c_str());
+  else
+    std::fprintf(stderr, "tunefarm tune: %s\n", std::string(written.message()).c_str());
+  if (g_interrupted) {
+    std::printf("job %s stopped; continue it with: tunefarm tune %s --db %s --resume %s\n", job_id.c_str(),
+                flags.positionals()[0].c_str(), db_path.c_str(), job_id.c_str());
+    return 130;
+  }
+  std::printf("job %s: %s (%s)\n", job_id.c_str(), v1::JobState_Name(last.state()).c_str(), last.message().c_str());
   if (last.state() != v1::JOB_STATE_SUCCEEDED) return ReportFailure("tune", last.message());
   return kExitOk;
 #else

@@ -21,6 +21,16 @@ const std::string kFindRecordQuery =
 const std::string kJobRecordsQuery =
     internal::Cat(internal::kSelectRecord, " WHERE r.job_id = ?1 ORDER BY r.id");
 
+const std::string kTargetRecordsQuery = internal::Cat(
+    internal::kSelectRecord,
+    " WHERE r.target_id = (SELECT target_id FROM targets WHERE target = ?1) AND r.threads = ?2"
+    " ORDER BY r.id DESC LIMIT ?3");
+// The UNIQUE (workload, target, threads, hash) index serves it.
+constexpr std::string_view kMeasuredHashesQuery =
+    "SELECT r.schedule_hash FROM records r"
+    " WHERE r.workload_id = (SELECT workload_id FROM workloads WHERE workload_key = ?1)"
+    " AND r.target_id = (SELECT target_id FROM targets WHERE target = ?2) AND r.threads = ?3";
+
 // LEFT JOIN so that a workload registered without records still reports zeros.
 constexpr std::string_view kStatsSelect =
     "SELECT w.workload_key, count(r.id), coalesce(sum(r.error_kind = 0), 0),"
@@ -88,6 +98,34 @@ absl::StatusOr<std::vector<TuningRecord>> TuningDatabase::RecordsOfJob(std::stri
   absl::StatusOr<StatementLease> query = connection_->Prepare(kJobRecordsQuery);
   if (!query.ok()) return query.status();
   (*query)->Bind(1, job_id);
+  return CollectRecords(**query, *connection_);
+}
+
+absl::StatusOr<std::vector<std::string>> TuningDatabase::MeasuredHashes(std::string_view workload_key,
+                                                                        std::string_view target,
+                                                                        int threads) {
+  absl::StatusOr<StatementLease> query = connection_->Prepare(kMeasuredHashesQuery);
+  if (!query.ok()) return query.status();
+  (*query)->Bind(1, workload_key);
+  (*query)->Bind(2, target);
+  (*query)->Bind(3, threads);
+  std::vector<std::string> hashes;
+  while (true) {
+    absl::StatusOr<bool> row = (*query)->Step();
+    if (!row.ok()) return row.status();
+    if (!*row) return hashes;
+    hashes.push_back((*query)->Text(0));
+  }
+}
+
+absl::StatusOr<std::vector<TuningRecord>> TuningDatabase::RecordsOfTarget(std::string_view target,
+                                                                         int threads, int limit) {
+  if (limit <= 0) return std::vector<TuningRecord>{};
+  absl::StatusOr<StatementLease> query = connection_->Prepare(kTargetRecordsQuery);
+  if (!query.ok()) return query.status();
+  (*query)->Bind(1, target);
+  (*query)->Bind(2, threads);
+  (*query)->Bind(3, limit);
   return CollectRecords(**query, *connection_);
 }
 

@@ -108,6 +108,14 @@ class TuningDatabase {
   absl::StatusOr<std::vector<TuningRecord>> TopK(std::string_view workload_key,
                                                  std::string_view target, int threads, int k);
   absl::StatusOr<std::optional<TuningRecord>> FindRecord(std::string_view record_id);
+  // The schedule hashes of every record (valid or not) of a workload on a target and thread
+  // count: what a tuner must not measure again.
+  absl::StatusOr<std::vector<std::string>> MeasuredHashes(std::string_view workload_key,
+                                                          std::string_view target, int threads);
+  // Up to `limit` records of any workload on a target and thread count, newest first (valid
+  // or not): what a cost model warm-starts from.
+  absl::StatusOr<std::vector<TuningRecord>> RecordsOfTarget(std::string_view target, int threads,
+                                                            int limit);
   // In insertion order.
   absl::StatusOr<std::vector<TuningRecord>> RecordsOfJob(std::string_view job_id);
   // NotFound for a workload the database has never seen.

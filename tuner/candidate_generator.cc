@@ -1,25 +1,24 @@
 #include "tuner/candidate_generator.h"
 
 #include "compiler/common/strings.h"
-#include "compiler/tir/lower.h"
 #include "tuner/search_space/initial_population.h"
 #include "tuner/search_space/random_annotation.h"
 #include "tuner/search_space/sketch_rules.h"
 
 namespace tunefarm::tuner {
-namespace {
-
 // Lowering catches what replay cannot (e.g. a region that does not fit); such a state would
 // only fail to build later, so it is not a candidate.
-absl::StatusOr<Candidate> MakeCandidate(schedule::State state, bool lowered_already = false) {
-  if (!lowered_already)
-    if (auto lowered = tir::Lower(state, "candidate"); !lowered.ok()) return lowered.status();
+absl::StatusOr<Candidate> MakeCandidate(schedule::State state, const SearchTarget& target,
+                                        std::shared_ptr<const tir::PrimFunc> lowered) {
+  if (lowered == nullptr) {
+    auto func = LowerProgram(state, target);
+    if (!func.ok()) return func.status();
+    lowered = std::make_shared<const tir::PrimFunc>(std::move(*func));
+  }
   std::string json = state.ToJson();
   std::string hash = state.Hash();
-  return Candidate{std::move(state), std::move(json), std::move(hash)};
+  return Candidate{std::move(state), std::move(json), std::move(hash), std::move(lowered)};
 }
-
-}  // namespace
 
 uint64_t TaskSeed(uint64_t job_seed, const std::string& workload_key) {
   uint64_t h = 0xcbf29ce484222325ull ^ job_seed;  // FNV-1a over the key
@@ -42,7 +41,7 @@ absl::StatusOr<CandidateGenerator> CandidateGenerator::Create(
     uint64_t seed, MutationOptions mutation) {
   auto state = schedule::ApplyDefaultSchedule(dag, rules);
   if (!state.ok()) return state.status();
-  auto candidate = MakeCandidate(std::move(*state));
+  auto candidate = MakeCandidate(std::move(*state), target);
   if (!candidate.ok()) {
     return absl::InternalError(StrCat("the default schedule of ", dag->WorkloadKey(),
                                       " does not lower: ", std::string(candidate.status().message())));
@@ -51,16 +50,10 @@ absl::StatusOr<CandidateGenerator> CandidateGenerator::Create(
   return CandidateGenerator(std::move(dag), std::move(*candidate), std::move(sketches), target, seed, mutation);
 }
 
-absl::StatusOr<schedule::State> CandidateGenerator::Draw(bool* lowered) {
-  *lowered = false;
+absl::StatusOr<schedule::State> CandidateGenerator::Draw() {
   if (sketches_.empty() || rng_() % 4 == 0) return ReplayWithMutations(dag_, default_.state.steps(), rng_, mutation_);
   const schedule::State& sketch = sketches_[rng_() % sketches_.size()];
-  auto program = AnnotateRandomly(sketch, target_, rng_);
-  if (!program.ok()) return program.status();
-  // Lowers, and checks what lowering alone does not (a local tile must fit the L2 cache).
-  if (auto s = CheckProgram(*program, target_); !s.ok()) return s;
-  *lowered = true;
-  return program;
+  return AnnotateRandomly(sketch, target_, rng_);
 }
 
 std::vector<Candidate> CandidateGenerator::Next(int count, std::set<std::string>* seen) {
@@ -69,8 +62,7 @@ std::vector<Candidate> CandidateGenerator::Next(int count, std::set<std::string>
   if (seen->insert(default_.hash).second) out.push_back(default_);
   int misses = 0;
   while (static_cast<int>(out.size()) < count && misses < max_attempts) {
-    bool lowered = false;
-    auto state = Draw(&lowered);
+    auto state = Draw();
     if (!state.ok()) {
       ++invalid_draws_;
       ++misses;
@@ -82,7 +74,8 @@ std::vector<Candidate> CandidateGenerator::Next(int count, std::set<std::string>
       ++misses;
       continue;
     }
-    auto candidate = MakeCandidate(std::move(*state), lowered);
+    // Lowers, and checks what lowering alone does not (a local tile must fit the L2 cache).
+    auto candidate = MakeCandidate(std::move(*state), target_);
     if (!candidate.ok()) {
       ++invalid_draws_;
       ++misses;

@@ -16,6 +16,7 @@
 #include "absl/status/statusor.h"
 #include "compiler/schedule/default_rules.h"
 #include "compiler/schedule/state.h"
+#include "compiler/tir/stmt.h"
 #include "tuner/schedule_mutation.h"
 #include "tuner/search_space/search_target.h"
 
@@ -25,7 +26,13 @@ struct Candidate {
   schedule::State state;
   std::string json;  // canonical step list
   std::string hash;  // its SHA-256: the schedule's identity in the database
+  // The lowered program, kept so that features and the build do not lower it again.
+  std::shared_ptr<const tir::PrimFunc> lowered;
 };
+
+// A valid program as a candidate: lowered (and checked, LowerProgram) unless `lowered` is given.
+absl::StatusOr<Candidate> MakeCandidate(schedule::State state, const SearchTarget& target,
+                                        std::shared_ptr<const tir::PrimFunc> lowered = nullptr);
 
 class CandidateGenerator {
  public:
@@ -54,9 +61,8 @@ class CandidateGenerator {
                      std::vector<schedule::State> sketches, const SearchTarget& target, uint64_t seed,
                      MutationOptions mutation);
 
-  // One draw: a sketch annotated randomly (then already lowered: `*lowered`), or a variant of
-  // the default schedule.
-  absl::StatusOr<schedule::State> Draw(bool* lowered);
+  // One draw: a sketch annotated randomly, or a variant of the default schedule.
+  absl::StatusOr<schedule::State> Draw();
 
   std::shared_ptr<const te::ComputeDag> dag_;
   Candidate default_;

@@ -1,9 +1,8 @@
 #include "tuner/job_runner.h"
 
+#include <algorithm>
 #include <chrono>
-#include <cmath>
 #include <limits>
-#include <map>
 #include <optional>
 #include <set>
 
@@ -12,6 +11,10 @@
 #include "db/tuning_database.h"
 #include "tuner/device_target.h"
 #include "tuner/job_spec.h"
+#include "tuner/measurer.h"
+#include "tuner/search_policy_factory.h"
+#include "tuner/task_name.h"
+#include "tuner/task_scheduler.h"
 #include "tuner/tuning_task.h"
 
 namespace tunefarm::tuner {
@@ -27,52 +30,19 @@ std::string Text(const absl::Status& s) { return std::string(s.message()); }
 
 struct TaskState {
   TuningTask task;
-  std::set<std::string> measured;  // schedule hashes with a record of this job
-  int64_t trials = 0;
-  double best = 0;  // lowest valid mean cost; 0 until one
+  std::string name;
+  std::unique_ptr<SearchPolicy> policy;
+  std::optional<BuiltKernel> reference;  // built at the task's first round
+  std::set<std::string> measured;        // hashes with a record for this workload/target/threads
+  int64_t trials = 0;                    // records of this job
+  int64_t valid = 0;
+  double best = 0;  // lowest valid mean cost in the database; 0 until one
+  double default_cost = 0;  // of the default-rule schedule, once measured by this job
+  int rounds = 0;
+  bool exhausted = false;
 };
 
-// The agent's result as a tuning record (DESIGN.md "Tuning record").
-void FillOutcome(const v1::MeasureResult& r, db::TuningRecord* rec) {
-  const double nan = std::numeric_limits<double>::quiet_NaN();
-  rec->costs_sec.assign(r.costs_sec().begin(), r.costs_sec().end());
-  rec->error_message = r.message();
-  rec->max_abs_error = nan;
-  rec->max_rel_error = nan;
-  switch (r.error_kind()) {
-    case v1::ERROR_KIND_NONE: rec->error_kind = db::ErrorKind::kNone; break;
-    case v1::ERROR_KIND_BUILD: rec->error_kind = db::ErrorKind::kBuild; break;
-    case v1::ERROR_KIND_LOAD: rec->error_kind = db::ErrorKind::kLoad; break;
-    case v1::ERROR_KIND_CRASH:
-      rec->error_kind = db::ErrorKind::kCrash;
-      rec->error_code = r.signal() != 0 ? r.signal() : r.exit_code();
-      break;
-    case v1::ERROR_KIND_TIMEOUT: rec->error_kind = db::ErrorKind::kTimeout; break;
-    case v1::ERROR_KIND_WRONG_RESULT: rec->error_kind = db::ErrorKind::kWrongResult; break;
-    case v1::ERROR_KIND_RUNTIME_ERROR:
-      rec->error_kind = db::ErrorKind::kRuntimeError;
-      rec->error_code = r.exit_code();
-      break;
-    case v1::ERROR_KIND_OUT_OF_MEMORY:
-      rec->error_kind = db::ErrorKind::kOutOfMemory;
-      rec->error_code = r.signal();
-      break;
-    default:
-      rec->error_kind = db::ErrorKind::kRuntimeError;
-      rec->error_message = StrCat("agent reported error kind ", static_cast<int>(r.error_kind()), ": ",
-                                  r.message());
-      break;
-  }
-  // The error figures exist when the outputs were compared.
-  if (r.error_kind() == v1::ERROR_KIND_NONE || r.error_kind() == v1::ERROR_KIND_WRONG_RESULT) {
-    rec->max_abs_error = r.max_abs_error();
-    rec->max_rel_error = r.max_rel_error();
-  }
-  if (rec->error_kind != db::ErrorKind::kNone) rec->costs_sec.clear();
-  rec->measured_unix_ms = r.finished_unix_us() > 0 ? r.finished_unix_us() / 1000 : NowMs();
-}
-
-// One Run: the job's database connection, lease, tasks and counters.
+// One Run: the job's database connection, lease, tasks, scheduler and counters.
 class JobRun {
  public:
   JobRun(const RunnerOptions& options, RunStats* stats, std::string job_id)
@@ -84,11 +54,15 @@ class JobRun {
 
  private:
   absl::Status Prepare();
-  absl::Status TuneTask(TaskState& task, int64_t quota);
+  absl::Status LoadTasks();
+  absl::Status RunRound(int task_index);
   absl::Status WriteRecord(TaskState& task, db::TuningRecord record);
-  db::TuningRecord NewRecord(const TaskState& task, const Candidate& c) const;
+  int RoundSize(int task_index) const;
   bool Stopping() const { return StopWanted() != StopRequest::kNone || cancelled_; }
   StopRequest StopWanted() const { return options_.stop ? options_.stop() : StopRequest::kNone; }
+  void Log(const std::string& line) const {
+    if (options_.log) options_.log(line);
+  }
   void Publish();
   v1::JobProgress Finish(v1::JobState state, const std::string& message);
 
@@ -97,24 +71,44 @@ class JobRun {
   std::string job_id_;
   std::unique_ptr<db::TuningDatabase> db_;
   v1::JobSpec spec_;
+  SearchConfig search_;
+  uint64_t seed_ = 0;
   std::unique_ptr<FarmSession> farm_;
+  std::unique_ptr<Measurer> measurer_;
+  std::unique_ptr<SearchPolicyFactory> policies_;
+  std::unique_ptr<GradientTaskScheduler> scheduler_;
   codegen::Target target_;
   int threads_ = 1;
   std::vector<TaskState> tasks_;
   int64_t trials_done_ = 0;
+  int round_ = 0;
   bool cancelled_ = false;  // the database says the job was cancelled meanwhile
   v1::JobProgress progress_;
 };
 
 void JobRun::Publish() {
   progress_.set_trials_done(trials_done_);
+  progress_.set_round(round_);
   progress_.clear_tasks();
   for (const TaskState& t : tasks_) {
     v1::TaskProgress* p = progress_.add_tasks();
     p->set_workload_key(t.task.workload_key);
+    p->set_name(t.name);
+    p->set_weight(t.task.weight);
+    p->set_flops(t.task.dag->TotalFlops());
     p->set_trials(t.trials);
+    p->set_valid(t.valid);
+    p->set_rounds(t.rounds);
     p->set_best_cost_sec(t.best);
+    p->set_default_cost_sec(t.default_cost);
   }
+  bool complete = !tasks_.empty();
+  double latency = 0;
+  for (const TaskState& t : tasks_) {
+    complete = complete && t.best > 0;
+    latency += t.task.weight * t.best;
+  }
+  progress_.set_estimated_latency_sec(complete ? latency : 0);
   if (options_.on_progress) options_.on_progress(progress_);
 }
 
@@ -146,6 +140,10 @@ absl::Status JobRun::Prepare() {
   auto spec = SpecFromJson(job->spec_json);
   if (!spec.ok()) return spec.status();
   spec_ = *spec;
+  search_ = SearchConfigOf(spec_);
+  // The job's seed: the spec's, else one derived from the job id, so a resumed job draws the
+  // same sequences and checks on the same inputs.
+  seed_ = spec_.seed() != 0 ? spec_.seed() : TaskSeed(0, job_id_);
   if (job->state == db::JobState::kQueued)
     if (absl::Status s = db_->SetJobState(job_id_, db::JobState::kRunning); !s.ok()) return s;
   progress_.set_state(v1::JOB_STATE_RUNNING);
@@ -162,6 +160,38 @@ absl::Status JobRun::Prepare() {
   target_ = *target;
   threads_ = spec_.threads() > 0 ? spec_.threads() : std::max(1, farm_->device().facts().logical_cpus());
 
+  v1::MeasureOptions measure;
+  measure.set_repeat(options_.repeat);
+  measure.set_number(1);
+  measure.set_min_repeat_ms(options_.min_repeat_ms);
+  measure.set_timeout_ms(options_.timeout_ms);
+  measure.set_check_correctness(true);
+  measure.set_atol(options_.atol);
+  measure.set_rtol(options_.rtol);
+  measure.set_threads(threads_);
+  measure.set_seed(seed_);
+  measurer_ = std::make_unique<Measurer>(farm_.get(), target_, measure, [this] { return Stopping(); });
+
+  if (absl::Status s = LoadTasks(); !s.ok()) return s;
+  std::vector<SchedulerTask> weights;
+  for (const TaskState& t : tasks_) weights.push_back({t.task.weight, t.task.dag->TotalFlops(), ""});
+  TaskSchedulerOptions scheduling;
+  scheduling.early_stop_rounds = search_.early_stop_rounds;
+  scheduling.seed = seed_;
+  scheduler_ = std::make_unique<GradientTaskScheduler>(std::move(weights), scheduling);
+  // A resumed task has had its warm-up: its best so far stands for its rounds.
+  for (size_t i = 0; i < tasks_.size(); ++i)
+    if (tasks_[i].trials > 0) scheduler_->Record(static_cast<int>(i), tasks_[i].best);
+
+  progress_.set_started_unix_ms(NowMs());
+  progress_.set_trials_at_start(trials_done_);
+  progress_.set_message(StrCat(tasks_.size(), " tasks on ", farm_->grant().device_address(), " (",
+                               target_.ToString(), ", ", threads_, " threads, ", search_.policy, " search)"));
+  Publish();
+  return absl::OkStatus();
+}
+
+absl::Status JobRun::LoadTasks() {
   std::vector<TuningTask> tasks;
   if (spec_.has_model_path()) {
     build::BuildOptions build;
@@ -177,41 +207,43 @@ absl::Status JobRun::Prepare() {
       tasks.push_back(std::move(*task));
     }
   }
+  const std::string target = target_.ToString();
+  PolicyContext context;
+  context.config = search_;
+  context.target = target_;
+  context.threads = threads_;
+  context.database = db_.get();
+  context.model_path = JobModelPath(options_.db_path, job_id_);
+  context.log = options_.log;
+  auto policies = SearchPolicyFactory::Create(std::move(context));
+  if (!policies.ok()) return policies.status();
+  policies_ = std::move(*policies);
   for (TuningTask& t : tasks) {
     if (absl::Status s = db_->RegisterWorkload(t.workload_key, t.dag->CanonicalText()); !s.ok()) return s;
-    tasks_.push_back({std::move(t), {}, 0, 0});
+    TaskState state;
+    state.name = TaskName(*t.dag);
+    auto hashes = db_->MeasuredHashes(t.workload_key, target, threads_);
+    if (!hashes.ok()) return hashes.status();
+    state.measured.insert(hashes->begin(), hashes->end());
+    auto best = db_->Best(t.workload_key, target, threads_);
+    if (!best.ok()) return best.status();
+    if (best->has_value()) state.best = (*best)->MeanCost();
+    state.task = std::move(t);
+    tasks_.push_back(std::move(state));
   }
-
   // Resume: what this job already measured.
   auto previous = db_->RecordsOfJob(job_id_);
   if (!previous.ok()) return previous.status();
   for (const db::TuningRecord& r : *previous) {
     for (TaskState& t : tasks_) {
       if (t.task.workload_key != r.workload_key) continue;
-      t.measured.insert(r.schedule_hash);
       ++t.trials;
-      if (r.IsValid() && (t.best == 0 || r.MeanCost() < t.best)) t.best = r.MeanCost();
+      if (r.IsValid()) ++t.valid;
     }
   }
   stats_->resumed_records = static_cast<int64_t>(previous->size());
   trials_done_ = static_cast<int64_t>(previous->size());
-  progress_.set_message(StrCat(tasks_.size(), " tasks on ", farm_->grant().device_address(), " (",
-                               target_.ToString(), ", ", threads_, " threads)"));
-  Publish();
   return absl::OkStatus();
-}
-
-db::TuningRecord JobRun::NewRecord(const TaskState& task, const Candidate& c) const {
-  db::TuningRecord rec;
-  rec.workload_key = task.task.workload_key;
-  rec.target = target_.ToString();
-  rec.threads = threads_;
-  rec.device_key = spec_.device_key();
-  rec.schedule_json = c.json;
-  rec.schedule_hash = c.hash;
-  rec.job_id = job_id_;
-  rec.created_unix_ms = NowMs();
-  return rec;
 }
 
 absl::Status JobRun::WriteRecord(TaskState& task, db::TuningRecord record) {
@@ -225,7 +257,10 @@ absl::Status JobRun::WriteRecord(TaskState& task, db::TuningRecord record) {
   task.measured.insert(record.schedule_hash);
   ++task.trials;
   ++trials_done_;
-  if (record.IsValid() && (task.best == 0 || record.MeanCost() < task.best)) task.best = record.MeanCost();
+  if (record.IsValid()) {
+    ++task.valid;
+    if (task.best == 0 || record.MeanCost() < task.best) task.best = record.MeanCost();
+  }
   absl::Status updated = db_->UpdateJobProgress(job_id_, trials_done_);
   if (updated.code() == absl::StatusCode::kFailedPrecondition) {
     cancelled_ = true;  // final in the database: CancelJob got there first
@@ -236,79 +271,79 @@ absl::Status JobRun::WriteRecord(TaskState& task, db::TuningRecord record) {
   return absl::OkStatus();
 }
 
-absl::Status JobRun::TuneTask(TaskState& task, int64_t quota) {
-  schedule::RuleContext rules;
-  rules.vector_lanes = target_.VectorLanes(te::DType::kFloat32);
-  rules.num_threads = threads_;
-  SearchTarget space = SearchTarget::FromTarget(target_);
-  space.cores = threads_;
-  // The seed depends on the job id, so a resumed job draws the same sequence.
-  auto generator = CandidateGenerator::Create(task.task.dag, rules, space,
-                                              TaskSeed(TaskSeed(0, job_id_), task.task.workload_key));
-  if (!generator.ok()) return generator.status();
-  auto reference = BuildKernel(generator->default_candidate().state, target_);
-  if (!reference.ok()) {
-    return absl::InternalError(StrCat("task ", task.task.workload_key, ": the reference (default schedule) ",
-                                      "does not build: ", Text(reference.status())));
+// A round measures measure_per_round programs, except that the warm-up shares what is left of
+// the budget so that every task gets its first round.
+int JobRun::RoundSize(int task_index) const {
+  const int64_t left = progress_.trial_budget() - trials_done_;
+  int64_t size = std::min<int64_t>(search_.measure_per_round, left);
+  if (tasks_[task_index].rounds == 0 && tasks_[task_index].trials == 0) {
+    int64_t unwarmed = 0;
+    for (const TaskState& t : tasks_) unwarmed += (t.rounds == 0 && t.trials == 0 && !t.exhausted) ? 1 : 0;
+    size = std::min<int64_t>(size, (left + unwarmed - 1) / std::max<int64_t>(1, unwarmed));
   }
-  CandidateRanker& ranker = *options_.ranker;
-  std::set<std::string> seen = task.measured;
-  v1::MeasureOptions measure;
-  measure.set_repeat(options_.repeat);
-  measure.set_number(1);
-  measure.set_min_repeat_ms(options_.min_repeat_ms);
-  measure.set_timeout_ms(options_.timeout_ms);
-  measure.set_check_correctness(true);
-  measure.set_atol(options_.atol);
-  measure.set_rtol(options_.rtol);
-  measure.set_threads(threads_);
+  return static_cast<int>(std::max<int64_t>(size, 1));
+}
 
-  while (task.trials < quota && !Stopping()) {
-    const int want = static_cast<int>(std::min<int64_t>(options_.batch_size, quota - task.trials));
-    std::vector<Candidate> pool = generator->Next(want * std::max(1, ranker.pool_factor()), &seen);
-    if (pool.empty()) break;  // this sketch's variants are exhausted
-    ranker.Rank(task.task, &pool);
-    if (static_cast<int>(pool.size()) > want) pool.erase(pool.begin() + want, pool.end());
-    stats_->generated += static_cast<int64_t>(pool.size());
-
-    // Build phase: every kernel of the batch, before anything is measured.
-    std::vector<BuiltKernel> kernels;
-    std::vector<size_t> built;  // index into pool of each kernel
-    kernels.reserve(pool.size());
-    for (size_t i = 0; i < pool.size() && !Stopping(); ++i) {
-      auto kernel = BuildKernel(pool[i].state, target_);
-      if (kernel.ok()) {
-        kernels.push_back(std::move(*kernel));
-        built.push_back(i);
-        continue;
-      }
-      ++stats_->build_errors;
-      db::TuningRecord rec = NewRecord(task, pool[i]);
-      rec.error_kind = db::ErrorKind::kBuild;
-      rec.error_message = Text(kernel.status());
-      rec.max_abs_error = rec.max_rel_error = std::numeric_limits<double>::quiet_NaN();
-      ranker.Observe(task.task, pool[i], rec);
-      if (absl::Status s = WriteRecord(task, std::move(rec)); !s.ok()) return s;
+absl::Status JobRun::RunRound(int index) {
+  TaskState& task = tasks_[index];
+  if (task.policy == nullptr) {
+    auto policy = policies_->ForTask(task.task, TaskSeed(seed_, task.task.workload_key));
+    if (!policy.ok()) return policy.status();
+    task.policy = std::move(*policy);
+  }
+  if (!task.reference.has_value()) {
+    // The reference is the unscheduled DAG: it does not depend on any rule or candidate.
+    auto reference = BuildKernel(schedule::State(task.task.dag), target_);
+    if (!reference.ok()) {
+      return absl::InternalError(StrCat("task ", task.name, " (", task.task.workload_key,
+                                        "): the reference (unscheduled) kernel does not build: ",
+                                        Text(reference.status())));
     }
-    if (Stopping() || kernels.empty()) continue;
-
-    // Measure phase: one call for the batch; each result is written as it arrives.
-    FarmSession::Batch batch;
-    for (size_t k = 0; k < kernels.size(); ++k) batch.push_back({k, &kernels[k]});
-    absl::Status write_error;
-    absl::Status measured = farm_->Measure(measure, *reference, batch, [&](const v1::MeasureResult& r) {
-      ++stats_->measured;
-      if (r.id() >= built.size() || !write_error.ok()) return;
-      if (r.error_kind() == v1::ERROR_KIND_NOT_FOUND) return;  // evicted twice: not a trial
-      const Candidate& c = pool[built[r.id()]];
-      db::TuningRecord rec = NewRecord(task, c);
-      FillOutcome(r, &rec);
-      ranker.Observe(task.task, c, rec);
-      write_error = WriteRecord(task, std::move(rec));
+    task.reference = std::move(*reference);
+  }
+  std::vector<Candidate> batch = task.policy->NextBatch(RoundSize(index), task.measured);
+  stats_->generated += static_cast<int64_t>(batch.size());
+  if (batch.empty()) {
+    task.exhausted = true;
+    scheduler_->MarkExhausted(index);
+    Log(StrCat("task ", task.name, ": no unmeasured program left"));
+    return absl::OkStatus();
+  }
+  // Measured in farm batches, each record written as it arrives.
+  std::vector<db::TuningRecord> outcomes(batch.size());
+  std::vector<bool> done(batch.size(), false);
+  const size_t step = static_cast<size_t>(std::max(1, options_.batch_size));
+  for (size_t begin = 0; begin < batch.size() && !Stopping(); begin += step) {
+    const size_t end = std::min(batch.size(), begin + step);
+    std::vector<Candidate> part(batch.begin() + begin, batch.begin() + end);
+    absl::Status measured = measurer_->Measure(*task.reference, part, [&](size_t i, db::TuningRecord outcome) {
+      const Candidate& c = part[i];
+      outcome.workload_key = task.task.workload_key;
+      outcome.target = target_.ToString();
+      outcome.threads = threads_;
+      outcome.device_key = spec_.device_key();
+      outcome.schedule_json = c.json;
+      outcome.schedule_hash = c.hash;
+      outcome.job_id = job_id_;
+      outcome.created_unix_ms = NowMs();
+      outcomes[begin + i] = outcome;
+      done[begin + i] = true;
+      if (c.hash == task.policy->default_candidate().hash && outcome.IsValid())
+        task.default_cost = outcome.MeanCost();
+      return WriteRecord(task, std::move(outcome));
     });
-    if (!write_error.ok()) return write_error;
     if (!measured.ok()) return measured;
   }
+  std::vector<MeasuredCandidate> results;
+  for (size_t i = 0; i < batch.size(); ++i)
+    if (done[i]) results.push_back({&batch[i], &outcomes[i]});
+  task.policy->Observe(results);
+  if (Stopping()) return absl::OkStatus();  // a partial round is not a round
+  ++task.rounds;
+  ++round_;
+  ++stats_->rounds;
+  scheduler_->Record(index, task.best);
+  Publish();
   return absl::OkStatus();
 }
 
@@ -330,36 +365,30 @@ v1::JobProgress JobRun::Run() {
     return Finish(v1::JOB_STATE_FAILED, Text(prepared));
   }
 
-  // The budget is shared out in task order; what a task leaves (its variants ran out) goes to
-  // the tasks after it. A cost-driven task scheduler would weigh tasks instead (not done).
-  const int64_t budget = progress_.trial_budget();
-  std::vector<std::string> exhausted;
-  for (size_t i = 0; i < tasks_.size(); ++i) {
+  while (trials_done_ < progress_.trial_budget()) {
     if (auto s = stopped()) return *s;
-    TaskState& task = tasks_[i];
-    const int64_t left = budget - trials_done_;
-    const int64_t share = std::max<int64_t>(0, (left + static_cast<int64_t>(tasks_.size() - i) - 1) /
-                                                   static_cast<int64_t>(tasks_.size() - i));
-    const int64_t quota = task.trials + share;
-    if (absl::Status s = TuneTask(task, quota); !s.ok()) {
+    const int next = scheduler_->NextTask();
+    if (next < 0) break;  // every task stopped: converged or exhausted
+    if (absl::Status s = RunRound(next); !s.ok()) {
       if (auto st = stopped()) return *st;
       return Finish(v1::JOB_STATE_FAILED, Text(s));
     }
-    if (task.trials < quota && !Stopping()) exhausted.push_back(task.task.workload_key);
   }
   if (auto s = stopped()) return *s;
-  std::string message = StrCat(trials_done_, " trials");
-  if (!exhausted.empty()) {
-    StrAppend(&message, "; candidates ran out for ", exhausted.size(), " task(s) before their share");
+  std::string message = StrCat(trials_done_, " trials in ", round_, " rounds");
+  int stopped_early = 0, exhausted = 0;
+  for (size_t i = 0; i < tasks_.size(); ++i) {
+    if (tasks_[i].exhausted) ++exhausted;
+    else if (scheduler_->stopped(static_cast<int>(i))) ++stopped_early;
   }
+  if (exhausted > 0) StrAppend(&message, "; candidates ran out for ", exhausted, " task(s)");
+  if (stopped_early > 0) StrAppend(&message, "; ", stopped_early, " task(s) stopped improving");
   return Finish(v1::JOB_STATE_SUCCEEDED, message);
 }
 
 }  // namespace
 
-JobRunner::JobRunner(RunnerOptions options) : options_(std::move(options)) {
-  if (!options_.ranker) options_.ranker = std::make_shared<GenerationOrder>();
-}
+JobRunner::JobRunner(RunnerOptions options) : options_(std::move(options)) {}
 
 v1::JobProgress JobRunner::Run(const std::string& job_id) {
   stats_ = RunStats();

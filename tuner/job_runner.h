@@ -1,9 +1,12 @@
-// Runs one tuning job from the database to its end: lease a device, map its facts to a target,
-// extract the tasks, then per task generate candidates, build a batch, measure the batch (never
-// both at once: on a small machine a build would disturb the timings), and write every result
-// to the database as it arrives. A job that stopped half-way (the tuner was stopped or killed)
-// resumes from its records: the candidate sequence is deterministic per job and task, and
-// schedules already measured for the job are skipped, so nothing is measured twice.
+// Runs one tuning job from the database to its end, in rounds (docs/tuner.md "A job"):
+//   prepare   lease a device, map its facts to a target, extract the tasks, and give each task
+//             its search policy and its correctness reference (the unscheduled kernel);
+//   rounds    the task scheduler picks a task; its policy proposes a batch of programs; the
+//             measurer builds and times them; every record is written as it arrives; the
+//             policy and the scheduler see the results. Until the trial budget is spent or
+//             every task has stopped.
+// A job that stopped half-way (the tuner was stopped or killed) resumes from its records:
+// nothing with a record for the same workload, target and thread count is measured again.
 #pragma once
 
 #include <cstdint>
@@ -12,7 +15,6 @@
 #include <string>
 
 #include "proto/tunefarm.pb.h"
-#include "tuner/candidate_ranker.h"
 #include "tuner/farm_session.h"
 
 namespace tunefarm::tuner {
@@ -26,6 +28,7 @@ enum class StopRequest {
 struct RunnerOptions {
   std::string db_path;
   FarmOptions farm;  // tracker, token, TLS; the device key comes from each job's spec
+  // Programs per build+measure call to the agent (a round of a task may hold several).
   int batch_size = 8;
   // Timing settings of every Measure call; threads and the correctness check are set per job.
   int repeat = 3;
@@ -33,9 +36,8 @@ struct RunnerOptions {
   int timeout_ms = 10000;
   double atol = 1e-4, rtol = 1e-4;
   std::function<void(const v1::JobProgress&)> on_progress;  // after every change
+  std::function<void(const std::string&)> log;              // one line per event worth telling
   std::function<StopRequest()> stop;                        // polled between steps
-  // The candidate order; null: GenerationOrder.
-  std::shared_ptr<CandidateRanker> ranker;
 };
 
 // What one Run did (for logs and tests).
@@ -45,6 +47,7 @@ struct RunStats {
   int64_t build_errors = 0;
   int64_t measured = 0;         // results received from the agent
   int64_t records_written = 0;
+  int64_t rounds = 0;
 };
 
 class JobRunner {

@@ -49,7 +49,25 @@ absl::Status ValidateSpec(const v1::JobSpec& spec) {
   if (spec.device_key().empty()) return absl::InvalidArgumentError("spec.device_key is empty");
   if (spec.trial_budget() < 1) return absl::InvalidArgumentError("spec.trial_budget must be at least 1");
   if (spec.threads() < 0) return absl::InvalidArgumentError("spec.threads must not be negative");
+  const v1::SearchSettings& search = spec.search();
+  if (!search.policy().empty() && search.policy() != "evolution" && search.policy() != "random")
+    return absl::InvalidArgumentError(
+        StrCat("spec.search.policy '", search.policy(), "' is unknown: use \"evolution\" or \"random\""));
+  if (search.population() < 0 || search.generations() < 0 || search.measure_per_round() < 0 ||
+      search.early_stop_rounds() < 0)
+    return absl::InvalidArgumentError("spec.search settings must not be negative");
   return absl::OkStatus();
+}
+
+SearchConfig SearchConfigOf(const v1::JobSpec& spec) {
+  SearchConfig c;
+  const v1::SearchSettings& s = spec.search();
+  if (!s.policy().empty()) c.policy = s.policy();
+  if (s.population() > 0) c.population = s.population();
+  if (s.generations() > 0) c.generations = s.generations();
+  if (s.measure_per_round() > 0) c.measure_per_round = s.measure_per_round();
+  if (s.early_stop_rounds() > 0) c.early_stop_rounds = s.early_stop_rounds();
+  return c;
 }
 
 v1::JobState ToWire(db::JobState state) {

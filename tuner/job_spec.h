@@ -11,6 +11,16 @@
 
 namespace tunefarm::tuner {
 
+// A job's search settings with the defaults filled in (proto SearchSettings: 0 = default).
+struct SearchConfig {
+  std::string policy = "evolution";  // or "random"
+  int population = 2048;
+  int generations = 4;
+  int measure_per_round = 64;
+  int early_stop_rounds = 8;
+};
+SearchConfig SearchConfigOf(const v1::JobSpec& spec);
+
 std::string SpecToJson(const v1::JobSpec& spec);
 absl::StatusOr<v1::JobSpec> SpecFromJson(const std::string& json);
 

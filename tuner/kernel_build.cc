@@ -46,12 +46,17 @@ v1::KernelMetadata Describe(const tir::PrimFunc& f, const codegen::Target& targe
 absl::StatusOr<BuiltKernel> BuildKernel(const schedule::State& state, const codegen::Target& target) {
   auto func = tir::Lower(state, kTuneEntry);
   if (!func.ok()) return func.status();
-  auto bytes = codegen::BuildSharedObject({*func}, target);
+  return BuildKernel(std::move(*func), target);
+}
+
+absl::StatusOr<BuiltKernel> BuildKernel(tir::PrimFunc func, const codegen::Target& target) {
+  func.name = kTuneEntry;
+  auto bytes = codegen::BuildSharedObject({func}, target);
   if (!bytes.ok()) return bytes.status();
   BuiltKernel kernel;
   kernel.sha256 = Sha256Hex(*bytes);
   kernel.bytes = std::move(*bytes);
-  kernel.metadata = Describe(*func, target);
+  kernel.metadata = Describe(func, target);
   return kernel;
 }
 

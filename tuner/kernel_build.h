@@ -7,6 +7,7 @@
 #include "absl/status/statusor.h"
 #include "compiler/codegen/target.h"
 #include "compiler/schedule/state.h"
+#include "compiler/tir/stmt.h"
 #include "proto/tunefarm.pb.h"
 
 namespace tunefarm::tuner {
@@ -22,5 +23,7 @@ struct BuiltKernel {
 
 // Lowering or code generation failing is an error: the tuner records it as a build error.
 absl::StatusOr<BuiltKernel> BuildKernel(const schedule::State& state, const codegen::Target& target);
+// The same from a program already lowered (named anything: the entry is renamed kTuneEntry).
+absl::StatusOr<BuiltKernel> BuildKernel(tir::PrimFunc func, const codegen::Target& target);
 
 }  // namespace tunefarm::tuner

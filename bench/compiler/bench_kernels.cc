@@ -92,7 +92,12 @@ std::vector<float> Filled(int64_t n, double scale) {
 absl::StatusOr<std::string> CompileKernel(const schedule::State& s, const codegen::Target& target) {
   auto f = tir::Lower(s, "kernel");
   if (!f.ok()) return absl::InternalError(StrCat("lower: ", std::string(f.status().message())));
-  auto so = codegen::BuildSharedObject({*f}, target);
+  return CompileLowered(std::move(*f), target);
+}
+
+absl::StatusOr<std::string> CompileLowered(tir::PrimFunc f, const codegen::Target& target) {
+  f.name = "kernel";
+  auto so = codegen::BuildSharedObject({f}, target);
   if (!so.ok()) return absl::InternalError(StrCat("codegen: ", std::string(so.status().message())));
   return std::move(*so);
 }

@@ -14,6 +14,7 @@
 #include "bench/compiler/onednn_conv.h"
 #include "compiler/codegen/target.h"
 #include "compiler/schedule/state.h"
+#include "compiler/tir/stmt.h"
 #include "deploy/aligned_buffer.h"
 #include "deploy/kernel_library.h"
 #include "deploy/thread_pool.h"
@@ -58,6 +59,8 @@ struct Compiled {
 // The shared object of `s` for `target`: lowered, compiled and linked (safe to call from
 // several threads at once).
 absl::StatusOr<std::string> CompileKernel(const schedule::State& s, const codegen::Target& target);
+// The same for a program already lowered (its entry is renamed to the one CallKernel calls).
+absl::StatusOr<std::string> CompileLowered(tir::PrimFunc f, const codegen::Target& target);
 // Loads a shared object from CompileKernel. Errors start with `name`.
 absl::StatusOr<std::unique_ptr<Compiled>> LoadKernel(const std::string& name, const std::string& so);
 // Both. Errors (lowering, codegen, loading) start with `name`.

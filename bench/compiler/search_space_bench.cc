@@ -23,11 +23,6 @@
 //   TUNEFARM_SEARCH_BUILD_THREADS  programs compiled at once, before timing (default: all cores)
 //   TUNEFARM_BENCH_VERBOSE         one line per candidate on stderr
 //   TUNEFARM_BENCH_FILTER          only the rows whose name contains the text
-#include <poll.h>
-#include <signal.h>
-#include <sys/wait.h>
-#include <unistd.h>
-
 #include <algorithm>
 #include <atomic>
 #include <chrono>
@@ -43,6 +38,8 @@
 #include <vector>
 
 #include "bench/compiler/bench_kernels.h"
+#include "bench/compiler/bench_workloads.h"
+#include "bench/compiler/kernel_probe.h"
 #include "bench/compiler/fma_peak.h"
 #include "bench/compiler/peers.h"
 #include "bench/timing.h"
@@ -58,6 +55,8 @@ namespace {
 
 using bench::Clock;
 using bench::SecondsSince;
+using bench::Probe;
+using bench::Workload;
 
 // A candidate whose probe call (ProbeInChild) takes this many times as long as the best so far
 // is not timed further: it cannot win, and a slow program's calls would dominate the run. The
@@ -102,16 +101,6 @@ struct Settings {
   }
 };
 
-struct Workload {
-  std::string name;
-  double flops;
-  std::shared_ptr<const te::ComputeDag> dag;
-  std::vector<const std::vector<float>*> inputs;
-  bench::Peer peer;
-  // Our output in the peer's layout (NCHWc: back to NCHW); null when they agree.
-  std::function<std::vector<float>(const float*)> to_peer_layout = nullptr;
-};
-
 // What one row's random search found.
 struct SearchResult {
   tuner::SampleStats stats;
@@ -132,49 +121,6 @@ float MaxAbs(const std::vector<float>& v) {
   float m = 0;
   for (float x : v) m = std::max(m, std::fabs(x));
   return m;
-}
-
-// A candidate's first two calls, made in a child process: a random program can take a thousand
-// times longer than a good one, and the child can be stopped at a time limit (and a crash
-// there only loses the candidate). The second call is the one reported: the first, in a fresh
-// process, also pays for page faults on the output and cold caches. The child's output is lost.
-struct Probe {
-  enum Outcome { kOk, kTimedOut, kCrashed, kFailed } outcome = kFailed;
-  double seconds = 0;  // the second call alone, when kOk
-};
-
-Probe ProbeInChild(bench::Compiled& kernel, bench::Arrays& args, int threads, double limit_s) {
-  int fds[2];
-  if (pipe(fds) != 0) return {};
-  const pid_t pid = fork();
-  if (pid < 0) {
-    close(fds[0]);
-    close(fds[1]);
-    return {};
-  }
-  if (pid == 0) {
-    close(fds[0]);
-    deploy::ThreadPool pool(threads);
-    double seconds = -1;
-    if (bench::CallKernel(kernel, args, &pool)) {
-      const Clock::time_point start = Clock::now();
-      if (bench::CallKernel(kernel, args, &pool)) seconds = SecondsSince(start);
-    }
-    const ssize_t written = write(fds[1], &seconds, sizeof seconds);
-    _exit(written == sizeof seconds ? 0 : 1);
-  }
-  close(fds[1]);
-  pollfd ready{fds[0], POLLIN, 0};
-  double seconds = -1;
-  const bool answered = poll(&ready, 1, static_cast<int>(std::ceil(limit_s * 1e3))) > 0 &&
-                        read(fds[0], &seconds, sizeof seconds) == sizeof seconds;
-  close(fds[0]);
-  if (!answered) kill(pid, SIGKILL);
-  int status = 0;
-  waitpid(pid, &status, 0);
-  if (!answered) return {WIFSIGNALED(status) && WTERMSIG(status) != SIGKILL ? Probe::kCrashed : Probe::kTimedOut};
-  if (seconds < 0) return {Probe::kFailed};
-  return {Probe::kOk, seconds};
 }
 
 // Every program's shared object, compiled on `threads` threads at once (before any timing, so
@@ -222,7 +168,7 @@ SearchResult RandomSearch(const Workload& w, const codegen::Target& target, int 
     }
     ++r.built;
     const double limit_s = std::min(kPruneFactor * r.best_s, kFirstLimitFactor * default_s);
-    const Probe probe = ProbeInChild(**kernel, args, threads, 2 * limit_s + kProbeOverheadSeconds);
+    const Probe probe = bench::ProbeInChild(**kernel, args, threads, 2 * limit_s + kProbeOverheadSeconds);
     if (probe.outcome != Probe::kOk || probe.seconds > limit_s) {
       if (probe.outcome == Probe::kOk || probe.outcome == Probe::kTimedOut) ++r.slow;
       if (probe.outcome == Probe::kCrashed) ++r.crashed;
@@ -334,10 +280,6 @@ void RunWorkload(const Workload& w, const codegen::Target& target, const Setting
   }
 }
 
-std::string ConvName(std::string_view prefix, const bench::ConvShape& p, int64_t block) {
-  return StrCat(prefix, "nchw", block, "c C=", p.c, " K=", p.k, " ", p.h, "x", p.w, " ", p.r, "x", p.s, "/", p.stride);
-}
-
 }  // namespace
 
 int main() {
@@ -365,46 +307,11 @@ int main() {
               "sktch", "valid", "built", "slow", "wrong", "best", "default", "peer", "best/d", "peer/b", "%peak",
               "best-dft", "dft-peer", "search s");
 
-  std::vector<std::vector<float>> keep;  // inputs outlive their workloads
-  keep.reserve(64);
-  auto hold = [&](std::vector<float> v) -> const std::vector<float>* {
-    keep.push_back(std::move(v));
-    return &keep.back();
-  };
-
-  auto matmul = [&](int64_t m, int64_t n, int64_t k) {
-    const auto* a = hold(bench::Filled(m * k, 0.001));
-    const auto* b = hold(bench::Filled(k * n, 0.002));
-    return Workload{StrCat(m == 1 ? "dense " : "gemm ", m, "x", n, "x", k),
-                    2.0 * m * n * k,
-                    bench::MatmulDag(m, n, k),
-                    {a, b},
-                    bench::BlasMatmulPeer(m, n, k, a, b)};
-  };
-  // NCHW[x]c; a depthwise conv blocks its input and output channels alike.
-  auto conv = [&](std::string_view prefix, const bench::ConvShape& p) {
-    const int64_t yb = bench::Block(p.k, lanes), xb = p.groups == 1 ? bench::Block(p.c, lanes) : yb;
-    const int64_t xi = bench::WeightInBlock(p, xb), ohw = p.OutH() * p.OutW();
-    const auto* x = hold(bench::Filled(p.n * p.c * p.h * p.w, 0.001));
-    const auto* w = hold(bench::Filled(p.k * (p.c / p.groups) * p.r * p.s, 0.003));
-    Workload wl{ConvName(prefix, p, yb),
-                p.Flops(),
-                bench::ConvNchwcDag(p, xb, yb),
-                {hold(bench::ToNchwc(*x, p.n, p.c, p.h * p.w, xb)),
-                 hold(bench::PackWeight(*w, p.k, p.c / p.groups, p.r * p.s, xi, yb))},
-                bench::OneDnnConvPeer(p, x, w)};
-    wl.to_peer_layout = [p, yb, ohw](const float* out) { return bench::FromNchwc(out, p.n, p.k, ohw, yb); };
-    return wl;
-  };
-
-  RunWorkload(matmul(1024, 1024, 1024), target, settings, peak_gflops);
-  const bench::ConvShape resnet18[] = {
-      {1, 64, 56, 56, 64, 3, 3, 1, 1}, {1, 128, 28, 28, 128, 3, 3, 1, 1}, {1, 256, 14, 14, 256, 3, 3, 1, 1},
-      {1, 512, 7, 7, 512, 3, 3, 1, 1}, {1, 3, 224, 224, 64, 7, 7, 2, 3},
-  };
-  for (const auto& p : resnet18) RunWorkload(conv("", p), target, settings, peak_gflops);
+  bench::WorkloadInputs inputs;
+  RunWorkload(bench::MatmulWorkload(inputs, 1024, 1024, 1024), target, settings, peak_gflops);
+  for (const auto& p : bench::ResNet18Convs()) RunWorkload(bench::ConvNchwcWorkload(inputs, "", p, lanes), target, settings, peak_gflops);
   const bench::ConvShape mobilenet_v2_depthwise{1, 144, 56, 56, 144, 3, 3, 1, 1, /*groups=*/144};
-  RunWorkload(conv("dw ", mobilenet_v2_depthwise), target, settings, peak_gflops);
-  RunWorkload(matmul(1, 1000, 512), target, settings, peak_gflops);
+  RunWorkload(bench::ConvNchwcWorkload(inputs, "dw ", mobilenet_v2_depthwise, lanes), target, settings, peak_gflops);
+  RunWorkload(bench::MatmulWorkload(inputs, 1, 1000, 512), target, settings, peak_gflops);
   return 0;
 }

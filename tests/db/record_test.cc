@@ -83,6 +83,30 @@ TEST_F(DbRecords, BestAndTopKRankValidRecordsByMeanCost) {
   EXPECT_FALSE(none->has_value());
 }
 
+TEST_F(DbRecords, MeasuredHashesAndRecordsOfTargetSelectByTargetAndThreads) {
+  Add(MakeRecord("conv", kX86, 8, "fast", {1e-3}));
+  Add(MakeRecord("conv", kX86, 8, "wrong", {1e-4}, ErrorKind::kWrongResult));
+  Add(MakeRecord("conv", kX86, 4, "other-threads", {1e-5}));
+  Add(MakeRecord("conv", kArm, 8, "other-target", {1e-5}));
+  Add(MakeRecord("dense", kX86, 8, "dense-one", {1e-5}));
+
+  absl::StatusOr<std::vector<std::string>> hashes = db_->MeasuredHashes("conv", kX86, 8);
+  ASSERT_TRUE(hashes.ok()) << hashes.status();
+  EXPECT_THAT(*hashes, ::testing::UnorderedElementsAre("fast", "wrong"));  // invalid ones too
+  hashes = db_->MeasuredHashes("never-seen", kX86, 8);
+  ASSERT_TRUE(hashes.ok());
+  EXPECT_TRUE(hashes->empty());
+
+  absl::StatusOr<std::vector<TuningRecord>> records = db_->RecordsOfTarget(kX86, 8, 10);
+  ASSERT_TRUE(records.ok()) << records.status();
+  std::vector<std::string> got;
+  for (const TuningRecord& r : *records) got.push_back(r.schedule_hash);
+  EXPECT_THAT(got, ElementsAre("dense-one", "wrong", "fast"));  // newest first, any workload
+  records = db_->RecordsOfTarget(kX86, 8, 1);
+  ASSERT_TRUE(records.ok());
+  EXPECT_EQ(records->size(), 1u);
+}
+
 TEST_F(DbRecords, StoresEveryFieldExactly) {
   TuningRecord record = MakeRecord("wl", kX86, 2, "h", {1.0 / 3.0, 2.5e-7, 1e-300});
   record.max_abs_error = std::numeric_limits<double>::quiet_NaN();  // not checked

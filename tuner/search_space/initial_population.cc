@@ -41,14 +41,18 @@ std::string SampleStats::Summary() const {
   return out;
 }
 
-absl::Status CheckProgram(const schedule::State& program, const SearchTarget& target) {
+absl::StatusOr<tir::PrimFunc> LowerProgram(const schedule::State& program, const SearchTarget& target) {
   if (!program.IsConcrete()) return Invalid(kInvalidUnfilled, "some split length is unfilled");
   auto f = tir::Lower(program, "sample");
   if (!f.ok()) return Invalid(kInvalidLower, std::string(f.status().message()));
   for (const tir::Buffer& b : f->buffers)
     if (b.scope == tir::BufferScope::kLocal && b.NumBytes() > target.l2_bytes)
       return Invalid(kInvalidLocalTile, StrCat("local buffer ", b.name, " needs ", b.NumBytes(), " bytes"));
-  return absl::OkStatus();
+  return f;
+}
+
+absl::Status CheckProgram(const schedule::State& program, const SearchTarget& target) {
+  return LowerProgram(program, target).status();
 }
 
 std::vector<schedule::State> SampleFromSketches(const std::vector<schedule::State>& sketches, const SearchTarget& target,

@@ -13,7 +13,9 @@
 #include <vector>
 
 #include "absl/status/status.h"
+#include "absl/status/statusor.h"
 #include "compiler/schedule/state.h"
+#include "compiler/tir/stmt.h"
 #include "tuner/search_space/search_target.h"
 
 namespace tunefarm::tuner {
@@ -41,6 +43,8 @@ inline constexpr char kInvalidLocalTile[] = "local tile over L2";
 // OK when `program` is a complete schedule that lowers and whose local buffers fit the L2 cache;
 // otherwise the Status message starts with the reason.
 absl::Status CheckProgram(const schedule::State& program, const SearchTarget& target);
+// The same check, returning the lowered program (so a caller that needs it lowers once).
+absl::StatusOr<tir::PrimFunc> LowerProgram(const schedule::State& program, const SearchTarget& target);
 
 // Up to `n` distinct valid programs from `sketches` (fewer when `max_draws` draws, default
 // 8n + 64, run out). `stats` may be null.

@@ -1,0 +1,41 @@
+#include "bench/compiler/bench_workloads.h"
+
+#include "compiler/common/strings.h"
+
+namespace tunefarm::bench {
+
+Workload MatmulWorkload(WorkloadInputs& inputs, int64_t m, int64_t n, int64_t k) {
+  const auto* a = inputs.Hold(Filled(m * k, 0.001));
+  const auto* b = inputs.Hold(Filled(k * n, 0.002));
+  return Workload{StrCat(m == 1 ? "dense " : "gemm ", m, "x", n, "x", k),
+                  2.0 * m * n * k,
+                  MatmulDag(m, n, k),
+                  {a, b},
+                  BlasMatmulPeer(m, n, k, a, b)};
+}
+
+Workload ConvNchwcWorkload(WorkloadInputs& inputs, std::string_view prefix, const ConvShape& p, int lanes) {
+  const int64_t yb = Block(p.k, lanes), xb = p.groups == 1 ? Block(p.c, lanes) : yb;
+  const int64_t xi = WeightInBlock(p, xb), ohw = p.OutH() * p.OutW();
+  const auto* x = inputs.Hold(Filled(p.n * p.c * p.h * p.w, 0.001));
+  const auto* w = inputs.Hold(Filled(p.k * (p.c / p.groups) * p.r * p.s, 0.003));
+  Workload wl{StrCat(prefix, "nchw", yb, "c C=", p.c, " K=", p.k, " ", p.h, "x", p.w, " ", p.r, "x", p.s, "/",
+                     p.stride),
+              p.Flops(),
+              ConvNchwcDag(p, xb, yb),
+              {inputs.Hold(ToNchwc(*x, p.n, p.c, p.h * p.w, xb)),
+               inputs.Hold(PackWeight(*w, p.k, p.c / p.groups, p.r * p.s, xi, yb))},
+              OneDnnConvPeer(p, x, w)};
+  wl.to_peer_layout = [p, yb, ohw](const float* out) { return FromNchwc(out, p.n, p.k, ohw, yb); };
+  return wl;
+}
+
+const std::vector<ConvShape>& ResNet18Convs() {
+  static const std::vector<ConvShape> convs = {
+      {1, 64, 56, 56, 64, 3, 3, 1, 1}, {1, 128, 28, 28, 128, 3, 3, 1, 1}, {1, 256, 14, 14, 256, 3, 3, 1, 1},
+      {1, 512, 7, 7, 512, 3, 3, 1, 1}, {1, 3, 224, 224, 64, 7, 7, 2, 3},
+  };
+  return convs;
+}
+
+}  // namespace tunefarm::bench

@@ -1,0 +1,131 @@
+// What evolutionary search costs before any cost model: for GEMM 1024^3 and ResNet-18's 3x3
+// conv2d (NCHW 1x64x56x56, 64 filters, stride 1, pad 1), with a synthetic score that costs
+// nothing (the innermost split lengths, added):
+//   - mutants per second, with CheckProgram on each new mutant (it lowers) and replay only;
+//   - one search round: population 2048, 4 generations, both ways;
+//   - the success rate of each mutation rule.
+// One core; the target is AVX2 with this machine's core count (only `cores` matters here).
+#include <chrono>
+#include <cstdio>
+#include <memory>
+#include <string>
+#include <thread>
+
+#include "compiler/common/strings.h"
+#include "compiler/ops/conv2d.h"
+#include "compiler/ops/matmul.h"
+#include "tuner/evolution/evolutionary_search.h"
+#include "tuner/search_space/initial_population.h"
+
+namespace tunefarm {
+namespace {
+
+using schedule::State;
+using Clock = std::chrono::steady_clock;
+using DagPtr = std::shared_ptr<const te::ComputeDag>;
+
+double SecondsSince(Clock::time_point t) { return std::chrono::duration<double>(Clock::now() - t).count(); }
+
+std::string LscpuModelName() {
+  std::string out = "unknown";
+  if (FILE* p = popen("lscpu 2>/dev/null", "r")) {
+    char line[512];
+    while (fgets(line, sizeof line, p)) {
+      std::string s(line);
+      if (s.rfind("Model name:", 0) != 0) continue;
+      s = s.substr(s.find(':') + 1);
+      s.erase(0, s.find_first_not_of(" \t"));
+      while (!s.empty() && (s.back() == '\n' || s.back() == ' ')) s.pop_back();
+      out = s;
+      break;
+    }
+    pclose(p);
+  }
+  return out;
+}
+
+DagPtr Gemm(int64_t n) {
+  te::DagBuilder b;
+  auto a = b.Placeholder("A", te::DType::kFloat32, {n, n});
+  auto w = b.Placeholder("B", te::DType::kFloat32, {n, n}, true);
+  return b.Build({ops::Matmul(b, a, w, false, "C")});
+}
+
+DagPtr ResnetConv() {
+  te::DagBuilder b;
+  ops::Conv2dParams p;
+  p.padding = {1, 1, 1, 1};
+  auto x = b.Placeholder("x", te::DType::kFloat32, {1, 64, 56, 56});
+  auto w = b.Placeholder("w", te::DType::kFloat32, {64, 64, 3, 3}, true);
+  return b.Build({ops::Conv2dNchw(b, x, w, p)});
+}
+
+std::vector<float> InnermostScore(const std::vector<State>& programs) {
+  std::vector<float> out;
+  for (const State& p : programs) {
+    float s = 1;
+    for (const schedule::Step& step : p.steps())
+      if (const auto* sp = std::get_if<schedule::SplitStep>(&step)) s += static_cast<float>(sp->lengths.back().value_or(1));
+    out.push_back(s);
+  }
+  return out;
+}
+
+// Mutants of random parents for about `seconds`.
+double MutantsPerSecond(const std::vector<State>& parents, const tuner::SearchTarget& target, bool check,
+                        double seconds) {
+  tuner::Mutator mutator(target, 8, check);
+  std::vector<std::string> hashes;
+  for (const State& p : parents) hashes.push_back(p.Hash());
+  std::mt19937_64 rng(1);
+  int64_t made = 0;
+  const auto start = Clock::now();
+  while (SecondsSince(start) < seconds)
+    for (int i = 0; i < 16; ++i) {
+      const size_t k = rng() % parents.size();
+      made += mutator.Mutate(parents[k], hashes[k], rng).has_value();
+    }
+  return static_cast<double>(made) / SecondsSince(start);
+}
+
+void Run(const std::string& name, const DagPtr& dag, const tuner::SearchTarget& target) {
+  std::printf("\n== %s ==\n", name.c_str());
+  std::mt19937_64 rng(7);
+  tuner::SampleStats stats;
+  auto start = Clock::now();
+  std::vector<State> initial = tuner::SampleInitialPopulation(dag, target, 256, rng, &stats);
+  std::printf("  initial population      %zu programs in %.2f s (%s)\n", initial.size(), SecondsSince(start),
+              stats.Summary().c_str());
+  std::printf("  mutants/s, checked      %8.0f   (replay + hash + CheckProgram, cache off the hot path)\n",
+              MutantsPerSecond(initial, target, true, 3));
+  std::printf("  mutants/s, replay only  %8.0f   (check left to the score function)\n",
+              MutantsPerSecond(initial, target, false, 3));
+  for (bool check : {true, false}) {
+    tuner::EvolutionOptions o;  // population 2048, 4 generations
+    o.seed = 3;
+    o.check_mutants = check;
+    tuner::EvolutionResult r = tuner::EvolutionarySearch(initial, target, InnermostScore, {}, 64, o);
+    std::printf("  search round (%s): %.2f s, %zu returned, best score %.0f\n",
+                check ? "check every mutant" : "replay only, checked at the end", r.stats.seconds, r.programs.size(),
+                r.scores.empty() ? 0.0 : r.scores[0]);
+    std::printf("    %s\n", r.stats.Summary(check).c_str());
+  }
+}
+
+}  // namespace
+}  // namespace tunefarm
+
+int main() {
+  using namespace tunefarm;
+  const unsigned cores = std::max(1u, std::thread::hardware_concurrency());
+  auto t = codegen::Target::Parse(StrCat("llvm -mtriple=x86_64-linux-gnu -mcpu=haswell -num-cores=", cores));
+  if (!t.ok()) {
+    std::fprintf(stderr, "%s\n", std::string(t.status().message()).c_str());
+    return 1;
+  }
+  const tuner::SearchTarget target = tuner::SearchTarget::FromTarget(*t);
+  std::printf("evolution_bench on %s (%u cores; one used)\n", LscpuModelName().c_str(), cores);
+  Run("gemm 1024^3", Gemm(1024), target);
+  Run("resnet-18 conv2d 1x64x56x56, 64x3x3, s1 p1", ResnetConv(), target);
+  return 0;
+}

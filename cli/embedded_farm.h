@@ -1,0 +1,32 @@
+// The embedded local farm of `tunefarm tune` without --tracker: a tracker and one agent of
+// this machine, both on loopback in this process, with a token made for this run only. The
+// agent measures in its tunefarm-measure helper (next to the tunefarm executable), exactly as
+// a separate `tunefarm agent` would; destroying the farm unregisters and stops both.
+#pragma once
+
+#include <memory>
+#include <string>
+
+#include "absl/status/statusor.h"
+
+namespace tunefarm::cli {
+
+class EmbeddedFarm {
+ public:
+  // Starts both and waits until the agent is registered under `key`.
+  static absl::StatusOr<std::unique_ptr<EmbeddedFarm>> Start(const std::string& key);
+  ~EmbeddedFarm();
+
+  const std::string& tracker_address() const { return tracker_address_; }
+  const std::string& token() const { return token_; }
+  const std::string& agent_address() const { return agent_address_; }
+
+ private:
+  struct Servers;
+  EmbeddedFarm() = default;
+
+  std::unique_ptr<Servers> servers_;
+  std::string tracker_address_, token_, agent_address_;
+};
+
+}  // namespace tunefarm::cli

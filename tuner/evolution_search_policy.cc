@@ -1,0 +1,148 @@
+#include "tuner/evolution_search_policy.h"
+
+#include <algorithm>
+#include <cmath>
+#include <limits>
+#include <unordered_set>
+
+#include "compiler/common/strings.h"
+#include "tuner/features/program_features.h"
+#include "tuner/search_space/initial_population.h"
+#include "tuner/search_space/sketch_rules.h"
+
+namespace tunefarm::tuner {
+namespace {
+
+// Measured programs kept to seed later populations.
+constexpr size_t kBestMeasuredKept = 256;
+
+}  // namespace
+
+absl::StatusOr<std::unique_ptr<EvolutionSearchPolicy>> EvolutionSearchPolicy::Create(
+    const TuningTask& task, Candidate default_candidate, const SearchTarget& target, JobCostModel* model,
+    std::vector<schedule::State> database_best, EvolutionPolicyOptions options, uint64_t seed) {
+  std::vector<schedule::State> sketches = GenerateSketches(task.dag, target);
+  if (sketches.empty()) {
+    return absl::FailedPreconditionError(
+        StrCat("task ", task.workload_key, ": no sketch rule applies, so there is nothing to search"));
+  }
+  return std::unique_ptr<EvolutionSearchPolicy>(
+      new EvolutionSearchPolicy(task, std::move(default_candidate), target, model, std::move(sketches),
+                                std::move(database_best), std::move(options), seed));
+}
+
+EvolutionSearchPolicy::EvolutionSearchPolicy(const TuningTask& task, Candidate default_candidate,
+                                             const SearchTarget& target, JobCostModel* model,
+                                             std::vector<schedule::State> sketches,
+                                             std::vector<schedule::State> database_best,
+                                             EvolutionPolicyOptions options, uint64_t seed)
+    : workload_key_(task.workload_key),
+      default_(std::move(default_candidate)),
+      target_(target),
+      model_(model),
+      sketches_(std::move(sketches)),
+      options_(std::move(options)),
+      rng_(seed) {
+  // The database's best have no cost here; they rank after this job's own measurements
+  // (which include them again once re-seen) and keep their order.
+  for (size_t i = 0; i < database_best.size(); ++i)
+    best_measured_.push_back({std::numeric_limits<double>::max(), std::move(database_best[i])});
+}
+
+std::vector<schedule::State> EvolutionSearchPolicy::InitialPopulation() {
+  const int from_measured = std::min<int>(static_cast<int>(best_measured_.size()),
+                                          static_cast<int>(options_.population * options_.measured_share));
+  std::vector<schedule::State> population =
+      SampleFromSketches(sketches_, target_, options_.population - from_measured, rng_, nullptr);
+  for (int i = 0; i < from_measured; ++i) population.push_back(best_measured_[i].second);
+  return population;
+}
+
+std::vector<float> EvolutionSearchPolicy::Score(const std::vector<schedule::State>& programs) {
+  const float invalid = -std::numeric_limits<float>::infinity();
+  std::vector<float> scores(programs.size(), invalid);
+  std::vector<FeatureMatrix> batch;
+  std::vector<size_t> where;
+  for (size_t i = 0; i < programs.size(); ++i) {
+    std::string hash = programs[i].Hash();
+    auto it = features_.find(hash);
+    if (it == features_.end()) {
+      std::shared_ptr<const FeatureMatrix> features;
+      if (auto func = LowerProgram(programs[i], target_); func.ok())
+        if (auto f = ExtractFeatures(*func); f.ok()) features = std::make_shared<const FeatureMatrix>(std::move(*f));
+      it = features_.emplace(std::move(hash), std::move(features)).first;
+    }
+    if (it->second == nullptr) continue;
+    batch.push_back(*it->second);
+    where.push_back(i);
+  }
+  auto predicted = model_->Predict(batch);
+  if (!predicted.ok()) {
+    // Untrained or failing model: every valid program scores the same (random order).
+    for (size_t i : where) scores[i] = 1;
+    return scores;
+  }
+  for (size_t j = 0; j < where.size(); ++j) scores[where[j]] = (*predicted)[j];
+  return scores;
+}
+
+std::vector<Candidate> EvolutionSearchPolicy::NextBatch(int n, const std::set<std::string>& measured) {
+  std::vector<Candidate> out;
+  std::unordered_set<std::string> excluded(measured.begin(), measured.end());
+  if (first_batch_ && !excluded.count(default_.hash) && n > 0) {
+    out.push_back(default_);
+    excluded.insert(default_.hash);
+  }
+  first_batch_ = false;
+  features_.clear();
+  if (static_cast<int>(out.size()) >= n) return out;
+  std::vector<schedule::State> population = InitialPopulation();
+  const int want = n - static_cast<int>(out.size());
+
+  std::vector<schedule::State> chosen;
+  if (model_->trained()) {
+    EvolutionOptions evolution;
+    evolution.population = options_.population;
+    evolution.generations = options_.generations;
+    evolution.eps_greedy = options_.eps_greedy;
+    evolution.seed = rng_();
+    evolution.check_mutants = false;  // Score lowers every program anyway
+    EvolutionResult result = EvolutionarySearch(
+        population, target_, [this](const std::vector<schedule::State>& p) { return Score(p); }, excluded, want,
+        evolution);
+    last_summary_ = result.stats.Summary();
+    chosen = std::move(result.programs);
+  } else {
+    // No model yet: the population in random order is random search.
+    std::shuffle(population.begin(), population.end(), rng_);
+    for (schedule::State& p : population) {
+      if (static_cast<int>(chosen.size()) >= want) break;
+      if (excluded.count(p.Hash())) continue;
+      chosen.push_back(std::move(p));
+    }
+    last_summary_ = StrCat("no cost model yet: ", chosen.size(), " random programs of ", population.size());
+  }
+  for (schedule::State& p : chosen) {
+    if (static_cast<int>(out.size()) >= n) break;
+    auto candidate = MakeCandidate(std::move(p), target_);
+    if (!candidate.ok() || !excluded.insert(candidate->hash).second) continue;
+    out.push_back(std::move(*candidate));
+  }
+  return out;
+}
+
+void EvolutionSearchPolicy::Observe(const std::vector<MeasuredCandidate>& results) {
+  for (const MeasuredCandidate& m : results) {
+    const double cost = m.record->IsValid() ? m.record->MeanCost() : 0.0;
+    if (m.candidate->lowered != nullptr)
+      if (auto f = ExtractFeatures(*m.candidate->lowered); f.ok()) model_->Add(workload_key_, std::move(*f), cost);
+    if (cost > 0) best_measured_.push_back({cost, m.candidate->state});
+  }
+  std::stable_sort(best_measured_.begin(), best_measured_.end(),
+                   [](const auto& a, const auto& b) { return a.first < b.first; });
+  if (best_measured_.size() > kBestMeasuredKept) best_measured_.erase(best_measured_.begin() + kBestMeasuredKept, best_measured_.end());
+  if (absl::Status s = model_->Retrain(); !s.ok() && options_.log)
+    options_.log(StrCat("cost model: retraining failed (", std::string(s.message()), "); the previous model stays"));
+}
+
+}  // namespace tunefarm::tuner

@@ -1,0 +1,82 @@
+#include "tuner/job_cost_model.h"
+
+#include <filesystem>
+
+#include "compiler/common/strings.h"
+#include "compiler/te/compute_dag.h"
+#include "compiler/tir/lower.h"
+#include "tuner/features/program_features.h"
+
+namespace tunefarm::tuner {
+
+std::string JobModelPath(const std::string& db_path, const std::string& job_id) {
+  return StrCat(db_path, ".models/", job_id, ".xgb");
+}
+
+JobCostModel::JobCostModel(std::string save_path, XgbParams params, Log log)
+    : save_path_(std::move(save_path)), log_(std::move(log)), model_(params) {}
+
+void JobCostModel::LoadOrTrain() {
+  std::error_code ec;
+  if (std::filesystem::exists(save_path_, ec)) {
+    auto loaded = XgbCostModel::Load(save_path_, static_cast<int>(StoreFeatureNames().size()), model_.params());
+    if (loaded.ok()) {
+      model_ = std::move(*loaded);
+      if (log_) log_(StrCat("cost model: resumed from ", save_path_));
+      return;
+    }
+    if (log_) log_(StrCat("cost model: the saved model cannot be used (", std::string(loaded.status().message()),
+                          "); retraining it from ", samples_.size(), " records"));
+  }
+  if (samples_.size() == 0) return;
+  if (absl::Status s = Retrain(); !s.ok() && log_) log_(StrCat("cost model: training failed: ", std::string(s.message())));
+}
+
+int64_t JobCostModel::AddDatabaseRecords(db::TuningDatabase* database, const std::string& target, int threads,
+                                         int limit) {
+  auto records = database->RecordsOfTarget(target, threads, limit);
+  if (!records.ok()) {
+    if (log_) log_(StrCat("cost model: cannot read earlier records: ", std::string(records.status().message())));
+    return 0;
+  }
+  std::map<std::string, std::shared_ptr<const te::ComputeDag>> dags;  // null: not replayable
+  int64_t added = 0;
+  for (const db::TuningRecord& r : *records) {
+    auto [it, inserted] = dags.try_emplace(r.workload_key);
+    if (inserted) {
+      auto text = database->WorkloadDagText(r.workload_key);
+      if (text.ok() && !text->empty())
+        if (auto dag = te::ComputeDag::Parse(*text); dag.ok()) it->second = *dag;
+    }
+    if (it->second == nullptr) continue;
+    auto state = schedule::State::FromJson(it->second, r.schedule_json);
+    if (!state.ok()) continue;
+    auto func = tir::Lower(*state, "record");
+    if (!func.ok()) continue;
+    auto features = ExtractFeatures(*func);
+    if (!features.ok()) continue;
+    Add(r.workload_key, std::move(*features), r.IsValid() ? r.MeanCost() : 0.0);
+    ++added;
+  }
+  return added;
+}
+
+void JobCostModel::Add(const std::string& workload_key, FeatureMatrix features, double cost_s) {
+  samples_.Add(workload_key, std::move(features), cost_s);
+}
+
+absl::Status JobCostModel::Retrain() {
+  if (samples_.size() == 0) return absl::OkStatus();
+  std::vector<float> labels = TaskNormalizedLabels(samples_);
+  LabeledPrograms train{samples_.features, labels};
+  auto report = model_.Train(train);
+  if (!report.ok()) return report.status();
+  trained_on_ = static_cast<int64_t>(samples_.size());
+  std::error_code ec;
+  std::filesystem::create_directories(std::filesystem::path(save_path_).parent_path(), ec);
+  if (absl::Status s = model_.Save(save_path_); !s.ok() && log_)
+    log_(StrCat("cost model: cannot save it (", std::string(s.message()), "); a resumed job will retrain it"));
+  return absl::OkStatus();
+}
+
+}  // namespace tunefarm::tuner

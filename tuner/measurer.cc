@@ -1,0 +1,107 @@
+#include "tuner/measurer.h"
+
+#include <chrono>
+#include <limits>
+
+#include "compiler/common/strings.h"
+
+namespace tunefarm::tuner {
+namespace {
+
+int64_t NowMs() {
+  return std::chrono::duration_cast<std::chrono::milliseconds>(
+             std::chrono::system_clock::now().time_since_epoch())
+      .count();
+}
+
+double SecondsSince(std::chrono::steady_clock::time_point start) {
+  return std::chrono::duration<double>(std::chrono::steady_clock::now() - start).count();
+}
+
+}  // namespace
+
+void FillOutcome(const v1::MeasureResult& r, db::TuningRecord* rec) {
+  const double nan = std::numeric_limits<double>::quiet_NaN();
+  rec->costs_sec.assign(r.costs_sec().begin(), r.costs_sec().end());
+  rec->error_message = r.message();
+  rec->max_abs_error = nan;
+  rec->max_rel_error = nan;
+  switch (r.error_kind()) {
+    case v1::ERROR_KIND_NONE: rec->error_kind = db::ErrorKind::kNone; break;
+    case v1::ERROR_KIND_BUILD: rec->error_kind = db::ErrorKind::kBuild; break;
+    case v1::ERROR_KIND_LOAD: rec->error_kind = db::ErrorKind::kLoad; break;
+    case v1::ERROR_KIND_CRASH:
+      rec->error_kind = db::ErrorKind::kCrash;
+      rec->error_code = r.signal() != 0 ? r.signal() : r.exit_code();
+      break;
+    case v1::ERROR_KIND_TIMEOUT: rec->error_kind = db::ErrorKind::kTimeout; break;
+    case v1::ERROR_KIND_WRONG_RESULT: rec->error_kind = db::ErrorKind::kWrongResult; break;
+    case v1::ERROR_KIND_RUNTIME_ERROR:
+      rec->error_kind = db::ErrorKind::kRuntimeError;
+      rec->error_code = r.exit_code();
+      break;
+    case v1::ERROR_KIND_OUT_OF_MEMORY:
+      rec->error_kind = db::ErrorKind::kOutOfMemory;
+      rec->error_code = r.signal();
+      break;
+    default:
+      rec->error_kind = db::ErrorKind::kRuntimeError;
+      rec->error_message = StrCat("agent reported error kind ", static_cast<int>(r.error_kind()), ": ",
+                                  r.message());
+      break;
+  }
+  // The error figures exist when the outputs were compared.
+  if (r.error_kind() == v1::ERROR_KIND_NONE || r.error_kind() == v1::ERROR_KIND_WRONG_RESULT) {
+    rec->max_abs_error = r.max_abs_error();
+    rec->max_rel_error = r.max_rel_error();
+  }
+  if (rec->error_kind != db::ErrorKind::kNone) rec->costs_sec.clear();
+  rec->measured_unix_ms = r.finished_unix_us() > 0 ? r.finished_unix_us() / 1000 : NowMs();
+}
+
+absl::Status Measurer::Measure(const BuiltKernel& reference, const std::vector<Candidate>& candidates,
+                               const OnOutcome& on_outcome) {
+  // Build phase: every kernel of the batch, before anything is measured.
+  auto build_start = std::chrono::steady_clock::now();
+  std::vector<BuiltKernel> kernels;
+  std::vector<size_t> built;  // index into candidates of each kernel
+  kernels.reserve(candidates.size());
+  for (size_t i = 0; i < candidates.size() && !stopping_(); ++i) {
+    const Candidate& c = candidates[i];
+    auto kernel = c.lowered != nullptr ? BuildKernel(*c.lowered, target_) : BuildKernel(c.state, target_);
+    if (kernel.ok()) {
+      kernels.push_back(std::move(*kernel));
+      built.push_back(i);
+      ++counters_.built;
+      continue;
+    }
+    ++counters_.build_errors;
+    db::TuningRecord outcome;
+    outcome.error_kind = db::ErrorKind::kBuild;
+    outcome.error_message = std::string(kernel.status().message());
+    outcome.max_abs_error = outcome.max_rel_error = std::numeric_limits<double>::quiet_NaN();
+    outcome.measured_unix_ms = NowMs();
+    if (absl::Status s = on_outcome(i, std::move(outcome)); !s.ok()) return s;
+  }
+  counters_.build_seconds += SecondsSince(build_start);
+  if (stopping_() || kernels.empty()) return absl::OkStatus();
+
+  // Measure phase: one call for the batch; each result is handed on as it arrives.
+  auto measure_start = std::chrono::steady_clock::now();
+  FarmSession::Batch batch;
+  for (size_t k = 0; k < kernels.size(); ++k) batch.push_back({k, &kernels[k]});
+  absl::Status outcome_error;
+  absl::Status measured = farm_->Measure(options_, reference, batch, [&](const v1::MeasureResult& r) {
+    ++counters_.measured;
+    if (r.id() >= built.size() || !outcome_error.ok()) return;
+    if (r.error_kind() == v1::ERROR_KIND_NOT_FOUND) return;  // evicted twice: not a trial
+    db::TuningRecord outcome;
+    FillOutcome(r, &outcome);
+    outcome_error = on_outcome(built[r.id()], std::move(outcome));
+  });
+  counters_.measure_seconds += SecondsSince(measure_start);
+  if (!outcome_error.ok()) return outcome_error;
+  return measured;
+}
+
+}  // namespace tunefarm::tuner

@@ -1,0 +1,58 @@
+// The measurer: a round's candidates built into kernels and timed on the farm. The build
+// phase finishes before the measure phase starts (on a small machine a build running beside
+// a measurement would disturb its timings). Every outcome, a build error or the agent's
+// result, becomes the measurement part of a tuning record (costs, error kind and message,
+// errors against the reference) and is handed on as it arrives, so the caller writes it at
+// once and nothing measured is lost when the tuner dies.
+#pragma once
+
+#include <cstdint>
+#include <functional>
+#include <vector>
+
+#include "absl/status/status.h"
+#include "db/tuning_record.h"
+#include "proto/tunefarm.pb.h"
+#include "tuner/candidate_generator.h"
+#include "tuner/farm_session.h"
+#include "tuner/kernel_build.h"
+
+namespace tunefarm::tuner {
+
+struct MeasureCounters {
+  int64_t built = 0;
+  int64_t build_errors = 0;
+  int64_t measured = 0;  // results received from the agent
+  double build_seconds = 0;
+  double measure_seconds = 0;
+};
+
+class Measurer {
+ public:
+  // `options` are the agent's timing and checking settings of every batch.
+  Measurer(FarmSession* farm, codegen::Target target, v1::MeasureOptions options, std::function<bool()> stopping)
+      : farm_(farm), target_(std::move(target)), options_(std::move(options)), stopping_(std::move(stopping)) {}
+
+  // The outcome of candidates[index], as a record with only the measurement fields set.
+  using OnOutcome = std::function<absl::Status(size_t index, db::TuningRecord outcome)>;
+
+  // Builds and measures `candidates` against `reference`. Stops early (OK) when `stopping`
+  // turns true; returns the first error of the farm or of `on_outcome`.
+  absl::Status Measure(const BuiltKernel& reference, const std::vector<Candidate>& candidates,
+                       const OnOutcome& on_outcome);
+
+  const MeasureCounters& counters() const { return counters_; }
+  const codegen::Target& target() const { return target_; }
+
+ private:
+  FarmSession* farm_;
+  codegen::Target target_;
+  v1::MeasureOptions options_;
+  std::function<bool()> stopping_;
+  MeasureCounters counters_;
+};
+
+// The agent's result as the measurement fields of a tuning record (DESIGN.md "Tuning record").
+void FillOutcome(const v1::MeasureResult& result, db::TuningRecord* record);
+
+}  // namespace tunefarm::tuner

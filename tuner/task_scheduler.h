@@ -1,0 +1,74 @@
+// Which task of a job to tune next: Ansor's gradient-based task scheduler.
+//
+// The job minimises the estimated model latency, the sum over tasks of weight x best cost (a
+// task's weight is how many times the model calls its kernel). Every task first gets one round
+// (the warm-up). After that each round goes to the task whose next round is expected to lower
+// the estimated latency the most, judged by the gradient
+//
+//   grad_i = weight_i * (alpha * backward_i + (1 - alpha) * forward_i)
+//
+//   backward_i  how the task's best cost moved over its last `window` rounds, per round;
+//   forward_i   the optimistic guess for its next round: best - best / rounds (tasks improve
+//               less and less), bounded by what a similar task reaches (tasks with the same
+//               tag and known flops: beta x flops_i / best GFLOP/s of the group), minus best.
+//
+// The most negative gradient wins; ties are broken at random (seeded). A task stops being
+// scheduled when it ran `early_stop_rounds` rounds without improving, when its candidates ran
+// out (MarkExhausted), or when it found no valid program in its first `max_failed_rounds`.
+#pragma once
+
+#include <cstdint>
+#include <random>
+#include <string>
+#include <vector>
+
+namespace tunefarm::tuner {
+
+struct SchedulerTask {
+  double weight = 1;
+  double flops = 0;   // of one call; 0: unknown (no similarity bound)
+  std::string tag;    // tasks with the same non-empty tag are "similar"
+};
+
+struct TaskSchedulerOptions {
+  double alpha = 0.2;
+  double beta = 2;
+  int window = 3;
+  int early_stop_rounds = 8;  // 0: never stop a task for not improving
+  int max_failed_rounds = 3;
+  uint64_t seed = 0;
+};
+
+class GradientTaskScheduler {
+ public:
+  GradientTaskScheduler(std::vector<SchedulerTask> tasks, TaskSchedulerOptions options = {});
+
+  // The task to tune next, or -1 when every task has stopped.
+  int NextTask();
+  // The end of a round of `task`: its best cost so far (seconds; 0 or less: none valid yet).
+  void Record(int task, double best_cost);
+  // The task's candidates ran out: it is never scheduled again.
+  void MarkExhausted(int task);
+
+  // Sum of weight x best cost over the tasks that have a valid program; `complete` (optional)
+  // says whether every task has one.
+  double EstimatedLatency(bool* complete = nullptr) const;
+  int rounds(int task) const { return static_cast<int>(history_[task].size()); }
+  bool stopped(int task) const { return stopped_[task]; }
+  // The gradient NextTask judged `task` by at its last call (0 during warm-up); for logs.
+  double last_gradient(int task) const { return gradient_[task]; }
+
+ private:
+  double Gradient(int task) const;
+  double Best(int task) const;  // kNoCost when none valid
+
+  std::vector<SchedulerTask> tasks_;
+  TaskSchedulerOptions options_;
+  std::vector<std::vector<double>> history_;  // best cost after each round (kNoCost: none)
+  std::vector<int> rounds_since_improved_;
+  std::vector<bool> stopped_;
+  std::vector<double> gradient_;
+  std::mt19937_64 rng_;
+};
+
+}  // namespace tunefarm::tuner
