@@ -80,6 +80,11 @@ int RunCompileCommand(int argc, char** argv) {
   int tuned = 0;
   for (const build::Task& t : plan->exec.tasks) tuned += t.schedule != "default";
   double seconds = std::chrono::duration<double>(std::chrono::steady_clock::now() - start).count();
+  if (flags.Has("db")) {
+    // Which kernels the database served: a record for this target and thread count, or none.
+    std::printf("%d of %zu kernels use a tuned record from %s; %zu fall back to the default rules\n", tuned,
+                plan->exec.tasks.size(), flags.Get("db").c_str(), plan->exec.tasks.size() - tuned);
+  }
   std::printf("wrote %s: %zu kernels (%d tuned) in %zu calls, %.1f MB of parameters, %.1f MB arena, for %s, %d threads, in %.1f s\n",
               flags.Get("output").c_str(), plan->exec.tasks.size(), tuned, plan->exec.calls.size(),
               plan->exec.params.size() / 1e6, plan->exec.memory.arena_bytes / 1e6, options->target.ToString().c_str(),

@@ -20,6 +20,8 @@ int RunBenchCommand(int argc, char** argv);
 // (tuner_command.cc, tune_command.cc).
 int RunTunerCommand(int argc, char** argv);
 int RunTuneCommand(int argc, char** argv);
+// `tunefarm jobs list|watch|cancel`: the jobs of a tuner service (jobs_command.cc).
+int RunJobsCommand(int argc, char** argv);
 
 // `tunefarm version` (version_command.cc).
 int RunVersionCommand(int argc, char** argv);

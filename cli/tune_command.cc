@@ -180,7 +180,7 @@ int RunTuneCommand(int argc, char** argv) {
   v1::JobProgress last = runner.Run(job_id);
   std::signal(SIGINT, SIG_DFL);
   std::signal(SIGTERM, SIG_DFL);
-  PrintTuneSummary(**database, job_id, last);
+  PrintTaskTable(last);
   const std::string curves = flags.Get("curves", DefaultCurvesPath(db_path, job_id));
   if (absl::Status written = progress.WriteCurves(curves); written.ok())
     std::printf("tuning curves: %s\n", curves.c_str());

@@ -91,31 +91,19 @@ absl::Status TuneProgress::WriteCurves(const std::string& path) const {
   return absl::OkStatus();
 }
 
-void PrintTuneSummary(db::TuningDatabase& database, const std::string& job_id, const v1::JobProgress& last) {
-  auto records = database.RecordsOfJob(job_id);
-  if (!records.ok()) return;
-  struct Row {
-    int64_t trials = 0, valid = 0;
-  };
-  std::map<std::string, Row> rows;
-  for (const db::TuningRecord& r : *records) {
-    Row& row = rows[r.workload_key];
-    ++row.trials;
-    if (r.IsValid()) ++row.valid;
-  }
+void PrintTaskTable(const v1::JobProgress& last) {
   std::printf("%-52s %5s %6s %6s %11s %11s %7s %8s\n", "TASK", "CALLS", "TRIALS", "VALID", "DEFAULT", "BEST",
               "SPEEDUP", "GFLOP/s");
   double before = 0, after = 0;
   bool complete = true;
   for (const v1::TaskProgress& t : last.tasks()) {
-    const Row& row = rows[t.workload_key()];
     const double best = t.best_cost_sec(), dflt = t.default_cost_sec();
     std::string speedup = dflt > 0 && best > 0 ? Format("%.2fx", dflt / best) : "-";
     std::string gflops = best > 0 && t.flops() > 0 ? Format("%.1f", t.flops() / best / 1e9) : "-";
     std::string name = t.name().empty() ? t.workload_key().substr(0, 24) : t.name();
     if (name.size() > 52) name = name.substr(0, 49) + "...";
     std::printf("%-52s %5.0f %6lld %6lld %11s %11s %7s %8s\n", name.c_str(), t.weight(),
-                static_cast<long long>(row.trials), static_cast<long long>(row.valid),
+                static_cast<long long>(t.trials()), static_cast<long long>(t.valid()),
                 Cost(dflt).c_str(), Cost(best).c_str(), speedup.c_str(), gflops.c_str());
     complete = complete && dflt > 0 && best > 0;
     before += t.weight() * dflt;

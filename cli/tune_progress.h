@@ -14,7 +14,6 @@
 #include <vector>
 
 #include "absl/status/status.h"
-#include "db/tuning_database.h"
 #include "proto/tunefarm.pb.h"
 
 namespace tunefarm::cli {
@@ -36,8 +35,8 @@ class TuneProgress {
   std::map<std::string, std::string> task_names_;
 };
 
-// The job's table: per task, its default-schedule cost (the first record of the task, which is
-// the default-rule schedule) against the best. Returns the estimated model latency of both.
-void PrintTuneSummary(db::TuningDatabase& database, const std::string& job_id, const v1::JobProgress& last);
+// The job's table: per task, calls, trials, valid ones, the default-rule schedule's cost (when
+// this job measured it) against the best; then the estimated model latency of both.
+void PrintTaskTable(const v1::JobProgress& last);
 
 }  // namespace tunefarm::cli

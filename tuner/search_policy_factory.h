@@ -25,7 +25,7 @@ struct PolicyContext {
   int threads = 1;
   db::TuningDatabase* database = nullptr;  // the best records seed each task's population
   std::string model_path;                  // where the job's cost model is saved ("": not saved)
-  int warm_start_records = 20000;          // database records the model starts from
+  int warm_start_records = 5000;           // database records the model starts from
   std::function<void(const std::string&)> log;
 };
 

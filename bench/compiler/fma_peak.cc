@@ -5,7 +5,13 @@
 #include <algorithm>
 #include <chrono>
 #include <thread>
+#include <cmath>
+#include <cstdio>
+#include <cstdlib>
+#include <string_view>
 #include <vector>
+
+#include "compiler/common/strings.h"
 
 namespace tunefarm::bench {
 namespace {
@@ -74,6 +80,28 @@ FmaPeak MeasureFmaPeak(int threads) {
     }
   }
   return best;
+}
+
+std::vector<double> MeasureAndPrintFmaPeaks(const std::vector<int>& threads) {
+  std::vector<double> peaks(*std::max_element(threads.begin(), threads.end()) + 1, NAN);
+  for (int t : threads) {
+    FmaPeak peak = MeasureFmaPeak(t);
+    peaks[t] = peak.gflops;
+    std::printf("FP32 FMA peak, %d thread%s: %.1f GFLOP/s (%s)\n", t, t > 1 ? "s" : "", peak.gflops,
+                peak.vector_isa.c_str());
+  }
+  return peaks;
+}
+
+std::vector<int> ThreadCountsFromEnvironment(const char* variable, std::vector<int> fallback) {
+  const char* v = std::getenv(variable);
+  if (v == nullptr) return fallback;
+  std::vector<int> threads;
+  for (std::string_view part : StrSplit(v, ',', true)) {
+    int64_t t = 0;
+    if (ParseInt64(part, &t) && t >= 1) threads.push_back(static_cast<int>(t));
+  }
+  return threads.empty() ? fallback : threads;
 }
 
 }  // namespace tunefarm::bench

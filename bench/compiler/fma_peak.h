@@ -5,6 +5,7 @@
 #pragma once
 
 #include <string>
+#include <vector>
 
 namespace tunefarm::bench {
 
@@ -14,5 +15,11 @@ struct FmaPeak {
 };
 
 FmaPeak MeasureFmaPeak(int threads);
+
+// The peak for each of `threads`, each printed on a line; indexed by thread count.
+std::vector<double> MeasureAndPrintFmaPeaks(const std::vector<int>& threads);
+
+// Thread counts from an environment variable ("1,2"); `fallback` when unset or empty.
+std::vector<int> ThreadCountsFromEnvironment(const char* variable, std::vector<int> fallback);
 
 }  // namespace tunefarm::bench

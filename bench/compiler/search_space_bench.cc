@@ -84,14 +84,7 @@ struct Settings {
   static Settings FromEnvironment() {
     Settings s;
     if (const char* v = std::getenv("TUNEFARM_SEARCH_SAMPLES")) s.samples = std::max(1, std::atoi(v));
-    if (const char* v = std::getenv("TUNEFARM_SEARCH_THREADS")) {
-      s.threads.clear();
-      for (std::string_view part : StrSplit(v, ',', true)) {
-        int64_t t = 0;
-        if (ParseInt64(part, &t) && t >= 1) s.threads.push_back(static_cast<int>(t));
-      }
-      if (s.threads.empty()) s.threads = {1, 2};
-    }
+    s.threads = bench::ThreadCountsFromEnvironment("TUNEFARM_SEARCH_THREADS", s.threads);
     if (const char* v = std::getenv("TUNEFARM_SEARCH_MIN_REPEAT_MS")) s.min_repeat_ms = std::max(0.0, std::atof(v));
     if (const char* v = std::getenv("TUNEFARM_SEARCH_SEED")) s.seed = std::strtoull(v, nullptr, 10);
     if (const char* v = std::getenv("TUNEFARM_BENCH_FILTER")) s.filter = v;
@@ -287,13 +280,7 @@ int main() {
   const codegen::Target target = codegen::HostTarget();
   const int lanes = target.VectorLanes(te::DType::kFloat32);
   std::printf("target: %s\ncpu: %s\n", target.ToString().c_str(), bench::CpuModelName().c_str());
-  std::vector<double> peak_gflops(*std::max_element(settings.threads.begin(), settings.threads.end()) + 1, NAN);
-  for (int threads : settings.threads) {
-    bench::FmaPeak peak = bench::MeasureFmaPeak(threads);
-    peak_gflops[threads] = peak.gflops;
-    std::printf("FP32 FMA peak, %d thread%s: %.1f GFLOP/s (%s)\n", threads, threads > 1 ? "s" : "", peak.gflops,
-                peak.vector_isa.c_str());
-  }
+  const std::vector<double> peak_gflops = bench::MeasureAndPrintFmaPeaks(settings.threads);
   std::printf("random search: %d programs a row (seed %llu), no cost model; each timed with >= %.0f ms repeats\n",
               settings.samples, static_cast<unsigned long long>(settings.seed), settings.min_repeat_ms);
   std::printf(

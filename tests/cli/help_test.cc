@@ -40,8 +40,17 @@ TEST(CliHelpTest, UnknownSubcommandIsNamedWithTheList) {
   CliResult r = RunTunefarm({"tarcker", "--port", "0"});
   EXPECT_EQ(r.exit_code, 2);
   EXPECT_EQ(r.out, "");
-  EXPECT_THAT(r.err, HasSubstr("unknown command 'tarcker' (one of: tracker, agent, devices, tuner, tune, db, compile, run, inspect, bench, version)"));
+  EXPECT_THAT(r.err, HasSubstr("unknown command 'tarcker' (one of: tracker, agent, devices, tuner, tune, jobs, db, compile, run, inspect, bench, version)"));
   EXPECT_TRUE(ListsCommand(r.err, "db")) << r.err;
+}
+
+TEST(CliHelpTest, JobsNamesItsActionsAndAnUnreachableTuner) {
+  CliResult r = RunTunefarm({"jobs", "lst"});
+  EXPECT_EQ(r.exit_code, 2);
+  EXPECT_THAT(r.err, HasSubstr("unknown command 'lst' (one of: list, watch, cancel)"));
+  r = RunTunefarm({"jobs", "list", "--tuner", "127.0.0.1:1", "--token-file", "/nonexistent/token"});
+  EXPECT_EQ(r.exit_code, 1);
+  EXPECT_THAT(r.err, HasSubstr("/nonexistent/token"));
 }
 
 TEST(CliHelpTest, VersionPrintsTheBinaryAndSchema) {

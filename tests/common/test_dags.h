@@ -6,11 +6,31 @@
 #include <random>
 #include <vector>
 
+#include "compiler/ops/conv2d.h"
 #include "compiler/ops/elementwise.h"
 #include "compiler/ops/matmul.h"
 #include "compiler/te/compute_dag.h"
 
 namespace tunefarm::testing {
+
+// C = A[m,k] * B[k,n], B constant: the search tests' GEMM.
+inline std::shared_ptr<const te::ComputeDag> GemmDag(int64_t m, int64_t n, int64_t k) {
+  te::DagBuilder b;
+  auto a = b.Placeholder("A", te::DType::kFloat32, {m, k});
+  auto w = b.Placeholder("B", te::DType::kFloat32, {k, n}, true);
+  return b.Build({ops::Matmul(b, a, w, false, "C")});
+}
+
+// relu(conv2d NCHW 3x3 pad 1 + bias): 1 x c x hw x hw input, k filters, weights constant.
+inline std::shared_ptr<const te::ComputeDag> ConvBiasReluDag(int64_t c, int64_t hw, int64_t k) {
+  te::DagBuilder b;
+  ops::Conv2dParams p;
+  p.padding = {1, 1, 1, 1};
+  auto x = b.Placeholder("x", te::DType::kFloat32, {1, c, hw, hw});
+  auto w = b.Placeholder("w", te::DType::kFloat32, {k, c, 3, 3}, true);
+  auto bias = b.Placeholder("bias", te::DType::kFloat32, {k}, true);
+  return b.Build({ops::Relu(b, ops::BiasAdd(b, ops::Conv2dNchw(b, x, w, p), bias, 1))});
+}
 
 // C = A[m,k] * B[k,n] + bias[n]
 inline std::shared_ptr<const te::ComputeDag> GemmBiasDag(int64_t m, int64_t n, int64_t k) {

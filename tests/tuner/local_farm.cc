@@ -23,7 +23,7 @@ absl::StatusOr<std::string> ListeningAddress(tunefarm::testing::ChildProcess& pr
 
 }  // namespace
 
-absl::StatusOr<std::unique_ptr<LocalFarm>> LocalFarm::Start() {
+absl::StatusOr<std::unique_ptr<LocalFarm>> LocalFarm::Start(int agents) {
   std::unique_ptr<LocalFarm> farm(new LocalFarm());
   const std::string token = farm->dir_.WriteFile("token", kToken);
   const std::vector<std::string> env = {"TUNEFARM_TOKEN="};
@@ -35,23 +35,26 @@ absl::StatusOr<std::unique_ptr<LocalFarm>> LocalFarm::Start() {
   if (!address.ok()) return address.status();
   farm->tracker_address_ = *address;
 
-  auto agent = tunefarm::testing::ChildProcess::Spawn(
-      {TUNEFARM_AGENT_BIN, "--key", kDeviceKey, "--host", "127.0.0.1", "--port", "0", "--tracker",
-       farm->tracker_address_, "--token-file", token, "--cache-dir", farm->dir_.path(), "--quiet"},
-      env);
-  if (!agent.ok()) return agent.status();
-  farm->agent_ = std::move(*agent);
-  if (auto a = ListeningAddress(*farm->agent_); !a.ok()) return a.status();
+  for (int i = 0; i < agents; ++i) {
+    auto agent = tunefarm::testing::ChildProcess::Spawn(
+        {TUNEFARM_AGENT_BIN, "--key", kDeviceKey, "--host", "127.0.0.1", "--port", "0", "--tracker",
+         farm->tracker_address_, "--token-file", token, "--cache-dir", farm->dir_.path(), "--name",
+         StrCat("agent", i), "--quiet"},
+        env);
+    if (!agent.ok()) return agent.status();
+    farm->agents_.push_back(std::move(*agent));
+    if (auto a = ListeningAddress(*farm->agents_.back()); !a.ok()) return a.status();
+  }
 
   auto channel = wire::MakeChannel(farm->tracker_address_, {});
   if (!channel.ok()) return channel.status();
   wire::TrackerClient client(*channel, kToken);
   for (int attempt = 0; attempt < 400; ++attempt) {
     auto devices = client.ListDevices(kDeviceKey);
-    if (devices.ok() && devices->devices_size() > 0) return farm;
+    if (devices.ok() && devices->devices_size() >= agents) return farm;
     std::this_thread::sleep_for(25ms);
   }
-  return absl::DeadlineExceededError("the agent did not register with the tracker in 10 s");
+  return absl::DeadlineExceededError("the agents did not register with the tracker in 10 s");
 }
 
 }  // namespace tunefarm::tuner::testing

@@ -1,9 +1,10 @@
-// A farm on loopback for the tuner's tests: a tunefarm-tracker and one tunefarm-agent (key
+// A farm on loopback for the tuner's tests: a tunefarm-tracker and tunefarm-agents (key
 // "tune-key") as real processes, stopped (SIGKILL at worst) when the object goes.
 #pragma once
 
 #include <memory>
 #include <string>
+#include <vector>
 
 #include "absl/status/statusor.h"
 #include "tests/farm/child_process.h"
@@ -15,15 +16,17 @@ inline constexpr char kDeviceKey[] = "tune-key";
 
 class LocalFarm {
  public:
-  // Starts both and waits until the agent is registered with the tracker.
-  static absl::StatusOr<std::unique_ptr<LocalFarm>> Start();
+  // Starts the tracker and `agents` agents, and waits until all are registered.
+  static absl::StatusOr<std::unique_ptr<LocalFarm>> Start(int agents = 1);
   const std::string& tracker_address() const { return tracker_address_; }
   const std::string& dir() const { return dir_.path(); }
+  std::string token_file() const { return dir_.path() + "/token"; }
 
  private:
   LocalFarm() = default;
   tunefarm::testing::TempDir dir_;
-  std::unique_ptr<tunefarm::testing::ChildProcess> tracker_, agent_;
+  std::unique_ptr<tunefarm::testing::ChildProcess> tracker_;
+  std::vector<std::unique_ptr<tunefarm::testing::ChildProcess>> agents_;
   std::string tracker_address_;
 };
 

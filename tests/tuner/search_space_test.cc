@@ -29,6 +29,9 @@
 namespace tunefarm::tuner {
 namespace {
 
+using tunefarm::testing::GemmDag;
+using tunefarm::testing::ConvBiasReluDag;
+
 using schedule::ComputeLocation;
 using schedule::IterKind;
 using schedule::State;
@@ -204,23 +207,7 @@ std::vector<State> Sketches(const DagPtr& dag) {
   return sketches;
 }
 
-DagPtr GemmDag(int64_t m, int64_t n, int64_t k) {
-  te::DagBuilder b;
-  auto a = b.Placeholder("A", DType::kFloat32, {m, k});
-  auto w = b.Placeholder("B", DType::kFloat32, {k, n}, true);
-  return b.Build({ops::Matmul(b, a, w, false, "C")});
-}
 
-// relu(conv2d NCHW 3x3 pad 1 + bias): 1 x c x hw x hw input, k filters.
-DagPtr ConvBiasReluDag(int64_t c, int64_t hw, int64_t k) {
-  te::DagBuilder b;
-  ops::Conv2dParams p;
-  p.padding = {1, 1, 1, 1};
-  auto x = b.Placeholder("x", DType::kFloat32, {1, c, hw, hw});
-  auto w = b.Placeholder("w", DType::kFloat32, {k, c, 3, 3}, true);
-  auto bias = b.Placeholder("bias", DType::kFloat32, {k}, true);
-  return b.Build({ops::Relu(b, ops::BiasAdd(b, ops::Conv2dNchw(b, x, w, p), bias, 1))});
-}
 
 // --- Tests ---
 

@@ -6,6 +6,7 @@
 #include "compiler/common/strings.h"
 #include "tuner/evolution/mutation_rules.h"
 #include "tuner/evolution/step_edit.h"
+#include "tuner/search_space/compute_location_choices.h"
 
 namespace tunefarm::tuner {
 namespace {
@@ -19,37 +20,12 @@ bool IsLocationStep(const Step& s) {
          std::holds_alternative<schedule::ComputeRootStep>(s);
 }
 
-bool HostsStages(const State& s, int stage) {
-  for (const schedule::Stage& st : s.stages())
-    if (st.location == ComputeLocation::kAt && st.attach_stage == stage) return true;
-  return false;
-}
-
-// The stages random annotation places (its Relocatable, which is file-local there). A stage the
-// inline sketch rule placed (strictly inlinable, inlined) is left to it.
+// The stages random annotation places. A stage the inline sketch rule placed (strictly
+// inlinable, inlined) is left to it.
 bool Relocatable(const State& s, int stage, const Step& step) {
-  const schedule::Stage& st = s.stage(stage);
-  const te::StageAnalysis& a = s.dag().analysis(st.tensor_id);
+  const te::StageAnalysis& a = s.dag().analysis(s.stage(stage).tensor_id);
   if (std::holds_alternative<schedule::ComputeInlineStep>(step) && a.strictly_inlinable) return false;
-  return !st.is_placeholder && st.location != ComputeLocation::kInlined && !a.is_output &&
-         !a.needs_multi_level_tiling && s.IsUntouched(stage) && !HostsStages(s, stage);
-}
-
-// Random annotation's choices for `stage` in state `s` (its ChangeComputeLocations).
-std::vector<Step> Choices(const State& s, int stage) {
-  std::vector<Step> out;
-  if (!s.dag().analysis(s.stage(stage).tensor_id).has_reduction) out.push_back(schedule::ComputeInlineStep{stage});
-  out.push_back(schedule::ComputeRootStep{stage});
-  std::vector<int> readers = s.EffectiveConsumers(stage);
-  if (readers.size() != 1) return out;
-  const schedule::Stage& reader = s.stage(readers[0]);
-  for (int i = 0; i < static_cast<int>(reader.iters.size()) && reader.node_of(i).kind == schedule::IterKind::kSpace;
-       ++i) {
-    if (reader.node_of(i).extent == 1) continue;
-    out.push_back(schedule::ComputeAtStep{stage, readers[0], i});
-    if (!s.AttachedAt(readers[0], reader.iters[i].node).empty()) break;
-  }
-  return out;
+  return tuner::Relocatable(s, stage);
 }
 
 bool SameChoice(const Step& a, const Step& b) {
@@ -96,7 +72,7 @@ absl::StatusOr<State> MutateComputeLocation(const State& parent, const SearchTar
       for (int st = 0; st < stages; ++st)
         if (!placed.count({st, stages}) && Relocatable(scratch, st, schedule::ComputeRootStep{st})) {
           Slot slot{i, true, st, {}};
-          for (Step& c : Choices(scratch, st))
+          for (Step& c : ComputeLocationChoices(scratch, st))
             if (!std::holds_alternative<schedule::ComputeRootStep>(c)) slot.choices.push_back(std::move(c));
           if (!slot.choices.empty()) slots.push_back(std::move(slot));
         }
@@ -106,7 +82,7 @@ absl::StatusOr<State> MutateComputeLocation(const State& parent, const SearchTar
       placed.insert({st, stages});
       if (Relocatable(scratch, st, steps[i])) {
         Slot slot{i, false, st, {}};
-        for (Step& c : Choices(scratch, st))
+        for (Step& c : ComputeLocationChoices(scratch, st))
           if (!SameChoice(c, steps[i])) slot.choices.push_back(std::move(c));
         if (!slot.choices.empty()) slots.push_back(std::move(slot));
       }

@@ -38,11 +38,10 @@
 #include "absl/status/statusor.h"
 #include "compiler/schedule/state.h"
 #include "tuner/search_space/search_target.h"
+#include "tuner/search_space/split_factorization.h"
 
 namespace tunefarm::tuner {
 
-// Ansor's max_innermost_split_factor, as random annotation uses it (a file-local constant there).
-inline constexpr int64_t kMaxInnermostSplitLength = 64;
 
 struct MutationRule {
   std::string_view name;

@@ -6,6 +6,7 @@
 #include <utility>
 
 #include "compiler/common/strings.h"
+#include "tuner/search_space/compute_location_choices.h"
 #include "tuner/search_space/split_factorization.h"
 
 namespace tunefarm::tuner {
@@ -16,8 +17,6 @@ using schedule::IterAnnotation;
 using schedule::IterKind;
 using schedule::State;
 using schedule::Step;
-
-constexpr int64_t kMaxInnermostLength = 64;  // Ansor's max_innermost_split_factor
 
 absl::Status PhaseError(std::string_view phase, const absl::Status& s) {
   return absl::Status(s.code(), StrCat(phase, ": ", std::string(s.message())));
@@ -81,13 +80,13 @@ std::map<size_t, std::vector<int64_t>> DrawLengths(const std::vector<TunableSpli
     if (s.kind == IterKind::kSpace && s.parts > 1)
       space_by_stage[s.stage].push_back(&s);
     else
-      lengths[s.step] = SampleFactorization(s.extent, s.parts, kMaxInnermostLength, rng);
+      lengths[s.step] = SampleFactorization(s.extent, s.parts, kMaxInnermostSplitLength, rng);
   }
   for (auto& [stage, group] : space_by_stage) {
     std::shuffle(group.begin(), group.end(), rng);
     int64_t budget = target.RegisterTileElements();
     for (const TunableSplit* s : group) {
-      std::vector<int64_t> drawn = SampleFactorization(s->extent, s->parts, std::min(kMaxInnermostLength, budget), rng);
+      std::vector<int64_t> drawn = SampleFactorization(s->extent, s->parts, std::min(kMaxInnermostSplitLength, budget), rng);
       budget = std::max<int64_t>(1, budget / drawn.back());
       lengths[s->step] = std::move(drawn);
     }
@@ -112,7 +111,7 @@ absl::StatusOr<State> FillTileSizes(const State& sketch, const SearchTarget& tar
       if (parts_of.count(i)) {
         auto it = drawn.find(i);
         std::vector<int64_t> lengths =
-            it != drawn.end() ? it->second : SampleFactorization(split->extent, parts_of[i], kMaxInnermostLength, rng);
+            it != drawn.end() ? it->second : SampleFactorization(split->extent, parts_of[i], kMaxInnermostSplitLength, rng);
         split->lengths.assign(lengths.begin(), lengths.end());
       }
     }
@@ -123,46 +122,15 @@ absl::StatusOr<State> FillTileSizes(const State& sketch, const SearchTarget& tar
 
 // --- 2. Compute locations ---
 
-bool HostsStages(const State& s, int stage) {
-  for (const schedule::Stage& st : s.stages())
-    if (st.location == ComputeLocation::kAt && st.attach_stage == stage) return true;
-  return false;
-}
-
-// The stages whose place no sketch rule chose: compute stages left untiled, not outputs, not
-// reuse-heavy, not hosting others.
-bool Relocatable(const State& s, int stage) {
-  const schedule::Stage& st = s.stage(stage);
-  const te::StageAnalysis& a = s.dag().analysis(stage);
-  return !st.is_placeholder && st.location != ComputeLocation::kInlined && !a.is_output &&
-         !a.needs_multi_level_tiling && s.IsUntouched(stage) && !HostsStages(s, stage);
-}
-
 absl::Status ChangeComputeLocations(State* s, std::mt19937_64& rng) {
   for (int stage = static_cast<int>(s->stages().size()) - 1; stage >= 0; --stage) {
     if (!Relocatable(*s, stage)) continue;
-    std::vector<int> readers = s->EffectiveConsumers(stage);
-    // The only reader's loops outside its first reduce loop: not one of a single iteration (the
-    // same place as the loop around it), and none inside a loop other stages are computed at.
-    std::vector<int> loops;
-    if (readers.size() == 1) {
-      const schedule::Stage& reader = s->stage(readers[0]);
-      for (int i = 0; i < static_cast<int>(reader.iters.size()) && reader.node_of(i).kind == IterKind::kSpace; ++i) {
-        if (reader.node_of(i).extent == 1) continue;
-        loops.push_back(i);
-        if (!s->AttachedAt(readers[0], reader.iters[i].node).empty()) break;
-      }
-    }
-    const uint64_t choice = rng() % (loops.size() + 2);
-    absl::Status st;
-    if (choice == 0) {
-      if (!s->dag().analysis(stage).has_reduction) st = s->ComputeInline(stage);
-    } else if (choice == 1) {
-      if (s->stage(stage).location != ComputeLocation::kRoot) st = s->ComputeRoot(stage);
-    } else {
-      st = s->ComputeAt(stage, readers[0], loops[choice - 2]);
-    }
-    if (!st.ok()) return st;
+    std::vector<Step> choices = ComputeLocationChoices(*s, stage);
+    const Step& choice = choices[rng() % choices.size()];
+    // Kept at the root, a stage writes no step.
+    if (std::holds_alternative<schedule::ComputeRootStep>(choice) && s->stage(stage).location == ComputeLocation::kRoot)
+      continue;
+    if (absl::Status st = s->Apply(choice); !st.ok()) return st;
   }
   return absl::OkStatus();
 }

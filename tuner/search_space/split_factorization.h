@@ -11,6 +11,9 @@
 
 namespace tunefarm::tuner {
 
+// Ansor's max_innermost_split_factor: the cap random annotation and the tile-size mutation use.
+inline constexpr int64_t kMaxInnermostSplitLength = 64;
+
 // How many such tuples exist.
 uint64_t CountFactorizations(int64_t extent, int n, int64_t max_innermost);
 

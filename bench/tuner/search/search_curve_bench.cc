@@ -73,14 +73,7 @@ struct Settings {
   static Settings FromEnvironment() {
     Settings s;
     if (const char* v = std::getenv("TUNEFARM_CURVE_TRIALS")) s.trials = std::max(1, std::atoi(v));
-    if (const char* v = std::getenv("TUNEFARM_CURVE_THREADS")) {
-      s.threads.clear();
-      for (std::string_view part : StrSplit(v, ',', true)) {
-        int64_t t = 0;
-        if (ParseInt64(part, &t) && t >= 1) s.threads.push_back(static_cast<int>(t));
-      }
-      if (s.threads.empty()) s.threads = {1};
-    }
+    s.threads = bench::ThreadCountsFromEnvironment("TUNEFARM_CURVE_THREADS", s.threads);
     if (const char* v = std::getenv("TUNEFARM_CURVE_POLICIES")) {
       s.policies.clear();
       for (std::string_view part : StrSplit(v, ',', true)) s.policies.emplace_back(part);
@@ -285,13 +278,7 @@ int main() {
   const codegen::Target target = codegen::HostTarget();
   const int lanes = target.VectorLanes(te::DType::kFloat32);
   std::printf("target: %s\ncpu: %s\n", target.ToString().c_str(), bench::CpuModelName().c_str());
-  std::vector<double> peak_gflops(*std::max_element(settings.threads.begin(), settings.threads.end()) + 1, NAN);
-  for (int threads : settings.threads) {
-    bench::FmaPeak peak = bench::MeasureFmaPeak(threads);
-    peak_gflops[threads] = peak.gflops;
-    std::printf("FP32 FMA peak, %d thread%s: %.1f GFLOP/s (%s)\n", threads, threads > 1 ? "s" : "", peak.gflops,
-                peak.vector_isa.c_str());
-  }
+  const std::vector<double> peak_gflops = bench::MeasureAndPrintFmaPeaks(settings.threads);
   std::printf("up to %d trials per row in rounds of 64; evolution: population %d, %d generations\n", settings.trials,
               settings.population, settings.generations);
   std::printf("%-30s %2s %-9s | best GFLOP/s after %-29s | %7s %7s %7s | %7s %7s | %6s | %5s %4s %4s %4s | %6s %5s %5s %5s\n",

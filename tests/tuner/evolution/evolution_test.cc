@@ -24,6 +24,9 @@
 namespace tunefarm::tuner {
 namespace {
 
+using tunefarm::testing::GemmDag;
+using tunefarm::testing::ConvBiasReluDag;
+
 using schedule::State;
 using schedule::Step;
 using te::DType;
@@ -36,23 +39,7 @@ SearchTarget TestTarget() {
   return SearchTarget::FromTarget(*t);
 }
 
-DagPtr GemmDag(int64_t m, int64_t n, int64_t k) {
-  te::DagBuilder b;
-  auto a = b.Placeholder("A", DType::kFloat32, {m, k});
-  auto w = b.Placeholder("B", DType::kFloat32, {k, n}, true);
-  return b.Build({ops::Matmul(b, a, w, false, "C")});
-}
 
-// relu(conv2d NCHW 3x3 pad 1 + bias)
-DagPtr ConvBiasReluDag(int64_t c, int64_t hw, int64_t k) {
-  te::DagBuilder b;
-  ops::Conv2dParams p;
-  p.padding = {1, 1, 1, 1};
-  auto x = b.Placeholder("x", DType::kFloat32, {1, c, hw, hw});
-  auto w = b.Placeholder("w", DType::kFloat32, {k, c, 3, 3}, true);
-  auto bias = b.Placeholder("bias", DType::kFloat32, {k}, true);
-  return b.Build({ops::Relu(b, ops::BiasAdd(b, ops::Conv2dNchw(b, x, w, p), bias, 1))});
-}
 
 struct Workload {
   std::string name;

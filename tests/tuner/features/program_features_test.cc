@@ -18,6 +18,8 @@
 namespace tunefarm::tuner {
 namespace {
 
+using tunefarm::testing::ConvBiasReluDag;
+
 using te::DType;
 using te::Expr;
 using tir::ForKind;
@@ -290,16 +292,6 @@ TEST(ProgramFeaturesTest, IndexOfAVariableOutsideTheNestIsAnError) {
 
 // --- Programs drawn from the search space ---
 
-// relu(conv2d NCHW 3x3 pad 1 + bias)
-std::shared_ptr<const te::ComputeDag> ConvBiasReluDag(int64_t c, int64_t hw, int64_t k) {
-  te::DagBuilder b;
-  ops::Conv2dParams p;
-  p.padding = {1, 1, 1, 1};
-  auto x = b.Placeholder("x", DType::kFloat32, {1, c, hw, hw});
-  auto w = b.Placeholder("w", DType::kFloat32, {k, c, 3, 3}, true);
-  auto bias = b.Placeholder("bias", DType::kFloat32, {k}, true);
-  return b.Build({ops::Relu(b, ops::BiasAdd(b, ops::Conv2dNchw(b, x, w, p), bias, 1))});
-}
 
 SearchTarget TestTarget() {
   auto t = codegen::Target::Parse("llvm -mtriple=x86_64-linux-gnu -mcpu=haswell -num-cores=4");
