@@ -3,8 +3,7 @@
 #include <filesystem>
 
 #include "compiler/common/strings.h"
-#include "compiler/te/compute_dag.h"
-#include "compiler/tir/lower.h"
+#include "tuner/database_samples.h"
 #include "tuner/features/program_features.h"
 
 namespace tunefarm::tuner {
@@ -34,31 +33,14 @@ void JobCostModel::LoadOrTrain() {
 
 int64_t JobCostModel::AddDatabaseRecords(db::TuningDatabase* database, const std::string& target, int threads,
                                          int limit) {
-  auto records = database->RecordsOfTarget(target, threads, limit);
-  if (!records.ok()) {
-    if (log_) log_(StrCat("cost model: cannot read earlier records: ", std::string(records.status().message())));
+  auto samples = SamplesFromDatabase(database, target, threads, limit);
+  if (!samples.ok()) {
+    if (log_) log_(StrCat("cost model: cannot read earlier records: ", std::string(samples.status().message())));
     return 0;
   }
-  std::map<std::string, std::shared_ptr<const te::ComputeDag>> dags;  // null: not replayable
-  int64_t added = 0;
-  for (const db::TuningRecord& r : *records) {
-    auto [it, inserted] = dags.try_emplace(r.workload_key);
-    if (inserted) {
-      auto text = database->WorkloadDagText(r.workload_key);
-      if (text.ok() && !text->empty())
-        if (auto dag = te::ComputeDag::Parse(*text); dag.ok()) it->second = *dag;
-    }
-    if (it->second == nullptr) continue;
-    auto state = schedule::State::FromJson(it->second, r.schedule_json);
-    if (!state.ok()) continue;
-    auto func = tir::Lower(*state, "record");
-    if (!func.ok()) continue;
-    auto features = ExtractFeatures(*func);
-    if (!features.ok()) continue;
-    Add(r.workload_key, std::move(*features), r.IsValid() ? r.MeanCost() : 0.0);
-    ++added;
-  }
-  return added;
+  for (size_t i = 0; i < samples->set.size(); ++i)
+    Add(samples->set.tasks[i], std::move(samples->set.features[i]), samples->set.costs_s[i]);
+  return static_cast<int64_t>(samples->set.size());
 }
 
 void JobCostModel::Add(const std::string& workload_key, FeatureMatrix features, double cost_s) {
