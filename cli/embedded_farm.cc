@@ -31,7 +31,7 @@ absl::StatusOr<std::string> RandomToken() {
 
 }  // namespace
 
-// Declared in the order they stop: registration, agent, tracker.
+// Stopped by the destructor in this order: registration, agent, tracker.
 struct EmbeddedFarm::Servers {
   std::unique_ptr<tracker::TrackerServer> tracker;
   std::unique_ptr<agent::AgentServer> agent;
@@ -56,7 +56,8 @@ absl::StatusOr<std::unique_ptr<EmbeddedFarm>> EmbeddedFarm::Start(const std::str
   tracker_options.host = "127.0.0.1";
   tracker_options.token = farm->token_;
   auto tracker = tracker::TrackerServer::Start(tracker_options);
-  if (!tracker.ok()) return absl::UnavailableError(StrCat("local farm: tracker: ", std::string(tracker.status().message())));
+  if (!tracker.ok())
+    return absl::UnavailableError(StrCat("local farm: tracker: ", std::string(tracker.status().message())));
   farm->servers_->tracker = std::move(*tracker);
   farm->tracker_address_ = farm->servers_->tracker->address();
 

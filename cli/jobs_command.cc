@@ -19,13 +19,13 @@
 #endif
 
 namespace tunefarm::cli {
+#ifdef TUNEFARM_HAVE_TUNER
 namespace {
 
 FlagSpec TunerFlag() { return {"tuner", 0, "HOST:PORT", "the tuner service", true}; }
 FlagSpec TokenFlag() { return {"token-file", 0, "FILE", "shared secret (mode 0600); else $TUNEFARM_TOKEN"}; }
 FlagSpec CaFlag() { return {"tls-ca", 0, "PEM", "CA of the tuner's TLS certificate"}; }
 
-#ifdef TUNEFARM_HAVE_TUNER
 struct TunerConnection {
   std::unique_ptr<v1::Tuner::Stub> stub;
   std::string token;
@@ -47,7 +47,8 @@ absl::StatusOr<TunerConnection> Connect(const ParsedFlags& flags) {
 }
 
 absl::Status FromGrpc(const std::string& what, const grpc::Status& s) {
-  return absl::UnavailableError(StrCat(what, ": ", s.error_message(), " (gRPC code ", static_cast<int>(s.error_code()), ")"));
+  return absl::UnavailableError(
+      StrCat(what, ": ", s.error_message(), " (gRPC code ", static_cast<int>(s.error_code()), ")"));
 }
 
 // Parses the action's flags, connects to the tuner and runs `action`; the exit code.
@@ -64,83 +65,70 @@ std::string StateName(v1::JobState state) {
   std::string name = v1::JobState_Name(state);
   return name.rfind("JOB_STATE_", 0) == 0 ? name.substr(10) : name;
 }
-#endif
 
 int RunJobsList(int argc, char** argv) {
-  static const CommandSpec spec{"jobs list", "Lists the tuner's jobs, oldest first.",
-                                {TunerFlag(), {"all", 0, "", "include finished jobs"}, TokenFlag(), CaFlag()}, {}};
-#ifdef TUNEFARM_HAVE_TUNER
+  static const CommandSpec spec{"jobs list",
+                                "Lists the tuner's jobs, oldest first.",
+                                {TunerFlag(), {"all", 0, "", "include finished jobs"}, TokenFlag(), CaFlag()},
+                                {}};
   return WithTuner(spec, argc, argv, [&](const ParsedFlags& flags, const TunerConnection& tuner) {
-  v1::ListJobsRequest request;
-  request.set_include_finished(flags.Has("all"));
-  v1::ListJobsReply reply;
-  grpc::Status s = tuner.stub->ListJobs(tuner.Context().get(), request, &reply);
-  if (!s.ok()) return ReportFailure(spec.name, FromGrpc("ListJobs", s));
-  using A = Table::Align;
-  Table table({{"JOB ID"}, {"STATE"}, {"TRIALS", A::kRight}, {"EST. LATENCY", A::kRight}, {"MODEL / TASKS"}, {"MESSAGE"}});
-  for (const v1::JobInfo& job : reply.jobs()) {
-    const v1::JobProgress& p = job.progress();
-    const std::string source = job.spec().has_model_path() ? job.spec().model_path()
-                                                           : StrCat(job.spec().tasks().tasks_size(), " tasks");
-    table.AddRow({job.job_id(), StateName(p.state()), StrCat(p.trials_done(), "/", p.trial_budget()),
-                  p.estimated_latency_sec() > 0 ? FormatSeconds(p.estimated_latency_sec()) : "-", source, p.message()});
-  }
-  std::fputs(table.ToString().c_str(), stdout);
-  return kExitOk;
+    v1::ListJobsRequest request;
+    request.set_include_finished(flags.Has("all"));
+    v1::ListJobsReply reply;
+    grpc::Status s = tuner.stub->ListJobs(tuner.Context().get(), request, &reply);
+    if (!s.ok()) return ReportFailure(spec.name, FromGrpc("ListJobs", s));
+    using A = Table::Align;
+    Table table(
+        {{"JOB ID"}, {"STATE"}, {"TRIALS", A::kRight}, {"EST. LATENCY", A::kRight}, {"MODEL / TASKS"}, {"MESSAGE"}});
+    for (const v1::JobInfo& job : reply.jobs()) {
+      const v1::JobProgress& p = job.progress();
+      const std::string source =
+          job.spec().has_model_path() ? job.spec().model_path() : StrCat(job.spec().tasks().tasks_size(), " tasks");
+      table.AddRow({job.job_id(), StateName(p.state()), StrCat(p.trials_done(), "/", p.trial_budget()),
+                    p.estimated_latency_sec() > 0 ? FormatSeconds(p.estimated_latency_sec()) : "-", source,
+                    p.message()});
+    }
+    std::fputs(table.ToString().c_str(), stdout);
+    return kExitOk;
   });
-#else
-  ParseResult parsed = ParseCommandLine(spec, argc, argv);
-  if (!parsed.flags) return parsed.exit_code;
-  return ReportFailure(spec.name, "this tunefarm was built without tuner/");
-#endif
 }
 
 int RunJobsWatch(int argc, char** argv) {
-  static const CommandSpec spec{"jobs watch", "Follows a job of the tuner until it ends: a line per round, then its tasks.",
-                                {TunerFlag(), TokenFlag(), CaFlag()}, {"JOB"}};
-#ifdef TUNEFARM_HAVE_TUNER
+  static const CommandSpec spec{"jobs watch",
+                                "Follows a job of the tuner until it ends: a line per round, then its tasks.",
+                                {TunerFlag(), TokenFlag(), CaFlag()},
+                                {"JOB"}};
   return WithTuner(spec, argc, argv, [&](const ParsedFlags& flags, const TunerConnection& tuner) {
-  v1::WatchJobRequest request;
-  request.set_job_id(flags.positionals()[0]);
-  auto context = tuner.Context();
-  auto reader = tuner.stub->WatchJob(context.get(), request);
-  TuneProgress progress;
-  v1::JobProgress p, last;
-  while (reader->Read(&p)) {
-    progress.Update(p);
-    last = p;
-  }
-  grpc::Status s = reader->Finish();
-  if (!s.ok()) return ReportFailure(spec.name, FromGrpc("WatchJob", s));
-  PrintTaskTable(last);
-  std::printf("job %s: %s (%s)\n", last.job_id().c_str(), StateName(last.state()).c_str(), last.message().c_str());
-  return last.state() == v1::JOB_STATE_SUCCEEDED ? kExitOk : kExitFailure;
+    v1::WatchJobRequest request;
+    request.set_job_id(flags.positionals()[0]);
+    auto context = tuner.Context();
+    auto reader = tuner.stub->WatchJob(context.get(), request);
+    TuneProgress progress;
+    v1::JobProgress p, last;
+    while (reader->Read(&p)) {
+      progress.Update(p);
+      last = p;
+    }
+    grpc::Status s = reader->Finish();
+    if (!s.ok()) return ReportFailure(spec.name, FromGrpc("WatchJob", s));
+    PrintTaskTable(last);
+    std::printf("job %s: %s (%s)\n", last.job_id().c_str(), StateName(last.state()).c_str(), last.message().c_str());
+    return last.state() == v1::JOB_STATE_SUCCEEDED ? kExitOk : kExitFailure;
   });
-#else
-  ParseResult parsed = ParseCommandLine(spec, argc, argv);
-  if (!parsed.flags) return parsed.exit_code;
-  return ReportFailure(spec.name, "this tunefarm was built without tuner/");
-#endif
 }
 
 int RunJobsCancel(int argc, char** argv) {
-  static const CommandSpec spec{"jobs cancel", "Cancels a job of the tuner (its records stay).",
-                                {TunerFlag(), TokenFlag(), CaFlag()}, {"JOB"}};
-#ifdef TUNEFARM_HAVE_TUNER
+  static const CommandSpec spec{
+      "jobs cancel", "Cancels a job of the tuner (its records stay).", {TunerFlag(), TokenFlag(), CaFlag()}, {"JOB"}};
   return WithTuner(spec, argc, argv, [&](const ParsedFlags& flags, const TunerConnection& tuner) {
-  v1::CancelJobRequest request;
-  request.set_job_id(flags.positionals()[0]);
-  v1::CancelJobReply reply;
-  grpc::Status s = tuner.stub->CancelJob(tuner.Context().get(), request, &reply);
-  if (!s.ok()) return ReportFailure(spec.name, FromGrpc("CancelJob", s));
-  std::printf("job %s: %s\n", request.job_id().c_str(), StateName(reply.state()).c_str());
-  return kExitOk;
+    v1::CancelJobRequest request;
+    request.set_job_id(flags.positionals()[0]);
+    v1::CancelJobReply reply;
+    grpc::Status s = tuner.stub->CancelJob(tuner.Context().get(), request, &reply);
+    if (!s.ok()) return ReportFailure(spec.name, FromGrpc("CancelJob", s));
+    std::printf("job %s: %s\n", request.job_id().c_str(), StateName(reply.state()).c_str());
+    return kExitOk;
   });
-#else
-  ParseResult parsed = ParseCommandLine(spec, argc, argv);
-  if (!parsed.flags) return parsed.exit_code;
-  return ReportFailure(spec.name, "this tunefarm was built without tuner/");
-#endif
 }
 
 constexpr Subcommand kJobsActions[] = {
@@ -152,5 +140,8 @@ constexpr Subcommand kJobsActions[] = {
 }  // namespace
 
 int RunJobsCommand(int argc, char** argv) { return Dispatch("tunefarm jobs", kJobsActions, argc, argv); }
+#else
+int RunJobsCommand(int, char**) { return ReportFailure("jobs", "this tunefarm was built without tuner/"); }
+#endif
 
 }  // namespace tunefarm::cli

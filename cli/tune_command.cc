@@ -47,6 +47,7 @@ const CommandSpec& Spec() {
        {"curves", 0, "SVG", "where the tuning curves go (default: beside --db, named by the job)"},
        {"threads", 0, "N", "threads the kernels are tuned for (default: the device's CPUs)"},
        {"target", 0, "TARGET", "code generation target (default: from the device's facts)"},
+       {"warm-cache", 0, "", "time candidates with warm caches (default: inputs and weights flushed before each run)"},
        {"batch", 0, "N", "programs built, then measured, per call to the agent (default 8)"},
        {"min-repeat-ms", 0, "N", "shortest repeat when timing a candidate (default 20)"},
        {"token-file", 0, "FILE", "shared secret (mode 0600); else $TUNEFARM_TOKEN"},
@@ -59,7 +60,15 @@ const CommandSpec& Spec() {
 
 #ifdef TUNEFARM_HAVE_TUNER
 std::atomic<bool> g_interrupted{false};
-extern "C" void OnInterrupt(int) { g_interrupted = true; }
+// The first Ctrl-C asks the job to stop after the step in flight; a second one, while a long
+// step (training, the search) runs, ends the process at once (the job stays resumable).
+extern "C" void OnInterrupt(int sig) {
+  if (g_interrupted) {
+    std::signal(sig, SIG_DFL);
+    std::raise(sig);
+  }
+  g_interrupted = true;
+}
 
 // The search settings from the flags (0 leaves a setting to the job's default).
 absl::Status ReadSearchFlags(const ParsedFlags& flags, v1::SearchSettings* search) {
@@ -106,7 +115,8 @@ int RunTuneCommand(int argc, char** argv) {
   v1::SearchSettings search;
   if (absl::Status s = ReadSearchFlags(flags, &search); !s.ok()) return ReportUsageError(Spec(), s);
   const bool local_farm = !flags.Has("tracker");
-  if (!local_farm && !flags.Has("key")) return ReportUsageError(Spec(), "--key is required with --tracker");
+  if (!local_farm && !flags.Has("key") && !flags.Has("resume"))
+    return ReportUsageError(Spec(), "--key is required with --tracker");
   const std::string db_path = flags.Get("db", "tunefarm.db");
 
   std::error_code ec;
@@ -133,6 +143,10 @@ int RunTuneCommand(int argc, char** argv) {
     auto stored = tuner::SpecFromJson(job->spec_json);
     if (!stored.ok()) return ReportFailure("tune", stored.status());
     spec = *stored;
+    for (const char* ignored : {"trials", "threads", "target", "policy", "population", "generations", "per-round",
+                                "early-stop", "key"})
+      if (flags.Has(ignored))
+        std::fprintf(stderr, "tunefarm tune: --%s is ignored with --resume: the job keeps its own settings\n", ignored);
     if (spec.model_path() != model)
       return ReportFailure("tune", StrCat("job ", job_id, " tunes ", spec.model_path(), ", not ", model));
   }
@@ -167,6 +181,7 @@ int RunTuneCommand(int argc, char** argv) {
   }
   options.batch_size = static_cast<int>(*batch);
   options.min_repeat_ms = static_cast<int>(*min_repeat);
+  options.flush_cache = !flags.Has("warm-cache");
   TuneProgress progress;
   options.on_progress = [&](const v1::JobProgress& p) { progress.Update(p); };
   options.log = [](const std::string& line) { std::fprintf(stderr, "tunefarm tune: %s\n", line.c_str()); };
@@ -186,7 +201,7 @@ int RunTuneCommand(int argc, char** argv) {
     std::printf("tuning curves: %s\n", curves.c_str());
   else
     std::fprintf(stderr, "tunefarm tune: %s\n", std::string(written.message()).c_str());
-  if (g_interrupted) {
+  if (last.state() == v1::JOB_STATE_RUNNING) {
     std::printf("job %s stopped; continue it with: tunefarm tune %s --db %s --resume %s\n", job_id.c_str(),
                 flags.positionals()[0].c_str(), db_path.c_str(), job_id.c_str());
     return 130;

@@ -1,15 +1,12 @@
 // Internal to db/: wall-clock timestamps for rows the database stamps itself.
 #pragma once
 
-#include <chrono>
 #include <cstdint>
+
+#include "compiler/common/unix_time.h"
 
 namespace tunefarm::db::internal {
 
-inline int64_t NowUnixMs() {
-  return std::chrono::duration_cast<std::chrono::milliseconds>(
-             std::chrono::system_clock::now().time_since_epoch())
-      .count();
-}
+inline int64_t NowUnixMs() { return UnixMillisNow(); }
 
 }  // namespace tunefarm::db::internal

@@ -6,7 +6,7 @@
 namespace tunefarm::agent {
 
 Timing TimeRuns(const std::function<int32_t()>& run, int32_t number, int32_t repeat,
-                int32_t min_repeat_ms) {
+                int32_t min_repeat_ms, const std::function<void()>& before_run) {
   using Clock = std::chrono::steady_clock;
   constexpr double kMaxNumber = 1 << 30;
   Timing timing;
@@ -24,13 +24,17 @@ Timing TimeRuns(const std::function<int32_t()>& run, int32_t number, int32_t rep
       }
       first = false;
       const Clock::time_point start = Clock::now();
+      double runs_ms = 0;  // with before_run: the runs alone
       for (int32_t i = 0; i < timing.number; ++i) {
+        if (before_run) before_run();
+        const Clock::time_point run_start = before_run ? Clock::now() : start;
         if (const int32_t code = run(); code != 0) {
           timing.error_code = code;
           return timing;
         }
+        if (before_run) runs_ms += std::chrono::duration<double, std::milli>(Clock::now() - run_start).count();
       }
-      duration_ms = std::chrono::duration<double, std::milli>(Clock::now() - start).count();
+      duration_ms = before_run ? runs_ms : std::chrono::duration<double, std::milli>(Clock::now() - start).count();
     } while (duration_ms < min_repeat_ms && timing.number < kMaxNumber);
     timing.costs_sec.push_back(duration_ms / 1e3 / timing.number);
   }

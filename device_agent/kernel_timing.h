@@ -1,6 +1,8 @@
 // Timing a kernel the way TVM's time evaluator does: `number` runs per repeat, and while a
 // repeat lasts less than min_repeat_ms, `number` grows (to what the last repeat suggests, at
-// least x1.618) and the repeat is run again; `repeat` repeats give one cost each.
+// least x1.618) and the repeat is run again; `repeat` repeats give one cost each. With
+// `before_run`, it is called before every run and each run is timed alone (the call is not
+// timed): that is how caches are flushed between runs.
 #ifndef TUNEFARM_DEVICE_AGENT_KERNEL_TIMING_H_
 #define TUNEFARM_DEVICE_AGENT_KERNEL_TIMING_H_
 
@@ -18,7 +20,7 @@ struct Timing {
 
 // `run` calls the kernel once and returns its code. number and repeat below 1 count as 1.
 Timing TimeRuns(const std::function<int32_t()>& run, int32_t number, int32_t repeat,
-                int32_t min_repeat_ms);
+                int32_t min_repeat_ms, const std::function<void()>& before_run = nullptr);
 
 }  // namespace tunefarm::agent
 

@@ -87,6 +87,7 @@ std::vector<std::string> MeasureArgs(const MeasureSpec& spec) {
       "--repeat",        std::to_string(spec.repeat),
       "--min-repeat-ms", std::to_string(spec.min_repeat_ms),
       "--threads",       std::to_string(spec.threads),
+      "--flush-cache",   spec.flush_cache ? "1" : "0",
       "--seed",          std::to_string(spec.seed),
       "--atol",          Exact(spec.atol),
       "--rtol",          Exact(spec.rtol),
@@ -117,6 +118,10 @@ Result<MeasureSpec> ParseMeasureArgs(int argc, const char* const* argv) {
     else if (name == "--repeat") ok = ParseInteger(value, &spec.repeat);
     else if (name == "--min-repeat-ms") ok = ParseInteger(value, &spec.min_repeat_ms);
     else if (name == "--threads") ok = ParseInteger(value, &spec.threads);
+    else if (name == "--flush-cache") {
+      ok = value == "0" || value == "1";
+      spec.flush_cache = value == "1";
+    }
     else if (name == "--seed") ok = ParseInteger(value, &spec.seed);
     else if (name == "--atol") ok = ParseDouble(value, &spec.atol);
     else if (name == "--rtol") ok = ParseDouble(value, &spec.rtol);

@@ -61,6 +61,7 @@ MeasureSpec MakeMeasureSpec(const v1::MeasureOptions& options, const MeasureLimi
   spec.repeat = std::max(options.repeat(), 1);
   spec.min_repeat_ms = std::max(options.min_repeat_ms(), 0);
   spec.threads = std::max(options.threads(), 1);
+  spec.flush_cache = options.flush_cache();
   spec.seed = options.seed();
   const bool default_tolerance = options.atol() == 0 && options.rtol() == 0;
   spec.atol = default_tolerance ? kDefaultAtol : options.atol();

@@ -6,6 +6,7 @@
 
 #include "device_agent/elf_check.h"
 #include "device_agent/input_generator.h"
+#include "device_agent/cache_eviction.h"
 #include "device_agent/kernel_timing.h"
 #include "device_agent/output_compare.h"
 
@@ -271,8 +272,15 @@ void MeasureSession::Time() {
   void* workspace = c.workspace.empty() ? nullptr : c.workspace.data();
   const int32_t num_args = static_cast<int32_t>(c.args.size());
   deploy::ScopedCurrentPool bind(c.pool);
+  std::function<void()> flush;
+  if (spec_.flush_cache) {
+    flush = [&] {
+      for (size_t i = 0; i < c.args.size(); ++i)
+        if (c.info->args[i].role != deploy::ArgRole::kOut) EvictFromCaches(c.buffers[i].data(), c.buffers[i].size());
+    };
+  }
   const Timing timing = TimeRuns([&] { return c.fn(c.args.data(), num_args, workspace); },
-                                 spec_.number, spec_.repeat, spec_.min_repeat_ms);
+                                 spec_.number, spec_.repeat, spec_.min_repeat_ms, flush);
   outcome_.number = timing.number;
   outcome_.costs_sec = timing.costs_sec;
   if (timing.error_code != 0) {

@@ -20,7 +20,7 @@ constexpr size_t kBestMeasuredKept = 256;
 
 absl::StatusOr<std::unique_ptr<EvolutionSearchPolicy>> EvolutionSearchPolicy::Create(
     const TuningTask& task, Candidate default_candidate, const SearchTarget& target, JobCostModel* model,
-    std::vector<schedule::State> database_best, EvolutionPolicyOptions options, uint64_t seed) {
+    std::vector<std::pair<double, schedule::State>> database_best, EvolutionPolicyOptions options, uint64_t seed) {
   std::vector<schedule::State> sketches = GenerateSketches(task.dag, target);
   if (sketches.empty()) {
     return absl::FailedPreconditionError(
@@ -34,8 +34,9 @@ absl::StatusOr<std::unique_ptr<EvolutionSearchPolicy>> EvolutionSearchPolicy::Cr
 EvolutionSearchPolicy::EvolutionSearchPolicy(const TuningTask& task, Candidate default_candidate,
                                              const SearchTarget& target, JobCostModel* model,
                                              std::vector<schedule::State> sketches,
-                                             std::vector<schedule::State> database_best,
-                                             EvolutionPolicyOptions options, uint64_t seed)
+                                             std::vector<std::pair<double, schedule::State>> database_best,
+                                             EvolutionPolicyOptions options,
+                                             uint64_t seed)
     : workload_key_(task.workload_key),
       default_(std::move(default_candidate)),
       target_(target),
@@ -43,10 +44,9 @@ EvolutionSearchPolicy::EvolutionSearchPolicy(const TuningTask& task, Candidate d
       sketches_(std::move(sketches)),
       options_(std::move(options)),
       rng_(seed) {
-  // The database's best have no cost here; they rank after this job's own measurements
-  // (which include them again once re-seen) and keep their order.
-  for (size_t i = 0; i < database_best.size(); ++i)
-    best_measured_.push_back({std::numeric_limits<double>::max(), std::move(database_best[i])});
+  best_measured_ = std::move(database_best);
+  std::stable_sort(best_measured_.begin(), best_measured_.end(),
+                   [](const auto& a, const auto& b) { return a.first < b.first; });
 }
 
 std::vector<schedule::State> EvolutionSearchPolicy::InitialPopulation() {
@@ -89,11 +89,10 @@ std::vector<float> EvolutionSearchPolicy::Score(const std::vector<schedule::Stat
 std::vector<Candidate> EvolutionSearchPolicy::NextBatch(int n, const std::set<std::string>& measured) {
   std::vector<Candidate> out;
   std::unordered_set<std::string> excluded(measured.begin(), measured.end());
-  if (first_batch_ && !excluded.count(default_.hash) && n > 0) {
+  if (!excluded.count(default_.hash) && n > 0) {
     out.push_back(default_);
     excluded.insert(default_.hash);
   }
-  first_batch_ = false;
   features_.clear();
   if (static_cast<int>(out.size()) >= n) return out;
   std::vector<schedule::State> population = InitialPopulation();
@@ -140,7 +139,8 @@ void EvolutionSearchPolicy::Observe(const std::vector<MeasuredCandidate>& result
   }
   std::stable_sort(best_measured_.begin(), best_measured_.end(),
                    [](const auto& a, const auto& b) { return a.first < b.first; });
-  if (best_measured_.size() > kBestMeasuredKept) best_measured_.erase(best_measured_.begin() + kBestMeasuredKept, best_measured_.end());
+  if (best_measured_.size() > kBestMeasuredKept)
+    best_measured_.erase(best_measured_.begin() + kBestMeasuredKept, best_measured_.end());
   if (absl::Status s = model_->Retrain(); !s.ok() && options_.log)
     options_.log(StrCat("cost model: retraining failed (", std::string(s.message()), "); the previous model stays"));
 }

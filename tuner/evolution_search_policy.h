@@ -6,7 +6,7 @@
 //      trained: the evolutionary search (evolution/evolutionary_search.h) under the model's
 //      scores, with its eps-greedy share of random picks;
 //   3. only programs whose schedule hash has no record are returned.
-// The default-rule schedule opens the first batch (the baseline every task is measured with).
+// The default-rule schedule opens every batch until it has a record (every task's baseline).
 // Observe hands every measured program to the cost model and retrains it.
 #pragma once
 
@@ -36,10 +36,11 @@ struct EvolutionPolicyOptions {
 
 class EvolutionSearchPolicy final : public SearchPolicy {
  public:
-  // `database_best`: the database's best programs of this task (replayed), fastest first.
-  static absl::StatusOr<std::unique_ptr<EvolutionSearchPolicy>> Create(const TuningTask& task, Candidate default_candidate,
+  // `database_best`: the database's best programs of this task (cost, replayed program).
+  static absl::StatusOr<std::unique_ptr<EvolutionSearchPolicy>> Create(const TuningTask& task,
+                                                                       Candidate default_candidate,
                                                                        const SearchTarget& target, JobCostModel* model,
-                                                                       std::vector<schedule::State> database_best,
+                                                                       std::vector<std::pair<double, schedule::State>> database_best,
                                                                        EvolutionPolicyOptions options, uint64_t seed);
 
   std::vector<Candidate> NextBatch(int n, const std::set<std::string>& measured) override;
@@ -52,7 +53,8 @@ class EvolutionSearchPolicy final : public SearchPolicy {
  private:
   EvolutionSearchPolicy(const TuningTask& task, Candidate default_candidate, const SearchTarget& target,
                         JobCostModel* model, std::vector<schedule::State> sketches,
-                        std::vector<schedule::State> database_best, EvolutionPolicyOptions options, uint64_t seed);
+                        std::vector<std::pair<double, schedule::State>> database_best, EvolutionPolicyOptions options,
+                        uint64_t seed);
 
   std::vector<schedule::State> InitialPopulation();
   // Cost-model scores; -inf for a program that does not lower or fit (its features are cached
@@ -67,7 +69,6 @@ class EvolutionSearchPolicy final : public SearchPolicy {
   std::vector<std::pair<double, schedule::State>> best_measured_;  // (cost, program), fastest first
   EvolutionPolicyOptions options_;
   std::mt19937_64 rng_;
-  bool first_batch_ = true;
   std::unordered_map<std::string, std::shared_ptr<const FeatureMatrix>> features_;  // null: invalid
   std::string last_summary_;
 };

@@ -24,11 +24,13 @@ void JobCostModel::LoadOrTrain() {
       if (log_) log_(StrCat("cost model: resumed from ", save_path_));
       return;
     }
-    if (log_) log_(StrCat("cost model: the saved model cannot be used (", std::string(loaded.status().message()),
-                          "); retraining it from ", samples_.size(), " records"));
+    if (log_)
+      log_(StrCat("cost model: the saved model cannot be used (", std::string(loaded.status().message()),
+                  "); retraining it from ", samples_.size(), " records"));
   }
   if (samples_.size() == 0) return;
-  if (absl::Status s = Retrain(); !s.ok() && log_) log_(StrCat("cost model: training failed: ", std::string(s.message())));
+  if (absl::Status s = Retrain(); !s.ok() && log_)
+    log_(StrCat("cost model: training failed: ", std::string(s.message())));
 }
 
 int64_t JobCostModel::AddDatabaseRecords(db::TuningDatabase* database, const std::string& target, int threads,

@@ -3,10 +3,12 @@
 #include <algorithm>
 #include <chrono>
 #include <limits>
+#include <map>
 #include <optional>
 #include <set>
 
 #include "compiler/common/strings.h"
+#include "compiler/common/unix_time.h"
 #include "db/record_id.h"
 #include "db/tuning_database.h"
 #include "tuner/device_target.h"
@@ -20,12 +22,6 @@
 namespace tunefarm::tuner {
 namespace {
 
-int64_t NowMs() {
-  return std::chrono::duration_cast<std::chrono::milliseconds>(
-             std::chrono::system_clock::now().time_since_epoch())
-      .count();
-}
-
 std::string Text(const absl::Status& s) { return std::string(s.message()); }
 
 struct TaskState {
@@ -36,8 +32,9 @@ struct TaskState {
   std::set<std::string> measured;        // hashes with a record for this workload/target/threads
   int64_t trials = 0;                    // records of this job
   int64_t valid = 0;
-  double best = 0;  // lowest valid mean cost in the database; 0 until one
+  double best = 0;          // lowest valid mean cost in the database; 0 until one
   double default_cost = 0;  // of the default-rule schedule, once measured by this job
+  std::map<std::string, double> job_costs;  // valid records of this job by hash (for a resume)
   int rounds = 0;
   bool exhausted = false;
 };
@@ -136,7 +133,11 @@ absl::Status JobRun::Prepare() {
   if (!job.ok()) return job.status();
   progress_.set_trial_budget(job->trials_total);
   progress_.set_state(ToWire(job->state));
-  if (db::IsFinal(job->state)) return absl::OkStatus();
+  if (db::IsFinal(job->state)) {
+    progress_.set_message(StrCat("the job has already ended (", db::JobStateName(job->state), ")",
+                                 job->error_message.empty() ? "" : ": ", job->error_message));
+    return absl::OkStatus();
+  }
   auto spec = SpecFromJson(job->spec_json);
   if (!spec.ok()) return spec.status();
   spec_ = *spec;
@@ -169,12 +170,16 @@ absl::Status JobRun::Prepare() {
   measure.set_atol(options_.atol);
   measure.set_rtol(options_.rtol);
   measure.set_threads(threads_);
+  measure.set_flush_cache(options_.flush_cache);
   measure.set_seed(seed_);
   measurer_ = std::make_unique<Measurer>(farm_.get(), target_, measure, [this] { return Stopping(); });
 
   if (absl::Status s = LoadTasks(); !s.ok()) return s;
   std::vector<SchedulerTask> weights;
-  for (const TaskState& t : tasks_) weights.push_back({t.task.weight, t.task.dag->TotalFlops(), ""});
+  // Tasks of one op (the name before its shapes) are "similar": the scheduler bounds what one
+  // may reach by what the best of them reached, per flop.
+  for (const TaskState& t : tasks_)
+    weights.push_back({t.task.weight, t.task.dag->TotalFlops(), t.name.substr(0, t.name.find('('))});
   TaskSchedulerOptions scheduling;
   scheduling.early_stop_rounds = search_.early_stop_rounds;
   scheduling.seed = seed_;
@@ -183,10 +188,10 @@ absl::Status JobRun::Prepare() {
   for (size_t i = 0; i < tasks_.size(); ++i)
     if (tasks_[i].trials > 0) scheduler_->Record(static_cast<int>(i), tasks_[i].best);
 
-  progress_.set_started_unix_ms(NowMs());
+  progress_.set_started_unix_ms(UnixMillisNow());
   progress_.set_trials_at_start(trials_done_);
-  progress_.set_message(StrCat(tasks_.size(), " tasks on ", farm_->grant().device_address(), " (",
-                               target_.ToString(), ", ", threads_, " threads, ", search_.policy, " search)"));
+  progress_.set_message(StrCat(tasks_.size(), " tasks on ", farm_->grant().device_address(), " (", target_.ToString(),
+                               ", ", threads_, " threads, ", search_.policy, " search)"));
   Publish();
   return absl::OkStatus();
 }
@@ -238,7 +243,10 @@ absl::Status JobRun::LoadTasks() {
     for (TaskState& t : tasks_) {
       if (t.task.workload_key != r.workload_key) continue;
       ++t.trials;
-      if (r.IsValid()) ++t.valid;
+      if (r.IsValid()) {
+        ++t.valid;
+        t.job_costs[r.schedule_hash] = r.MeanCost();
+      }
     }
   }
   stats_->resumed_records = static_cast<int64_t>(previous->size());
@@ -250,7 +258,7 @@ absl::Status JobRun::WriteRecord(TaskState& task, db::TuningRecord record) {
   auto id = db::NewUuidV4();
   if (!id.ok()) return id.status();
   record.record_id = *id;
-  if (record.measured_unix_ms == 0) record.measured_unix_ms = NowMs();
+  if (record.measured_unix_ms == 0) record.measured_unix_ms = UnixMillisNow();
   auto written = db_->AddRecord(record);
   if (!written.ok()) return written.status();
   ++stats_->records_written;
@@ -290,14 +298,17 @@ absl::Status JobRun::RunRound(int index) {
     auto policy = policies_->ForTask(task.task, TaskSeed(seed_, task.task.workload_key));
     if (!policy.ok()) return policy.status();
     task.policy = std::move(*policy);
+    // Resumed: the default may have been measured by the run that stopped.
+    if (auto it = task.job_costs.find(task.policy->default_candidate().hash); it != task.job_costs.end())
+      task.default_cost = it->second;
   }
   if (!task.reference.has_value()) {
     // The reference is the unscheduled DAG: it does not depend on any rule or candidate.
     auto reference = BuildKernel(schedule::State(task.task.dag), target_);
     if (!reference.ok()) {
-      return absl::InternalError(StrCat("task ", task.name, " (", task.task.workload_key,
-                                        "): the reference (unscheduled) kernel does not build: ",
-                                        Text(reference.status())));
+      return absl::InternalError(
+          StrCat("task ", task.name, " (", task.task.workload_key,
+                 "): the reference (unscheduled) kernel does not build: ", Text(reference.status())));
     }
     task.reference = std::move(*reference);
   }
@@ -306,7 +317,7 @@ absl::Status JobRun::RunRound(int index) {
   if (batch.empty()) {
     task.exhausted = true;
     scheduler_->MarkExhausted(index);
-    Log(StrCat("task ", task.name, ": no unmeasured program left"));
+    Log(StrCat("task ", task.name, ": the search found no new valid program; the task stops"));
     return absl::OkStatus();
   }
   // Measured in farm batches, each record written as it arrives.
@@ -325,11 +336,10 @@ absl::Status JobRun::RunRound(int index) {
       outcome.schedule_json = c.json;
       outcome.schedule_hash = c.hash;
       outcome.job_id = job_id_;
-      outcome.created_unix_ms = NowMs();
+      outcome.created_unix_ms = UnixMillisNow();
       outcomes[begin + i] = outcome;
       done[begin + i] = true;
-      if (c.hash == task.policy->default_candidate().hash && outcome.IsValid())
-        task.default_cost = outcome.MeanCost();
+      if (c.hash == task.policy->default_candidate().hash && outcome.IsValid()) task.default_cost = outcome.MeanCost();
       return WriteRecord(task, std::move(outcome));
     });
     if (!measured.ok()) return measured;
@@ -337,8 +347,10 @@ absl::Status JobRun::RunRound(int index) {
   std::vector<MeasuredCandidate> results;
   for (size_t i = 0; i < batch.size(); ++i)
     if (done[i]) results.push_back({&batch[i], &outcomes[i]});
+  // A partial round is not a round, and its results are not worth a retrain now: a resumed job
+  // relearns them from the database.
+  if (Stopping()) return absl::OkStatus();
   task.policy->Observe(results);
-  if (Stopping()) return absl::OkStatus();  // a partial round is not a round
   ++task.rounds;
   ++round_;
   ++stats_->rounds;
@@ -375,11 +387,15 @@ v1::JobProgress JobRun::Run() {
     }
   }
   if (auto s = stopped()) return *s;
+  stats_->build_errors = measurer_->counters().build_errors;
+  stats_->measured = measurer_->counters().measured;
   std::string message = StrCat(trials_done_, " trials in ", round_, " rounds");
   int stopped_early = 0, exhausted = 0;
   for (size_t i = 0; i < tasks_.size(); ++i) {
-    if (tasks_[i].exhausted) ++exhausted;
-    else if (scheduler_->stopped(static_cast<int>(i))) ++stopped_early;
+    if (tasks_[i].exhausted)
+      ++exhausted;
+    else if (scheduler_->stopped(static_cast<int>(i)))
+      ++stopped_early;
   }
   if (exhausted > 0) StrAppend(&message, "; candidates ran out for ", exhausted, " task(s)");
   if (stopped_early > 0) StrAppend(&message, "; ", stopped_early, " task(s) stopped improving");

@@ -33,6 +33,10 @@ struct RunnerOptions {
   // Timing settings of every Measure call; threads and the correctness check are set per job.
   int repeat = 3;
   int min_repeat_ms = 20;
+  // Evict each candidate's inputs and weights from the caches before every timed run: inside a
+  // model a kernel's weights come from memory, and timings with warm caches favour programs
+  // that lose there (MeasureOptions.flush_cache).
+  bool flush_cache = true;
   int timeout_ms = 10000;
   double atol = 1e-4, rtol = 1e-4;
   std::function<void(const v1::JobProgress&)> on_progress;  // after every change
@@ -45,7 +49,7 @@ struct RunStats {
   int64_t resumed_records = 0;  // records of the job found in the database at the start
   int64_t generated = 0;
   int64_t build_errors = 0;
-  int64_t measured = 0;         // results received from the agent
+  int64_t measured = 0;  // results received from the agent
   int64_t records_written = 0;
   int64_t rounds = 0;
 };

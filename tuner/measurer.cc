@@ -4,15 +4,10 @@
 #include <limits>
 
 #include "compiler/common/strings.h"
+#include "compiler/common/unix_time.h"
 
 namespace tunefarm::tuner {
 namespace {
-
-int64_t NowMs() {
-  return std::chrono::duration_cast<std::chrono::milliseconds>(
-             std::chrono::system_clock::now().time_since_epoch())
-      .count();
-}
 
 double SecondsSince(std::chrono::steady_clock::time_point start) {
   return std::chrono::duration<double>(std::chrono::steady_clock::now() - start).count();
@@ -27,15 +22,25 @@ void FillOutcome(const v1::MeasureResult& r, db::TuningRecord* rec) {
   rec->max_abs_error = nan;
   rec->max_rel_error = nan;
   switch (r.error_kind()) {
-    case v1::ERROR_KIND_NONE: rec->error_kind = db::ErrorKind::kNone; break;
-    case v1::ERROR_KIND_BUILD: rec->error_kind = db::ErrorKind::kBuild; break;
-    case v1::ERROR_KIND_LOAD: rec->error_kind = db::ErrorKind::kLoad; break;
+    case v1::ERROR_KIND_NONE:
+      rec->error_kind = db::ErrorKind::kNone;
+      break;
+    case v1::ERROR_KIND_BUILD:
+      rec->error_kind = db::ErrorKind::kBuild;
+      break;
+    case v1::ERROR_KIND_LOAD:
+      rec->error_kind = db::ErrorKind::kLoad;
+      break;
     case v1::ERROR_KIND_CRASH:
       rec->error_kind = db::ErrorKind::kCrash;
       rec->error_code = r.signal() != 0 ? r.signal() : r.exit_code();
       break;
-    case v1::ERROR_KIND_TIMEOUT: rec->error_kind = db::ErrorKind::kTimeout; break;
-    case v1::ERROR_KIND_WRONG_RESULT: rec->error_kind = db::ErrorKind::kWrongResult; break;
+    case v1::ERROR_KIND_TIMEOUT:
+      rec->error_kind = db::ErrorKind::kTimeout;
+      break;
+    case v1::ERROR_KIND_WRONG_RESULT:
+      rec->error_kind = db::ErrorKind::kWrongResult;
+      break;
     case v1::ERROR_KIND_RUNTIME_ERROR:
       rec->error_kind = db::ErrorKind::kRuntimeError;
       rec->error_code = r.exit_code();
@@ -46,8 +51,7 @@ void FillOutcome(const v1::MeasureResult& r, db::TuningRecord* rec) {
       break;
     default:
       rec->error_kind = db::ErrorKind::kRuntimeError;
-      rec->error_message = StrCat("agent reported error kind ", static_cast<int>(r.error_kind()), ": ",
-                                  r.message());
+      rec->error_message = StrCat("agent reported error kind ", static_cast<int>(r.error_kind()), ": ", r.message());
       break;
   }
   // The error figures exist when the outputs were compared.
@@ -56,7 +60,7 @@ void FillOutcome(const v1::MeasureResult& r, db::TuningRecord* rec) {
     rec->max_rel_error = r.max_rel_error();
   }
   if (rec->error_kind != db::ErrorKind::kNone) rec->costs_sec.clear();
-  rec->measured_unix_ms = r.finished_unix_us() > 0 ? r.finished_unix_us() / 1000 : NowMs();
+  rec->measured_unix_ms = r.finished_unix_us() > 0 ? r.finished_unix_us() / 1000 : UnixMillisNow();
 }
 
 absl::Status Measurer::Measure(const BuiltKernel& reference, const std::vector<Candidate>& candidates,
@@ -80,7 +84,7 @@ absl::Status Measurer::Measure(const BuiltKernel& reference, const std::vector<C
     outcome.error_kind = db::ErrorKind::kBuild;
     outcome.error_message = std::string(kernel.status().message());
     outcome.max_abs_error = outcome.max_rel_error = std::numeric_limits<double>::quiet_NaN();
-    outcome.measured_unix_ms = NowMs();
+    outcome.measured_unix_ms = UnixMillisNow();
     if (absl::Status s = on_outcome(i, std::move(outcome)); !s.ok()) return s;
   }
   counters_.build_seconds += SecondsSince(build_start);

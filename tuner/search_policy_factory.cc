@@ -49,13 +49,14 @@ absl::StatusOr<std::unique_ptr<SearchPolicy>> SearchPolicyFactory::ForTask(const
   if (context_.config.policy != "evolution")
     return std::unique_ptr<SearchPolicy>(new RandomSearchPolicy(std::move(*generator)));
 
-  std::vector<schedule::State> best;
+  std::vector<std::pair<double, schedule::State>> best;
   if (context_.database != nullptr) {
-    auto top = context_.database->TopK(task.workload_key, context_.target.ToString(), context_.threads,
-                                       kDatabaseBestPerTask);
+    auto top =
+        context_.database->TopK(task.workload_key, context_.target.ToString(), context_.threads, kDatabaseBestPerTask);
     if (!top.ok()) return top.status();
     for (const db::TuningRecord& r : *top)
-      if (auto state = schedule::State::FromJson(task.dag, r.schedule_json); state.ok()) best.push_back(*state);
+      if (auto state = schedule::State::FromJson(task.dag, r.schedule_json); state.ok())
+        best.push_back({r.MeanCost(), *state});
   }
   EvolutionPolicyOptions options;
   options.population = context_.config.population;

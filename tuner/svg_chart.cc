@@ -17,11 +17,16 @@ constexpr const char* kColors[] = {"#1f77b4", "#d62728", "#2ca02c", "#ff7f0e", "
 std::string Escape(const std::string& text) {
   std::string out;
   for (char c : text) {
-    if (c == '<') out += "&lt;";
-    else if (c == '>') out += "&gt;";
-    else if (c == '&') out += "&amp;";
-    else if (c == '"') out += "&quot;";
-    else out += c;
+    if (c == '<')
+      out += "&lt;";
+    else if (c == '>')
+      out += "&gt;";
+    else if (c == '&')
+      out += "&amp;";
+    else if (c == '"')
+      out += "&quot;";
+    else
+      out += c;
   }
   return out;
 }
@@ -69,11 +74,10 @@ std::string Panel(const ChartPanel& panel, double y0) {
     std::string points;
     for (const auto& [x, y] : s.points)
       if (std::isfinite(x) && std::isfinite(y)) StrAppend(&points, Number(px(x)), ",", Number(py(y)), " ");
-    StrAppend(&out, "<polyline fill=\"none\" stroke=\"", color, "\" stroke-width=\"1.8\" points=\"", points,
-              "\"/>\n");
+    StrAppend(&out, "<polyline fill=\"none\" stroke=\"", color, "\" stroke-width=\"1.8\" points=\"", points, "\"/>\n");
     const double ly = y0 + kTop + 14 + 16 * static_cast<double>(i);
-    StrAppend(&out, "<line x1=\"", kLeft + plot_w + 10, "\" y1=\"", ly - 4, "\" x2=\"", kLeft + plot_w + 28,
-              "\" y2=\"", ly - 4, "\" stroke=\"", color, "\" stroke-width=\"2\"/>\n");
+    StrAppend(&out, "<line x1=\"", kLeft + plot_w + 10, "\" y1=\"", ly - 4, "\" x2=\"", kLeft + plot_w + 28, "\" y2=\"",
+              ly - 4, "\" stroke=\"", color, "\" stroke-width=\"2\"/>\n");
     StrAppend(&out, "<text x=\"", kLeft + plot_w + 32, "\" y=\"", ly, "\" font-size=\"11\">", Escape(s.name),
               "</text>\n");
   }

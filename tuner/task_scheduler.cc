@@ -21,9 +21,7 @@ GradientTaskScheduler::GradientTaskScheduler(std::vector<SchedulerTask> tasks, T
       gradient_(tasks_.size(), 0),
       rng_(options.seed) {}
 
-double GradientTaskScheduler::Best(int task) const {
-  return history_[task].empty() ? kNoCost : history_[task].back();
-}
+double GradientTaskScheduler::Best(int task) const { return history_[task].empty() ? kNoCost : history_[task].back(); }
 
 void GradientTaskScheduler::Record(int task, double best_cost) {
   const double best = best_cost > 0 ? best_cost : kNoCost;

@@ -26,8 +26,8 @@ namespace tunefarm::tuner {
 
 struct SchedulerTask {
   double weight = 1;
-  double flops = 0;   // of one call; 0: unknown (no similarity bound)
-  std::string tag;    // tasks with the same non-empty tag are "similar"
+  double flops = 0;  // of one call; 0: unknown (no similarity bound)
+  std::string tag;   // tasks with the same non-empty tag are "similar"
 };
 
 struct TaskSchedulerOptions {

@@ -23,6 +23,7 @@ TEST(MeasureProtocol, ArgumentsRoundTrip) {
   spec.cpu_limit_sec = 11;
   spec.batch_cpu_limit_sec = 41;
   spec.result_fd = 3;
+  spec.flush_cache = true;
   const std::vector<std::string> args = MeasureArgs(spec);
   std::vector<const char*> argv = {"tunefarm-measure"};
   for (const std::string& a : args) argv.push_back(a.c_str());
@@ -37,6 +38,7 @@ TEST(MeasureProtocol, ArgumentsRoundTrip) {
   EXPECT_EQ(parsed->threads, 8);
   EXPECT_EQ(parsed->cpu_limit_sec, 11);
   EXPECT_EQ(parsed->batch_cpu_limit_sec, 41);
+  EXPECT_TRUE(parsed->flush_cache);
 }
 
 TEST(MeasureProtocol, JobLinesRoundTripAndBadOnesAreNamed) {

@@ -2,6 +2,8 @@
 
 #include <gtest/gtest.h>
 
+#include <algorithm>
+
 #include <cmath>
 #include <limits>
 #include <vector>
@@ -90,6 +92,24 @@ TEST(KernelTiming, WithoutMinRepeatMsNumberStaysAsAsked) {
   EXPECT_EQ(t.number, 4);
   EXPECT_EQ(calls, 8);
   EXPECT_EQ(t.costs_sec.size(), 2u);
+}
+
+// With a flush before every run, each run is timed alone: the flush (here a 2 ms wait) is
+// called before every run and never counted.
+TEST(KernelTiming, BeforeRunIsCalledBeforeEveryRunAndNotTimed) {
+  int calls = 0, flushes = 0;
+  auto wait = [](std::chrono::microseconds d) {
+    const auto until = std::chrono::steady_clock::now() + d;
+    while (std::chrono::steady_clock::now() < until) {
+    }
+  };
+  const Timing t = TimeRuns([&] { return ++calls, 0; }, 3, 4, 0, [&] { wait(std::chrono::microseconds(2000)), ++flushes; });
+  EXPECT_EQ(calls, 12);
+  EXPECT_EQ(flushes, 12);
+  ASSERT_EQ(t.costs_sec.size(), 4u);
+  // Counted, the flush would make every repeat's cost over 2 ms; a run does nothing, so unless
+  // every one of the four repeats was preempted for 2 ms, one is far below.
+  EXPECT_LT(*std::min_element(t.costs_sec.begin(), t.costs_sec.end()), 2e-3);
 }
 
 TEST(KernelTiming, StopsAtTheFirstError) {

@@ -113,10 +113,29 @@ TEST(TuneCommand, TwoKernelJobSurvivesSigkillResumesAndCompilesToTheReferenceOut
   const std::string onnx = dir.WriteFile("two.onnx", model.Onnx());
   const std::string db_path = dir.path() + "/tune.db";
   constexpr int kTrials = 24;
-  std::vector<std::string> tune = {TUNEFARM_CLI_BIN, "tune", onnx, "--tracker", (*farm)->tracker_address(),
-                                   "--key", testing::kDeviceKey, "--db", db_path, "--trials", std::to_string(kTrials),
-                                   "--per-round", "4", "--population", "32", "--generations", "2", "--threads", "1",
-                                   "--min-repeat-ms", "1", "--token-file", (*farm)->token_file()};
+  std::vector<std::string> tune = {TUNEFARM_CLI_BIN,
+                                   "tune",
+                                   onnx,
+                                   "--tracker",
+                                   (*farm)->tracker_address(),
+                                   "--key",
+                                   testing::kDeviceKey,
+                                   "--db",
+                                   db_path,
+                                   "--trials",
+                                   std::to_string(kTrials),
+                                   "--per-round",
+                                   "4",
+                                   "--population",
+                                   "32",
+                                   "--generations",
+                                   "2",
+                                   "--threads",
+                                   "1",
+                                   "--min-repeat-ms",
+                                   "1",
+                                   "--token-file",
+                                   (*farm)->token_file()};
 
   // First run: killed without warning once two rounds are done.
   std::string job_id;

@@ -43,8 +43,8 @@ int main(int argc, char** argv) {
     return 1;
   }
   std::printf("%lld records, %lld skipped, %zu programs featurized in %.1f s\n",
-              static_cast<long long>(samples->records), static_cast<long long>(samples->skipped),
-              samples->set.size(), bench::SecondsSince(start));
+              static_cast<long long>(samples->records), static_cast<long long>(samples->skipped), samples->set.size(),
+              bench::SecondsSince(start));
   tuner::TrainHoldoutSplit split = tuner::SplitTrainHoldout(samples->set, 0.3, 1);
   tuner::XgbParams params;
   params.max_bin = 64;

@@ -237,11 +237,12 @@ void RunWorkload(const bench::Workload& w, const codegen::Target& target, const 
     std::filesystem::remove_all(model_dir, ec);
     std::filesystem::create_directories(model_dir, ec);
 
-    tuner::ChartPanel panel{StrCat(w.name, ", ", threads, " thread", threads > 1 ? "s" : ""), "trials",
-                            "best GFLOP/s", {}};
+    tuner::ChartPanel panel{
+        StrCat(w.name, ", ", threads, " thread", threads > 1 ? "s" : ""), "trials", "best GFLOP/s", {}};
     std::vector<Curve> curves;
     for (const std::string& policy : settings.policies)
-      curves.push_back(Search(w, policy, target, threads, settings, reference, quick_default_s, args, &pool, model_dir));
+      curves.push_back(
+          Search(w, policy, target, threads, settings, reference, quick_default_s, args, &pool, model_dir));
     const double default_s = bench::TimeKernel(*dflt, args, &pool, kFinalRepeatMs, kFinalRepeats);
     w.peer.setup(threads);
     const double peer_s = bench::MedianSecondsPerCall(w.peer.run, 3, 200);
@@ -250,14 +251,17 @@ void RunWorkload(const bench::Workload& w, const codegen::Target& target, const 
       if (c.best) final_s = bench::TimeKernel(*c.best, args, &pool, kFinalRepeatMs, kFinalRepeats);
       std::string at;
       for (int k : kCheckpoints)
-        if (k <= static_cast<int>(c.best_s.size())) StrAppend(&at, " ", Fixed(gflops(c.best_s[k - 1])));
-        else StrAppend(&at, "       -");
-      std::printf("%-30s %2d %-9s |%s | %7.1f %7.1f %7.1f | %6.2fx %6.2fx | %5.1f%% | %5lld %4lld %4lld %4lld | %6.0f %5.0f %5.0f %5.0f\n",
-                  w.name.c_str(), threads, c.policy.c_str(), at.c_str(), gflops(final_s), gflops(default_s),
-                  gflops(peer_s), default_s / final_s, peer_s / final_s, 100 * gflops(final_s) / peak_gflops[threads],
-                  static_cast<long long>(c.best_s.size()), static_cast<long long>(c.slow),
-                  static_cast<long long>(c.wrong), static_cast<long long>(c.failed), c.wall_s, c.search_s, c.build_s,
-                  c.measure_s);
+        if (k <= static_cast<int>(c.best_s.size()))
+          StrAppend(&at, " ", Fixed(gflops(c.best_s[k - 1])));
+        else
+          StrAppend(&at, "       -");
+      std::printf(
+          "%-30s %2d %-9s |%s | %7.1f %7.1f %7.1f | %6.2fx %6.2fx | %5.1f%% | %5lld %4lld %4lld %4lld | %6.0f %5.0f "
+          "%5.0f %5.0f\n",
+          w.name.c_str(), threads, c.policy.c_str(), at.c_str(), gflops(final_s), gflops(default_s), gflops(peer_s),
+          default_s / final_s, peer_s / final_s, 100 * gflops(final_s) / peak_gflops[threads],
+          static_cast<long long>(c.best_s.size()), static_cast<long long>(c.slow), static_cast<long long>(c.wrong),
+          static_cast<long long>(c.failed), c.wall_s, c.search_s, c.build_s, c.measure_s);
       std::fflush(stdout);
       tuner::ChartSeries series{c.policy, {}};
       for (size_t i = 0; i < c.best_s.size(); ++i)
@@ -281,9 +285,10 @@ int main() {
   const std::vector<double> peak_gflops = bench::MeasureAndPrintFmaPeaks(settings.threads);
   std::printf("up to %d trials per row in rounds of 64; evolution: population %d, %d generations\n", settings.trials,
               settings.population, settings.generations);
-  std::printf("%-30s %2s %-9s | best GFLOP/s after %-29s | %7s %7s %7s | %7s %7s | %6s | %5s %4s %4s %4s | %6s %5s %5s %5s\n",
-              "workload", "th", "policy", "64 / 128 / 256 / 512 / 1000", "final", "default", "peer", "dft/b", "peer/b",
-              "%peak", "tried", "slow", "wrng", "fail", "wall s", "srch", "build", "meas");
+  std::printf(
+      "%-30s %2s %-9s | best GFLOP/s after %-29s | %7s %7s %7s | %7s %7s | %6s | %5s %4s %4s %4s | %6s %5s %5s %5s\n",
+      "workload", "th", "policy", "64 / 128 / 256 / 512 / 1000", "final", "default", "peer", "dft/b", "peer/b", "%peak",
+      "tried", "slow", "wrng", "fail", "wall s", "srch", "build", "meas");
   bench::WorkloadInputs inputs;
   std::vector<tuner::ChartPanel> panels;
   RunWorkload(bench::MatmulWorkload(inputs, 1024, 1024, 1024), target, settings, peak_gflops, &panels);
