@@ -11,6 +11,7 @@
 #include <string>
 #include <thread>
 
+#include "bench/compiler/bench_workloads.h"
 #include "compiler/common/strings.h"
 #include "compiler/ops/conv2d.h"
 #include "compiler/ops/matmul.h"
@@ -44,21 +45,6 @@ std::string LscpuModelName() {
   return out;
 }
 
-DagPtr Gemm(int64_t n) {
-  te::DagBuilder b;
-  auto a = b.Placeholder("A", te::DType::kFloat32, {n, n});
-  auto w = b.Placeholder("B", te::DType::kFloat32, {n, n}, true);
-  return b.Build({ops::Matmul(b, a, w, false, "C")});
-}
-
-DagPtr ResnetConv() {
-  te::DagBuilder b;
-  ops::Conv2dParams p;
-  p.padding = {1, 1, 1, 1};
-  auto x = b.Placeholder("x", te::DType::kFloat32, {1, 64, 56, 56});
-  auto w = b.Placeholder("w", te::DType::kFloat32, {64, 64, 3, 3}, true);
-  return b.Build({ops::Conv2dNchw(b, x, w, p)});
-}
 
 std::vector<float> InnermostScore(const std::vector<State>& programs) {
   std::vector<float> out;
@@ -125,7 +111,7 @@ int main() {
   }
   const tuner::SearchTarget target = tuner::SearchTarget::FromTarget(*t);
   std::printf("evolution_bench on %s (%u cores; one used)\n", LscpuModelName().c_str(), cores);
-  Run("gemm 1024^3", Gemm(1024), target);
-  Run("resnet-18 conv2d 1x64x56x56, 64x3x3, s1 p1", ResnetConv(), target);
+  Run("gemm 1024^3", bench::MatmulDag(1024, 1024, 1024), target);
+  Run("resnet-18 conv2d 1x64x56x56, 64x3x3, s1 p1", bench::ConvDag(bench::ResNet18Convs()[0]), target);
   return 0;
 }

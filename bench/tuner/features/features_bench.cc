@@ -28,14 +28,6 @@ using bench::Clock;
 using bench::SecondsSince;
 using DagPtr = std::shared_ptr<const te::ComputeDag>;
 
-DagPtr GemmDag(int64_t n) {
-  te::DagBuilder b;
-  auto a = b.Placeholder("A", te::DType::kFloat32, {n, n});
-  auto w = b.Placeholder("B", te::DType::kFloat32, {n, n}, true);
-  return b.Build({ops::Matmul(b, a, w, false, "C")});
-}
-
-// ResNet-18's 3x3 conv: NCHW 1x64x56x56, 64 filters, stride 1, pad 1, then bias and relu.
 DagPtr ConvBiasReluDag() {
   te::DagBuilder b;
   ops::Conv2dParams p;
@@ -103,7 +95,7 @@ int main() {
   std::printf("features per store: %zu\n\n", tuner::StoreFeatureNames().size());
   tuner::SearchTarget target = tuner::SearchTarget::FromTarget(codegen::HostTarget());
   target.cores = static_cast<int>(std::max(1u, std::thread::hardware_concurrency()));
-  Report("GEMM 1024x1024x1024", GemmDag(1024), target);
+  Report("GEMM 1024x1024x1024", bench::MatmulDag(1024, 1024, 1024), target);
   Report("conv2d NCHW 1x64x56x56 3x3 pad 1 + bias + relu", ConvBiasReluDag(), target);
   return 0;
 }
