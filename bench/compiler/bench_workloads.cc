@@ -1,6 +1,9 @@
 #include "bench/compiler/bench_workloads.h"
 
+#include <cstdio>
+
 #include "compiler/common/strings.h"
+#include "compiler/schedule/default_rules.h"
 
 namespace tunefarm::bench {
 
@@ -28,6 +31,20 @@ Workload ConvNchwcWorkload(WorkloadInputs& inputs, std::string_view prefix, cons
               OneDnnConvPeer(p, x, w)};
   wl.to_peer_layout = [p, yb, ohw](const float* out) { return FromNchwc(out, p.n, p.k, ohw, yb); };
   return wl;
+}
+
+std::unique_ptr<Compiled> BuildDefaultKernel(const Workload& w, const codegen::Target& target, int threads) {
+  auto rule = schedule::ApplyDefaultSchedule(w.dag, {target.VectorLanes(te::DType::kFloat32), threads});
+  if (!rule.ok()) {
+    std::fprintf(stderr, "%s: default schedule: %s\n", w.name.c_str(), std::string(rule.status().message()).c_str());
+    return nullptr;
+  }
+  auto k = Build(StrCat(w.name, " default"), *rule, target);
+  if (!k.ok()) {
+    std::fprintf(stderr, "%s\n", std::string(k.status().message()).c_str());
+    return nullptr;
+  }
+  return std::move(k.value());
 }
 
 const std::vector<ConvShape>& ResNet18Convs() {

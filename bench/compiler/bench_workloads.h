@@ -43,6 +43,10 @@ Workload MatmulWorkload(WorkloadInputs& inputs, int64_t m, int64_t n, int64_t k)
 // output channels alike), weights packed, against oneDNN. `prefix` starts its name.
 Workload ConvNchwcWorkload(WorkloadInputs& inputs, std::string_view prefix, const ConvShape& p, int lanes);
 
+// The default-rule schedule of `w` at `threads` threads, built; null (and a line on stderr)
+// when it fails. The search benches' reference output and baseline.
+std::unique_ptr<Compiled> BuildDefaultKernel(const Workload& w, const codegen::Target& target, int threads);
+
 // ResNet-18's five distinct conv2d layers (3x3 at 56, 28, 14, 7, and the 7x7/2 stem).
 const std::vector<ConvShape>& ResNet18Convs();
 

@@ -198,21 +198,6 @@ SearchResult RandomSearch(const Workload& w, const codegen::Target& target, int 
   return r;
 }
 
-// The default schedule at `threads` threads, built; null (and a line on stderr) when it fails.
-std::unique_ptr<bench::Compiled> BuildDefault(const Workload& w, const codegen::Target& target, int threads) {
-  auto rule = schedule::ApplyDefaultSchedule(w.dag, {target.VectorLanes(te::DType::kFloat32), threads});
-  if (!rule.ok()) {
-    std::fprintf(stderr, "%s: default schedule: %s\n", w.name.c_str(), std::string(rule.status().message()).c_str());
-    return nullptr;
-  }
-  auto k = bench::Build(StrCat(w.name, " default"), *rule, target);
-  if (!k.ok()) {
-    std::fprintf(stderr, "%s\n", std::string(k.status().message()).c_str());
-    return nullptr;
-  }
-  return std::move(k.value());
-}
-
 // A row's timings (seconds per call) and output checks.
 struct RowFigures {
   double best_s = NAN, default_s = NAN, peer_s = NAN;
@@ -247,7 +232,7 @@ void RunWorkload(const Workload& w, const codegen::Target& target, const Setting
   for (int threads : settings.threads) {
     deploy::ThreadPool pool(threads);
     // The default schedule gives the reference output and the first probes' limit.
-    std::unique_ptr<bench::Compiled> dflt = BuildDefault(w, target, threads);
+    std::unique_ptr<bench::Compiled> dflt = bench::BuildDefaultKernel(w, target, threads);
     if (!dflt || !bench::CallKernel(*dflt, args, &pool)) {
       std::fprintf(stderr, "%s: no default kernel to check against; row skipped\n", w.name.c_str());
       continue;

@@ -210,13 +210,6 @@ Curve Search(const bench::Workload& w, const std::string& policy_name, const cod
   return curve;
 }
 
-std::unique_ptr<bench::Compiled> BuildDefault(const bench::Workload& w, const codegen::Target& target, int threads) {
-  auto rule = schedule::ApplyDefaultSchedule(w.dag, {target.VectorLanes(te::DType::kFloat32), threads});
-  if (!rule.ok()) return nullptr;
-  auto k = bench::Build(StrCat(w.name, " default"), *rule, target);
-  return k.ok() ? std::move(*k) : nullptr;
-}
-
 void RunWorkload(const bench::Workload& w, const codegen::Target& target, const Settings& settings,
                  const std::vector<double>& peak_gflops, std::vector<tuner::ChartPanel>* panels) {
   if (!settings.filter.empty() && w.name.find(settings.filter) == std::string::npos) return;
@@ -225,7 +218,7 @@ void RunWorkload(const bench::Workload& w, const codegen::Target& target, const 
   auto gflops = [&](double s) { return w.flops / s / 1e9; };
   for (int threads : settings.threads) {
     deploy::ThreadPool pool(threads);
-    std::unique_ptr<bench::Compiled> dflt = BuildDefault(w, target, threads);
+    std::unique_ptr<bench::Compiled> dflt = bench::BuildDefaultKernel(w, target, threads);
     if (!dflt || !bench::CallKernel(*dflt, args, &pool)) {
       std::fprintf(stderr, "%s: no default kernel to check against; row skipped\n", w.name.c_str());
       continue;
