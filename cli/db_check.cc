@@ -26,7 +26,7 @@ int RunDbCheck(int argc, char** argv) {
   absl::StatusOr<int64_t> records = (*database)->RecordCount();
   if (!records.ok()) return ReportFailure(spec.name, records.status());
   std::fputs(StrCat((*database)->path(), ": ok (schema version ",
-                    db::TuningDatabase::SchemaVersion(), ", ", *records, " records)\n")
+                    (*database)->schema_version(), ", ", *records, " records)\n")
                  .c_str(),
              stdout);
   return kExitOk;

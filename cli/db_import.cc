@@ -1,4 +1,6 @@
 // `tunefarm db import`: adds the records of a JSON-lines file, all or nothing.
+#include <sys/stat.h>
+
 #include <cstdio>
 #include <fstream>
 #include <iostream>
@@ -8,6 +10,7 @@
 #include "cli/db_actions.h"
 #include "cli/db_json.h"
 #include "cli/db_open.h"
+#include "cli/import_record_check.h"
 #include "compiler/common/strings.h"
 
 namespace tunefarm::cli {
@@ -26,6 +29,12 @@ int RunDbImport(int argc, char** argv) {
   // Open the input before the database, so that a mistyped file name creates no database.
   std::ifstream file;
   if (source != "-") {
+    // A pipe is a stream of lines; a directory or a device (/dev/zero) is not.
+    struct stat info {};
+    if (stat(source.c_str(), &info) == 0 && !S_ISREG(info.st_mode) && !S_ISFIFO(info.st_mode)) {
+      return ReportFailure(spec.name, StrCat(source, ": ", S_ISDIR(info.st_mode) ? "is a directory" : "not a regular file",
+                                             ", not a JSON-lines file"));
+    }
     file.open(source, std::ios::binary);
     if (!file) return ReportFailure(spec.name, StrCat("cannot read ", source));
   }
@@ -34,7 +43,8 @@ int RunDbImport(int argc, char** argv) {
 
   auto database = OpenOrCreateDatabase(parsed.flags->Get("db"));
   if (!database.ok()) return ReportFailure(spec.name, database.status());
-  absl::StatusOr<db::ImportStats> stats = (*database)->ImportJsonl(in, source_name);
+  absl::StatusOr<db::ImportStats> stats =
+      (*database)->ImportJsonl(in, source_name, ImportRecordCheck(database->get()));
   if (!stats.ok()) return ReportFailure(spec.name, stats.status());
 
   if (parsed.flags->Has("json")) {

@@ -10,6 +10,7 @@
 #include "cli/db_open.h"
 #include "cli/table.h"
 #include "compiler/common/strings.h"
+#include "compiler/common/unix_time.h"
 
 namespace tunefarm::cli {
 namespace {
@@ -19,7 +20,7 @@ const CommandSpec& JobsSpec() {
       "db jobs",
       "Lists tuning jobs, oldest first.",
       {DbFlag(),
-       {"state", 0, "STATE", "only jobs in this state: queued, running, done, failed, cancelled"},
+       {"state", 0, "STATE", "only jobs in this state: queued, running (interrupted ones too), done, failed, cancelled"},
        JsonFlag()},
       {}};
   return spec;
@@ -29,7 +30,7 @@ std::string JobsTable(const std::vector<db::Job>& jobs) {
   using A = Table::Align;
   Table table({{"JOB ID"}, {"STATE"}, {"TRIALS", A::kRight}, {"CREATED"}, {"UPDATED"}, {"ERROR"}});
   for (const db::Job& job : jobs) {
-    table.AddRow({job.job_id, std::string(db::JobStateName(job.state)),
+    table.AddRow({job.job_id, std::string(db::DisplayState(job, UnixMillisNow())),
                   StrCat(job.trials_done, "/", job.trials_total), FormatUnixMs(job.created_unix_ms),
                   FormatUnixMs(job.updated_unix_ms), job.error_message});
   }

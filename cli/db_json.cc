@@ -4,6 +4,8 @@
 #include <cstdio>
 #include <string>
 
+#include "compiler/common/unix_time.h"
+
 namespace tunefarm::cli {
 
 nlohmann::json RecordJson(const db::TuningRecord& record) {
@@ -20,7 +22,9 @@ nlohmann::json JobJson(const db::Job& job) {
   if (spec.is_discarded()) spec = job.spec_json;
   return {
       {"job_id", job.job_id},
-      {"state", std::string(db::JobStateName(job.state))},
+      // "interrupted": running in the database, but no live tuner holds it (db/job.h).
+      {"state", std::string(db::DisplayState(job, UnixMillisNow()))},
+      {"owner", job.owner},
       {"trials_done", job.trials_done},
       {"trials_total", job.trials_total},
       {"error_message", job.error_message},

@@ -28,6 +28,7 @@ absl::StatusOr<std::unique_ptr<db::TuningDatabase>> OpenExistingDatabase(const s
   }
   db::OpenOptions options;
   options.create_if_missing = false;
+  options.read_only = true;  // a read never creates, migrates or changes the file
   return db::TuningDatabase::Open(path, options);
 }
 

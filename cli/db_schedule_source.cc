@@ -4,15 +4,17 @@
 
 namespace tunefarm::cli {
 
-std::optional<build::ScheduleChoice> DbScheduleSource::Find(const std::string& workload_key,
-                                                            const std::string& target, int threads) const {
-  auto best = db_->Best(workload_key, target, threads);
-  if (!best.ok()) {
-    TF_LOG(WARN, "build") << "tuning database query for " << workload_key << " failed: " << best.status().message();
-    return std::nullopt;
+std::vector<build::ScheduleChoice> DbScheduleSource::Candidates(const std::string& workload_key,
+                                                                const std::string& target, int threads,
+                                                                int limit) const {
+  auto records = db_->TopK(workload_key, target, threads, limit);
+  if (!records.ok()) {
+    TF_LOG(WARN, "build") << "tuning database query for " << workload_key << " failed: " << records.status().message();
+    return {};
   }
-  if (!best->has_value()) return std::nullopt;
-  return build::ScheduleChoice{(*best)->schedule_json, "db:" + (*best)->record_id};
+  std::vector<build::ScheduleChoice> choices;
+  for (const db::TuningRecord& r : *records) choices.push_back({r.schedule_json, "db:" + r.record_id});
+  return choices;
 }
 
 }  // namespace tunefarm::cli

@@ -8,6 +8,7 @@ namespace tunefarm::cli {
 
 absl::StatusOr<graph::Graph> ImportModel(const std::string& path, const ParsedFlags& flags) {
   frontend::ImportOptions options;
+  options.strict_input_shapes = true;  // the shapes are the user's: check them against the model
   for (const std::string& spec : flags.GetAll("input-shape")) {
     size_t eq = spec.find('=');
     if (eq == std::string::npos || eq == 0) {

@@ -1,9 +1,10 @@
 // `tunefarm compile MODEL.onnx -o MODEL.so`: import, optimize, fuse, schedule (tuned records
 // from --db where they exist, default rules elsewhere) and emit one model artifact.
+#include <cerrno>
 #include <chrono>
 #include <cstdio>
+#include <cstring>
 #include <filesystem>
-#include <fstream>
 #include <thread>
 
 #include "cli/command.h"
@@ -30,19 +31,40 @@ const CommandSpec& Spec() {
   return spec;
 }
 
-// Writes through a temporary file and a rename, so a crash never leaves half an artifact.
+// Writes through a temporary file and a rename, so a crash never leaves half an artifact; a
+// failed write removes the temporary file and says why (e.g. "No space left on device").
 absl::Status WriteFileAtomically(const std::string& path, const std::string& bytes) {
-  std::string tmp = path + ".tmp";
-  {
-    std::ofstream out(tmp, std::ios::binary | std::ios::trunc);
-    out.write(bytes.data(), static_cast<std::streamsize>(bytes.size()));
-    out.close();
-    if (!out) return absl::InternalError(StrCat(tmp, ": cannot write"));
+  const std::string tmp = path + ".tmp";
+  auto fail = [&](const std::string& what, int error) {
+    std::error_code ignored;
+    std::filesystem::remove(tmp, ignored);
+    return absl::InternalError(StrCat(what, ": ", std::strerror(error)));
+  };
+  std::FILE* out = std::fopen(tmp.c_str(), "wb");
+  if (out == nullptr) {
+    const int error = errno;
+    return fail(StrCat("cannot create ", tmp), error);
   }
+  const size_t wrote = std::fwrite(bytes.data(), 1, bytes.size(), out);
+  const int write_error = wrote == bytes.size() ? 0 : errno;
+  // fclose flushes the buffered tail, which is where a full disk usually shows.
+  const int close_error = std::fclose(out) != 0 ? errno : 0;
+  if (write_error == 0 && close_error != 0) return fail(StrCat("cannot write ", tmp), close_error);
+  if (write_error != 0) return fail(StrCat("cannot write ", tmp), write_error);
   std::error_code ec;
   std::filesystem::rename(tmp, path, ec);
-  if (ec) return absl::InternalError(StrCat(path, ": cannot rename ", tmp, ": ", ec.message()));
+  if (ec) return fail(StrCat("cannot rename ", tmp, " to ", path), ec.value());
   return absl::OkStatus();
+}
+
+// True when `output` names the same file as `other` (which need not exist).
+bool SameFile(const std::string& output, const std::string& other) {
+  std::error_code ec;
+  if (std::filesystem::equivalent(output, other, ec)) return true;
+  const std::filesystem::path a = std::filesystem::weakly_canonical(output, ec);
+  if (ec) return false;
+  const std::filesystem::path b = std::filesystem::weakly_canonical(other, ec);
+  return !ec && a == b;
 }
 
 }  // namespace
@@ -53,6 +75,17 @@ int RunCompileCommand(int argc, char** argv) {
   const ParsedFlags& flags = *parsed.flags;
   const std::string model_path = flags.positionals()[0];
   const auto start = std::chrono::steady_clock::now();
+
+  // The artifact replaces its path: never the model it is built from, nor the database.
+  const std::string output = flags.Get("output");
+  if (SameFile(output, model_path)) {
+    return ReportUsageError(Spec(), StrCat("-o ", output, " is the input model, which the artifact would overwrite; "
+                                           "choose another output path"));
+  }
+  if (flags.Has("db") && SameFile(output, flags.Get("db"))) {
+    return ReportUsageError(Spec(), StrCat("-o ", output, " is the --db database, which the artifact would overwrite; "
+                                           "choose another output path"));
+  }
 
   auto options = BuildOptionsFromFlags(flags, static_cast<int>(std::max(1u, std::thread::hardware_concurrency())));
   if (!options.ok()) return ReportUsageError(Spec(), options.status());

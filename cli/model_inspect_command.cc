@@ -14,6 +14,7 @@
 #include "cli/table.h"
 #include "compiler/build/model_builder.h"
 #include "compiler/common/strings.h"
+#include "deploy/artifact_checksum.h"
 
 namespace tunefarm::cli {
 namespace {
@@ -39,6 +40,10 @@ nlohmann::json OpCounts(const graph::Graph& g) {
 // The plan JSON embedded in an artifact. dlopen is safe here: an artifact imports nothing but
 // memcpy/memset/memmove and runs no constructors.
 absl::StatusOr<nlohmann::json> PlanOfArtifact(const std::string& path) {
+  // A damaged file can crash dlopen itself: check its integrity trailer first.
+  if (deploy::Status verified = deploy::VerifyArtifactFile(path); !verified.ok()) {
+    return absl::InvalidArgumentError(verified.message());
+  }
   void* handle = dlopen(path.c_str(), RTLD_LAZY | RTLD_LOCAL);
   if (handle == nullptr) return absl::InvalidArgumentError(StrCat(path, ": cannot load: ", dlerror()));
   const char* text = static_cast<const char*>(dlsym(handle, "tunefarm_model_plan"));

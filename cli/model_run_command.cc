@@ -94,7 +94,7 @@ bool CheckExpectations(const LoadedModel& model, const std::vector<Binding>& exp
   bool ok = true;
   for (size_t i = 0; i < expects.size(); ++i) {
     const TensorInfo& info = model.outputs()[index[i]];
-    auto want = ReadTensorFile(expects[i].path);
+    auto want = ReadTensorFile(expects[i].path, info.bytes);
     auto got = model.GetOutput(index[i]);
     if (!want.ok() || !got.ok()) {
       std::fprintf(stderr, "tunefarm run: %s\n", std::string((!want.ok() ? want.status() : got.status()).message()).c_str());
@@ -154,7 +154,7 @@ int RunRunCommand(int argc, char** argv) {
   }
 
   for (size_t i = 0; i < inputs.size(); ++i) {
-    auto file = ReadTensorFile(inputs[i].path);
+    auto file = ReadTensorFile(inputs[i].path, (*model)->inputs()[(*in_index)[i]].bytes);
     if (!file.ok()) return ReportFailure("run", file.status());
     absl::Status s = (*model)->SetInput((*in_index)[i], *file);
     if (!s.ok()) return ReportFailure("run", s);

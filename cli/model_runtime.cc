@@ -19,6 +19,12 @@ TensorInfo ToInfo(const tunefarm_tensor_info& info) {
   return t;
 }
 
+std::vector<int64_t> WithoutLeadingOnes(const std::vector<int64_t>& shape) {
+  size_t first = 0;
+  while (first < shape.size() && shape[first] == 1) ++first;
+  return std::vector<int64_t>(shape.begin() + static_cast<std::ptrdiff_t>(first), shape.end());
+}
+
 }  // namespace
 
 std::string ShapeText(const std::vector<int64_t>& shape) {
@@ -58,16 +64,11 @@ absl::Status LoadedModel::SetInput(int index, const TensorFile& file) {
   if (!file.dtype.empty() && file.dtype != info.dtype) {
     return absl::InvalidArgumentError(StrCat("input '", info.name, "' is ", info.dtype, ", the file holds ", file.dtype));
   }
-  if (file.has_shape && file.shape != info.shape) {
-    int64_t file_count = 1;
-    for (int64_t d : file.shape) file_count *= d;
-    int64_t count = 1;
-    for (int64_t d : info.shape) count *= d;
-    // A file of the same elements in another shape ([3,224,224] for [1,3,224,224]) is accepted.
-    if (file_count != count) {
-      return absl::InvalidArgumentError(StrCat("input '", info.name, "' has shape ", ShapeText(info.shape),
-                                               ", the file holds ", ShapeText(file.shape)));
-    }
+  // Leading 1s may differ ([3,224,224] for [1,3,224,224]: a batch of one); any other
+  // difference is a wrong shape even when the element count matches ([224,224,3]).
+  if (file.has_shape && WithoutLeadingOnes(file.shape) != WithoutLeadingOnes(info.shape)) {
+    return absl::InvalidArgumentError(StrCat("input '", info.name, "' has shape ", ShapeText(info.shape),
+                                             ", the file holds ", ShapeText(file.shape)));
   }
   if (file.bytes.size() != info.bytes) {
     return absl::InvalidArgumentError(StrCat("input '", info.name, "' needs ", info.bytes, " bytes (", info.dtype,

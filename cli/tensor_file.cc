@@ -3,8 +3,8 @@
 #include <fstream>
 #include <map>
 #include <optional>
-#include <sstream>
 
+#include "compiler/common/file_read.h"
 #include "compiler/common/strings.h"
 #include "compiler/frontend/onnx_tensor.h"
 #include "onnx/onnx_pb.h"
@@ -37,14 +37,6 @@ const std::map<std::string, int>& OnnxTypes() {
 int64_t ElementBytes(const std::string& dtype) {
   std::optional<te::DType> t = te::ParseDType(dtype);
   return t ? te::DTypeBytes(*t) : 1;
-}
-
-absl::StatusOr<std::string> ReadAll(const std::string& path) {
-  std::ifstream in(path, std::ios::binary);
-  if (!in) return absl::NotFoundError(StrCat(path, ": cannot open"));
-  std::ostringstream s;
-  s << in.rdbuf();
-  return s.str();
 }
 
 // The value of `key` in a .npy header dict, e.g. 'descr': '<f4' -> "<f4" (quotes removed) and
@@ -140,8 +132,8 @@ std::string NpyBytes(const TensorFile& t) {
 
 }  // namespace
 
-absl::StatusOr<TensorFile> ReadTensorFile(const std::string& path) {
-  auto data = ReadAll(path);
+absl::StatusOr<TensorFile> ReadTensorFile(const std::string& path, uint64_t max_data_bytes) {
+  auto data = ReadRegularFile(path, max_data_bytes + kMaxTensorHeaderBytes, "tensor file");
   if (!data.ok()) return data.status();
   if (EndsWith(path, ".npy")) return ParseNpy(path, *data);
   if (EndsWith(path, ".pb")) return ParsePb(path, *data);

@@ -18,7 +18,10 @@ struct TensorFile {
   std::string bytes;            // little-endian, row-major
 };
 
-absl::StatusOr<TensorFile> ReadTensorFile(const std::string& path);
+// A file holds at most max_data_bytes of tensor data (the size the model expects) plus
+// kMaxTensorHeaderBytes of .npy or .pb framing; a larger or non-regular file is refused unread.
+inline constexpr uint64_t kMaxTensorHeaderBytes = uint64_t{1} << 20;
+absl::StatusOr<TensorFile> ReadTensorFile(const std::string& path, uint64_t max_data_bytes);
 // Writes `t` in the format the extension of `path` names (.npy, .pb, anything else raw).
 absl::Status WriteTensorFile(const std::string& path, const TensorFile& t);
 

@@ -6,6 +6,7 @@
 // beside the database. Ctrl-C stops the job where it is; `--resume JOB` continues it without
 // measuring anything twice. `tunefarm compile --db` then uses the best record of each kernel.
 #include <atomic>
+#include <chrono>
 #include <csignal>
 #include <cstdio>
 #include <filesystem>
@@ -19,6 +20,7 @@
 #include "cli/tune_progress.h"
 #include "db/tuning_database.h"
 #include "proto/auth.h"
+#include "proto/host_port.h"
 #include "tuner/job_runner.h"
 #include "tuner/job_spec.h"
 #endif
@@ -50,6 +52,7 @@ const CommandSpec& Spec() {
        {"warm-cache", 0, "", "time candidates with warm caches (default: inputs and weights flushed before each run)"},
        {"batch", 0, "N", "programs built, then measured, per call to the agent (default 8)"},
        {"min-repeat-ms", 0, "N", "shortest repeat when timing a candidate (default 20)"},
+       {"wait-timeout", 0, "SECONDS", "give up when no device of --key is granted within this (default 600)"},
        {"token-file", 0, "FILE", "shared secret (mode 0600); else $TUNEFARM_TOKEN"},
        {"farm-ca", 0, "PEM", "CA of the tracker's and agents' TLS certificates (TLS to the farm)"},
        {"farm-cert", 0, "PEM", "client certificate for a farm that demands one"},
@@ -112,11 +115,18 @@ int RunTuneCommand(int argc, char** argv) {
   if (!batch.ok()) return ReportUsageError(Spec(), batch.status());
   auto min_repeat = flags.GetInt("min-repeat-ms", 20, 0, 60000);
   if (!min_repeat.ok()) return ReportUsageError(Spec(), min_repeat.status());
+  auto wait_timeout = flags.GetInt("wait-timeout", 600, 1, 7 * 24 * 3600);
+  if (!wait_timeout.ok()) return ReportUsageError(Spec(), wait_timeout.status());
   v1::SearchSettings search;
   if (absl::Status s = ReadSearchFlags(flags, &search); !s.ok()) return ReportUsageError(Spec(), s);
   const bool local_farm = !flags.Has("tracker");
   if (!local_farm && !flags.Has("key") && !flags.Has("resume"))
     return ReportUsageError(Spec(), "--key is required with --tracker");
+  if (!local_farm) {
+    if (auto address = wire::ParseHostPort(flags.Get("tracker")); !address.ok()) {
+      return ReportUsageError(Spec(), address.status());
+    }
+  }
   const std::string db_path = flags.Get("db", "tunefarm.db");
 
   std::error_code ec;
@@ -179,6 +189,7 @@ int RunTuneCommand(int argc, char** argv) {
     options.farm.token = *token;
     options.farm.tls = {flags.Get("farm-cert"), flags.Get("farm-key"), flags.Get("farm-ca")};
   }
+  options.farm.acquire_timeout = std::chrono::seconds(*wait_timeout);
   options.batch_size = static_cast<int>(*batch);
   options.min_repeat_ms = static_cast<int>(*min_repeat);
   options.flush_cache = !flags.Has("warm-cache");
@@ -201,8 +212,12 @@ int RunTuneCommand(int argc, char** argv) {
     std::printf("tuning curves: %s\n", curves.c_str());
   else
     std::fprintf(stderr, "tunefarm tune: %s\n", std::string(written.message()).c_str());
+  if (last.state() == v1::JOB_STATE_RUNNING && !g_interrupted) {
+    // Not stopped by us: another tuner holds the job (its claim, tuner/job_claim.h).
+    return ReportFailure("tune", last.message());
+  }
   if (last.state() == v1::JOB_STATE_RUNNING) {
-    std::printf("job %s stopped; continue it with: tunefarm tune %s --db %s --resume %s\n", job_id.c_str(),
+    std::printf("job %s interrupted; continue it with: tunefarm tune %s --db %s --resume %s\n", job_id.c_str(),
                 flags.positionals()[0].c_str(), db_path.c_str(), job_id.c_str());
     return 130;
   }

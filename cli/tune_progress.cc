@@ -35,6 +35,7 @@ void TuneProgress::Update(const v1::JobProgress& p) {
   if (p.message() != last_message_) {
     last_message_ = p.message();
     if (!last_message_.empty()) std::printf("%s\n", last_message_.c_str());
+    std::fflush(stdout);  // "waiting for a device" must show at once, in a log file too
   }
   for (const v1::TaskProgress& t : p.tasks()) task_names_[t.workload_key()] = t.name();
   if (last_round_ < 0) {

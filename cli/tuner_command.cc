@@ -9,6 +9,8 @@
 
 #ifdef TUNEFARM_HAVE_TUNER
 #include "proto/auth.h"
+#include "proto/host_port.h"
+#include "proto/refusal_log.h"
 #include "proto/termination.h"
 #include "tuner/tuner_server.h"
 #endif
@@ -58,11 +60,20 @@ int RunTunerCommand(int argc, char** argv) {
   if (!min_repeat.ok()) return ReportUsageError(Spec(), min_repeat.status());
   auto token = wire::LoadToken(flags.Get("token-file"));
   if (!token.ok()) return ReportUsageError(Spec(), token.status());
+  if (auto address = wire::ParseHostPort(flags.Get("tracker")); !address.ok()) {
+    return ReportUsageError(Spec(), address.status());
+  }
 
   tuner::TunerServerOptions options;
   options.host = flags.Get("host", "0.0.0.0");
   options.port = static_cast<int>(*port);
   options.token = *token;
+  std::string token_warning;
+  if (absl::Status s = wire::CheckServerToken(options.token, options.host, &token_warning); !s.ok()) {
+    return ReportUsageError(Spec(), s);
+  }
+  if (!token_warning.empty()) std::fprintf(stderr, "tunefarm tuner: %s\n", token_warning.c_str());
+  wire::SetRefusalLog([](const std::string& line) { std::fprintf(stderr, "tunefarm tuner: %s\n", line.c_str()); });
   options.tls = {flags.Get("tls-cert"), flags.Get("tls-key"), flags.Get("tls-ca")};
   tuner::RunnerOptions& runner = options.jobs.runner;
   runner.db_path = flags.Get("db");

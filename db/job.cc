@@ -36,4 +36,12 @@ bool IsFinal(JobState state) {
   return state == JobState::kDone || state == JobState::kFailed || state == JobState::kCancelled;
 }
 
+bool IsInterrupted(const Job& job, int64_t now_unix_ms) {
+  return job.state == JobState::kRunning && (job.owner.empty() || job.lease_until_unix_ms < now_unix_ms);
+}
+
+std::string_view DisplayState(const Job& job, int64_t now_unix_ms) {
+  return IsInterrupted(job, now_unix_ms) ? "interrupted" : JobStateName(job.state);
+}
+
 }  // namespace tunefarm::db

@@ -25,6 +25,15 @@ struct Job {
   std::string error_message;  // why it failed, when it did
   int64_t created_unix_ms = 0;
   int64_t updated_unix_ms = 0;
+  // The tuner running the job, and until when its claim holds; "" and 0 when unclaimed.
+  std::string owner;
+  int64_t lease_until_unix_ms = 0;
 };
+
+// A running job that no live tuner holds (its tuner was stopped or died): "interrupted" in
+// listings, and free for any tuner to resume.
+bool IsInterrupted(const Job& job, int64_t now_unix_ms);
+// JobStateName, except "interrupted" for an interrupted job.
+std::string_view DisplayState(const Job& job, int64_t now_unix_ms);
 
 }  // namespace tunefarm::db

@@ -16,9 +16,13 @@ using internal::Statement;
 using internal::StatementLease;
 using internal::WriteTransaction;
 
-constexpr std::string_view kSelectJob =
-    "SELECT job_id, spec_json, state, trials_done, trials_total, error_message,"
-    " created_unix_ms, updated_unix_ms FROM jobs";
+// The columns of a Job; a file of schema 1 (opened read-only, so not migrated) has no claim
+// columns, and reads them as unclaimed.
+std::string SelectJob(int schema_version) {
+  return internal::Cat(
+      "SELECT job_id, spec_json, state, trials_done, trials_total, error_message, created_unix_ms, updated_unix_ms, ",
+      schema_version >= 2 ? "owner, lease_until_unix_ms" : "'', 0", " FROM jobs");
+}
 
 absl::StatusOr<Job> ReadJobRow(const Statement& s, const Connection& connection) {
   Job job;
@@ -35,13 +39,15 @@ absl::StatusOr<Job> ReadJobRow(const Statement& s, const Connection& connection)
   job.error_message = s.Text(5);
   job.created_unix_ms = s.Int64(6);
   job.updated_unix_ms = s.Int64(7);
+  job.owner = s.Text(8);
+  job.lease_until_unix_ms = s.Int64(9);
   return job;
 }
 
 // Reads the job inside the caller's transaction.
-absl::StatusOr<Job> LoadJob(Connection& connection, std::string_view job_id) {
+absl::StatusOr<Job> LoadJob(Connection& connection, int schema_version, std::string_view job_id) {
   absl::StatusOr<StatementLease> query =
-      connection.Prepare(internal::Cat(kSelectJob, " WHERE job_id = ?1"));
+      connection.Prepare(internal::Cat(SelectJob(schema_version), " WHERE job_id = ?1"));
   if (!query.ok()) return query.status();
   (*query)->Bind(1, job_id);
   absl::StatusOr<bool> row = (*query)->Step();
@@ -92,14 +98,14 @@ absl::StatusOr<Job> TuningDatabase::CreateJob(std::string_view spec_json, int64_
 }
 
 absl::StatusOr<Job> TuningDatabase::GetJob(std::string_view job_id) {
-  return LoadJob(*connection_, job_id);
+  return LoadJob(*connection_, schema_version_, job_id);
 }
 
 absl::StatusOr<std::vector<Job>> TuningDatabase::ListJobs(std::optional<JobState> state) {
   // rowid follows insertion, which breaks ties between jobs made in one millisecond.
   absl::StatusOr<StatementLease> query = connection_->Prepare(
-      state.has_value() ? internal::Cat(kSelectJob, " WHERE state = ?1 ORDER BY rowid")
-                        : internal::Cat(kSelectJob, " ORDER BY rowid"));
+      state.has_value() ? internal::Cat(SelectJob(schema_version_), " WHERE state = ?1 ORDER BY rowid")
+                        : internal::Cat(SelectJob(schema_version_), " ORDER BY rowid"));
   if (!query.ok()) return query.status();
   if (state.has_value()) (*query)->Bind(1, JobStateName(*state));
   std::vector<Job> jobs;
@@ -120,7 +126,7 @@ absl::Status TuningDatabase::UpdateJobProgress(std::string_view job_id, int64_t 
   }
   absl::StatusOr<WriteTransaction> transaction = WriteTransaction::Begin(*connection_);
   if (!transaction.ok()) return transaction.status();
-  absl::StatusOr<Job> job = LoadJob(*connection_, job_id);
+  absl::StatusOr<Job> job = LoadJob(*connection_, schema_version_, job_id);
   if (!job.ok()) return job.status();
   if (absl::Status status = RefuseIfFinal(*connection_, *job); !status.ok()) return status;
   {
@@ -139,7 +145,7 @@ absl::Status TuningDatabase::SetJobState(std::string_view job_id, JobState state
                                          std::string_view error_message) {
   absl::StatusOr<WriteTransaction> transaction = WriteTransaction::Begin(*connection_);
   if (!transaction.ok()) return transaction.status();
-  absl::StatusOr<Job> job = LoadJob(*connection_, job_id);
+  absl::StatusOr<Job> job = LoadJob(*connection_, schema_version_, job_id);
   if (!job.ok()) return job.status();
   // A final state is final: a cancelled job must not come back on a restart.
   if (absl::Status status = RefuseIfFinal(*connection_, *job); !status.ok()) return status;
@@ -154,6 +160,40 @@ absl::Status TuningDatabase::SetJobState(std::string_view job_id, JobState state
     if (absl::Status status = (*update)->Run(); !status.ok()) return status;
   }
   return transaction->Commit();
+}
+
+absl::StatusOr<bool> TuningDatabase::ClaimJob(std::string_view job_id, std::string_view owner, int64_t lease_ms,
+                                              std::string_view dead_owner) {
+  if (owner.empty()) return absl::InvalidArgumentError(internal::Cat(path(), ": claiming job ", job_id, " without an owner"));
+  absl::StatusOr<WriteTransaction> transaction = WriteTransaction::Begin(*connection_);
+  if (!transaction.ok()) return transaction.status();
+  absl::StatusOr<Job> job = LoadJob(*connection_, schema_version_, job_id);
+  if (!job.ok()) return job.status();
+  if (absl::Status status = RefuseIfFinal(*connection_, *job); !status.ok()) return status;
+  const int64_t now = internal::NowUnixMs();
+  const bool free = job->owner.empty() || job->owner == owner || job->lease_until_unix_ms < now ||
+                    (!dead_owner.empty() && job->owner == dead_owner);
+  if (!free) return false;
+  {
+    absl::StatusOr<StatementLease> update =
+        connection_->Prepare("UPDATE jobs SET owner = ?2, lease_until_unix_ms = ?3 WHERE job_id = ?1");
+    if (!update.ok()) return update.status();
+    (*update)->Bind(1, job_id);
+    (*update)->Bind(2, owner);
+    (*update)->Bind(3, now + lease_ms);
+    if (absl::Status status = (*update)->Run(); !status.ok()) return status;
+  }
+  if (absl::Status status = transaction->Commit(); !status.ok()) return status;
+  return true;
+}
+
+absl::Status TuningDatabase::ReleaseJob(std::string_view job_id, std::string_view owner) {
+  absl::StatusOr<StatementLease> update = connection_->Prepare(
+      "UPDATE jobs SET owner = '', lease_until_unix_ms = 0 WHERE job_id = ?1 AND owner = ?2");
+  if (!update.ok()) return update.status();
+  (*update)->Bind(1, job_id);
+  (*update)->Bind(2, owner);
+  return (*update)->Run();
 }
 
 }  // namespace tunefarm::db

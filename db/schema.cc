@@ -1,5 +1,6 @@
 // Opening a database: identify the file, set the pragmas, run migrations.
 #include <array>
+#include <cstring>
 #include <string>
 
 #include "absl/strings/str_cat.h"
@@ -17,7 +18,7 @@ using internal::WriteTransaction;
 
 // The whole schema, as an ordered list: migration i takes user_version i to
 // i + 1. Released migrations are never edited; a schema change appends one.
-constexpr std::array<std::string_view, 1> kMigrations = {
+constexpr std::array<std::string_view, 2> kMigrations = {
     R"sql(
 CREATE TABLE workloads (
   workload_id  INTEGER PRIMARY KEY,
@@ -65,6 +66,12 @@ CREATE INDEX records_best ON records (workload_id, target_id, threads, mean_cost
   WHERE error_kind = 0;
 CREATE INDEX records_job ON records (job_id) WHERE job_id IS NOT NULL;
 )sql",
+    // 2: a running job is claimed by one tuner, with a lease it keeps renewing; a job whose
+    // lease ran out was interrupted and may be resumed by any tuner (docs/tuning-db.md "Jobs").
+    R"sql(
+ALTER TABLE jobs ADD COLUMN owner TEXT NOT NULL DEFAULT '';
+ALTER TABLE jobs ADD COLUMN lease_until_unix_ms INTEGER NOT NULL DEFAULT 0;
+)sql",
 };
 
 struct FileIdentity {
@@ -92,8 +99,10 @@ absl::StatusOr<FileIdentity> ReadIdentity(Connection& connection) {
     }
     // SQLite opens files lazily: a missing permission shows up here.
     if (rc == SQLITE_CANTOPEN) {
+      const int error = sqlite3_system_errno(connection.handle());
       return absl::FailedPreconditionError(internal::Cat("cannot open ", connection.path(), ": ",
-                                                         sqlite3_errmsg(connection.handle())));
+                                                         sqlite3_errmsg(connection.handle()),
+                                                         error != 0 ? internal::Cat(" (", std::strerror(error), ")") : ""));
     }
     return row.status();
   }
@@ -123,6 +132,9 @@ absl::Status CheckIdentity(const Connection& connection, const FileIdentity& ide
   return absl::OkStatus();
 }
 
+// The per-connection settings a read-only connection may set.
+constexpr std::string_view kConnectionPragmas = "PRAGMA foreign_keys = ON; PRAGMA cache_size = -65536;";
+
 absl::Status SetPragmas(Connection& connection) {
   // WAL: readers never block the writer, and the unfinished transaction of a
   // killed writer is simply ignored by the next reader. NORMAL is safe in WAL:
@@ -141,8 +153,8 @@ absl::Status SetPragmas(Connection& connection) {
   // from SQLite's 2 MiB to 64 MiB: with less, a big batch or import of
   // records thrashes the indexes (2.4x slower filling 100k records). It
   // grows on demand; it is a bound, not an allocation.
-  return connection.Exec(
-      "PRAGMA synchronous = NORMAL; PRAGMA foreign_keys = ON; PRAGMA cache_size = -65536;");
+  if (absl::Status status = connection.Exec("PRAGMA synchronous = NORMAL;"); !status.ok()) return status;
+  return connection.Exec(kConnectionPragmas);
 }
 
 absl::Status Migrate(Connection& connection) {
@@ -172,7 +184,9 @@ int TuningDatabase::SchemaVersion() { return static_cast<int>(kMigrations.size()
 
 absl::StatusOr<std::unique_ptr<TuningDatabase>> TuningDatabase::Open(const std::string& path,
                                                                      const OpenOptions& options) {
-  int flags = SQLITE_OPEN_READWRITE | (options.create_if_missing ? SQLITE_OPEN_CREATE : 0);
+  const int flags = options.read_only
+                        ? SQLITE_OPEN_READONLY
+                        : SQLITE_OPEN_READWRITE | (options.create_if_missing ? SQLITE_OPEN_CREATE : 0);
   absl::StatusOr<std::unique_ptr<Connection>> connection = Connection::Open(path, flags);
   if (!connection.ok()) return connection.status();
   Connection& c = **connection;
@@ -182,15 +196,25 @@ absl::StatusOr<std::unique_ptr<TuningDatabase>> TuningDatabase::Open(const std::
   absl::StatusOr<FileIdentity> identity = ReadIdentity(c);
   if (!identity.ok()) return identity.status();
   if (absl::Status status = CheckIdentity(c, *identity); !status.ok()) return status;
+  if (options.read_only) {
+    // An older schema is read as it is (queries of newer columns fall back to their defaults):
+    // a read does not migrate.
+    if (identity->user_version == 0) {
+      return absl::FailedPreconditionError(
+          internal::Cat(path, ": an empty file, not a tunefarm database (nothing to read)"));
+    }
+    if (absl::Status status = c.Exec(kConnectionPragmas); !status.ok()) return status;
+    return std::unique_ptr<TuningDatabase>(new TuningDatabase(std::move(*connection), identity->user_version));
+  }
   if (absl::Status status = SetPragmas(c); !status.ok()) return status;
   if (identity->user_version < SchemaVersion()) {
     if (absl::Status status = Migrate(c); !status.ok()) return status;
   }
-  return std::unique_ptr<TuningDatabase>(new TuningDatabase(std::move(*connection)));
+  return std::unique_ptr<TuningDatabase>(new TuningDatabase(std::move(*connection), SchemaVersion()));
 }
 
-TuningDatabase::TuningDatabase(std::unique_ptr<internal::Connection> connection)
-    : connection_(std::move(connection)) {}
+TuningDatabase::TuningDatabase(std::unique_ptr<internal::Connection> connection, int schema_version)
+    : connection_(std::move(connection)), schema_version_(schema_version) {}
 
 TuningDatabase::~TuningDatabase() = default;
 

@@ -13,6 +13,7 @@
 
 #include <cstdint>
 #include <iosfwd>
+#include <functional>
 #include <memory>
 #include <optional>
 #include <span>
@@ -33,6 +34,9 @@ class Connection;
 
 struct OpenOptions {
   bool create_if_missing = true;
+  // Reads only: the file is opened read-only, nothing is created, migrated or switched to WAL,
+  // and an empty file is refused instead of becoming a database. Writes fail.
+  bool read_only = false;
   // How long a write waits for another connection's write transaction.
   int busy_timeout_ms = 10'000;
 };
@@ -84,6 +88,8 @@ class TuningDatabase {
   TuningDatabase& operator=(const TuningDatabase&) = delete;
 
   const std::string& path() const;
+  // The file's schema version: SchemaVersion(), except for an older file opened read-only.
+  int schema_version() const { return schema_version_; }
 
   // PRAGMA integrity_check; DataLoss naming the file when it fails.
   absl::Status CheckIntegrity();
@@ -134,25 +140,42 @@ class TuningDatabase {
   absl::Status UpdateJobProgress(std::string_view job_id, int64_t trials_done);
   absl::Status SetJobState(std::string_view job_id, JobState state,
                            std::string_view error_message = "");
+  // Claims an unfinished job for `owner` (a tuner process) until now + lease_ms, or renews the
+  // claim `owner` holds. False when another owner's lease has not run out: that tuner runs
+  // the job. A job whose owner died is free again once its lease runs out.
+  // `dead_owner`, when given, is an owner the caller knows to be dead (a process of this host
+  // that no longer exists): its claim is taken over at once instead of after its lease.
+  absl::StatusOr<bool> ClaimJob(std::string_view job_id, std::string_view owner, int64_t lease_ms,
+                                std::string_view dead_owner = "");
+  // Gives the claim up (only `owner`'s): the job can be resumed at once, by anyone.
+  absl::Status ReleaseJob(std::string_view job_id, std::string_view owner);
 
   // --- JSON lines (jsonl.cc): one RecordToJson object per line
   // Returns the number of records written.
   absl::StatusOr<int64_t> ExportJsonl(std::ostream& out);
   absl::StatusOr<int64_t> ExportJsonl(const std::string& path);
-  // One transaction: a bad line ("<source>:<line>: ...") imports nothing.
-  // Records whose job is unknown here bring a stub job (state done).
-  absl::StatusOr<ImportStats> ImportJsonl(std::istream& in, std::string_view source_name);
+  // One transaction: a bad line imports nothing; the error lists the bad lines
+  // ("<source>:<line>: ...", the first kMaxReportedBadLines of them).
+  // Records whose job is unknown here bring a stub job (state done). `check`, when given,
+  // vets each parsed record beyond what the database itself can (the CLI checks that the
+  // target parses and that the schedule replays on a known DAG).
+  using RecordCheck = std::function<absl::Status(const TuningRecord&)>;
+  static constexpr int kMaxReportedBadLines = 10;
+  absl::StatusOr<ImportStats> ImportJsonl(std::istream& in, std::string_view source_name,
+                                          const RecordCheck& check = nullptr);
   absl::StatusOr<ImportStats> ImportJsonl(const std::string& path);
 
  private:
   enum class UnknownJob { kRefuse, kCreateStub };
 
-  explicit TuningDatabase(std::unique_ptr<internal::Connection> connection);
+  TuningDatabase(std::unique_ptr<internal::Connection> connection, int schema_version);
 
   // The body of AddRecord, inside a transaction the caller holds.
   absl::StatusOr<WriteOutcome> WriteRecord(const TuningRecord& record, UnknownJob unknown_job);
 
   std::unique_ptr<internal::Connection> connection_;
+  // The file's schema: SchemaVersion() unless opened read-only on an older file.
+  int schema_version_;
 };
 
 }  // namespace tunefarm::db

@@ -8,6 +8,8 @@
 #include <new>
 #include <string_view>
 
+#include "deploy/artifact_checksum.h"
+
 namespace tunefarm::deploy {
 namespace {
 
@@ -38,6 +40,8 @@ Status ModelExecutor::Error(StatusCode code, const std::string& what) const {
 
 Status ModelExecutor::Prepare(const std::string& path, int32_t num_threads) {
   name_ = path;
+  // Before dlopen: a damaged shared object can crash the loader itself.
+  if (Status s = VerifyArtifactFile(path); !s.ok()) return s;
   Result<std::unique_ptr<KernelLibrary>> library = KernelLibrary::Load(path);
   if (!library.ok()) return library.status();
   library_ = std::move(library).value();

@@ -32,7 +32,8 @@ int CodeFor(StatusCode code) {
     case StatusCode::kNotFound:
     case StatusCode::kLoadFailed:
     case StatusCode::kAbiMismatch:
-    case StatusCode::kBadMetadata: return TUNEFARM_RT_ERR_LOAD;
+    case StatusCode::kBadMetadata:
+    case StatusCode::kCorruptArtifact: return TUNEFARM_RT_ERR_LOAD;
     case StatusCode::kBadPlan: return TUNEFARM_RT_ERR_PLAN;
     case StatusCode::kKernelError: return TUNEFARM_RT_ERR_RUN;
     case StatusCode::kOutOfMemory: return TUNEFARM_RT_ERR_OUT_OF_MEMORY;

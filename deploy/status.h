@@ -25,6 +25,7 @@ enum class StatusCode : int32_t {
   kOutOfMemory = 7,
   kInternal = 8,
   kBadPlan = 9,          // a model artifact's plan is malformed or does not fit its kernels
+  kCorruptArtifact = 10,  // a model artifact's integrity trailer is missing or does not match
 };
 
 const char* StatusCodeName(StatusCode code);
@@ -70,6 +71,7 @@ inline const char* StatusCodeName(StatusCode code) {
     case StatusCode::kOutOfMemory: return "OutOfMemory";
     case StatusCode::kInternal: return "Internal";
     case StatusCode::kBadPlan: return "BadPlan";
+    case StatusCode::kCorruptArtifact: return "CorruptArtifact";
   }
   return "Unknown";
 }

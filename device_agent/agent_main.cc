@@ -11,6 +11,8 @@
 #include "proto/agent_registration.h"
 #include "proto/auth.h"
 #include "proto/credentials.h"
+#include "proto/host_port.h"
+#include "proto/refusal_log.h"
 #include "proto/termination.h"
 
 namespace tunefarm::agent {
@@ -18,10 +20,6 @@ namespace {
 
 void Say(const std::string& message) {
   std::fprintf(stderr, "tunefarm agent: %s\n", message.c_str());
-}
-
-bool IsLoopback(const std::string& host) {
-  return host == "127.0.0.1" || host == "localhost" || host == "::1";
 }
 
 }  // namespace
@@ -44,6 +42,15 @@ int RunAgentCommand(int argc, char** argv) {
     return 2;
   }
 
+  std::string token_warning;
+  if (absl::Status s = wire::CheckServerToken(*token, options->host, &token_warning); !s.ok()) {
+    Say(std::string(s.message()));
+    return 2;
+  }
+  if (!token_warning.empty() && !options->quiet) Say(token_warning);
+
+  wire::SetRefusalLog(Say);  // even with --quiet: a refused call is what an operator must see
+
   AgentServerOptions server_options;
   server_options.host = options->host;
   server_options.port = options->port;
@@ -61,7 +68,7 @@ int RunAgentCommand(int argc, char** argv) {
     Say(std::string(server.status().message()));
     return 1;
   }
-  if (options->tls.cert_file.empty() && !IsLoopback(options->host)) {
+  if (options->tls.cert_file.empty() && !wire::IsLoopbackHost(options->host)) {
     Say("warning: plaintext on a non-loopback address; the token and kernels cross the network "
         "in the clear (see docs/wire.md for TLS)");
   }
@@ -78,7 +85,10 @@ int RunAgentCommand(int argc, char** argv) {
     v1::RegisterRequest& request = registration_options.request;
     request.set_key(options->key);
     *request.mutable_facts() = server_options.identity.facts;
-    request.set_address(StrCat(ResolveAdvertiseHost(*options), ":", (*server)->port()));
+    // An IPv6 host is bracketed, so that the address parses as HOST:PORT (proto/host_port.h).
+    const std::string host = ResolveAdvertiseHost(*options);
+    request.set_address(StrCat(host.find(':') != std::string::npos ? StrCat("[", host, "]") : host, ":",
+                               (*server)->port()));
     request.set_capacity(options->capacity);
     request.set_agent_name(options->name.empty() ? ResolveAdvertiseHost(*options) : options->name);
     registration_options.token = *token;

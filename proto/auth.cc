@@ -11,6 +11,8 @@
 #include "absl/status/status.h"
 #include "absl/strings/ascii.h"
 #include "absl/strings/str_cat.h"
+#include "proto/host_port.h"
+#include "proto/refusal_log.h"
 
 namespace tunefarm::wire {
 
@@ -46,6 +48,19 @@ absl::StatusOr<std::string> LoadToken(std::string_view token_file) {
   return token;
 }
 
+absl::Status CheckServerToken(std::string_view token, std::string_view listen_host, std::string* warning) {
+  warning->clear();
+  if (token.size() >= kMinServerTokenBytes) return absl::OkStatus();
+  const std::string advice = absl::StrCat(
+      "use at least ", kMinServerTokenBytes, " bytes, e.g. head -c 24 /dev/urandom | base64 > token && chmod 600 token");
+  if (IsLoopbackHost(listen_host)) {
+    *warning = absl::StrCat("warning: the token is only ", token.size(), " bytes (fine on loopback; ", advice, ")");
+    return absl::OkStatus();
+  }
+  return absl::InvalidArgumentError(absl::StrCat("the token is only ", token.size(), " bytes, too short for a server on ",
+                                                 listen_host.empty() ? std::string("every interface") : std::string(listen_host), ": ", advice));
+}
+
 void AddToken(grpc::ClientContext& context, std::string_view token) {
   context.AddMetadata(kTokenMetadataKey, std::string(token));
 }
@@ -61,22 +76,24 @@ bool ConstantTimeEquals(std::string_view a, std::string_view b) {
   return diff == 0;
 }
 
+namespace {
+
+grpc::Status Refuse(const grpc::ServerContextBase& context, const std::string& why) {
+  LogRefusal(context.peer(), why);
+  return grpc::Status(grpc::StatusCode::UNAUTHENTICATED, why);
+}
+
+}  // namespace
+
 grpc::Status CheckToken(const grpc::ServerContextBase& context, std::string_view expected) {
   const auto& metadata = context.client_metadata();
   const auto [first, last] = metadata.equal_range(kTokenMetadataKey);
-  if (first == last) {
-    return grpc::Status(grpc::StatusCode::UNAUTHENTICATED,
-                        absl::StrCat("missing ", kTokenMetadataKey, " metadata"));
-  }
+  if (first == last) return Refuse(context, absl::StrCat("missing ", kTokenMetadataKey, " metadata"));
   // Exactly one entry: a second one would let a caller probe with several guesses at once.
-  if (std::next(first) != last) {
-    return grpc::Status(grpc::StatusCode::UNAUTHENTICATED,
-                        absl::StrCat("more than one ", kTokenMetadataKey, " entry"));
-  }
+  if (std::next(first) != last) return Refuse(context, absl::StrCat("more than one ", kTokenMetadataKey, " entry"));
   const std::string_view given(first->second.data(), first->second.size());
   if (expected.empty() || !ConstantTimeEquals(given, expected)) {
-    return grpc::Status(grpc::StatusCode::UNAUTHENTICATED,
-                        absl::StrCat("wrong ", kTokenMetadataKey));
+    return Refuse(context, absl::StrCat("wrong ", kTokenMetadataKey));
   }
   return grpc::Status::OK;
 }

@@ -23,6 +23,12 @@ inline constexpr char kTokenEnvVar[] = "TUNEFARM_TOKEN";
 // whitespace (the trailing newline of `echo`) is dropped; an empty token is an error.
 absl::StatusOr<std::string> LoadToken(std::string_view token_file);
 
+// A server's token is a password to everything the farm runs: on an address other machines
+// can reach it must hold at least kMinServerTokenBytes. On loopback a shorter one is allowed
+// (tests, a single machine) and `warning` says so; otherwise it is left empty.
+inline constexpr size_t kMinServerTokenBytes = 16;
+absl::Status CheckServerToken(std::string_view token, std::string_view listen_host, std::string* warning);
+
 // Client side: attach the token to one call.
 void AddToken(grpc::ClientContext& context, std::string_view token);
 

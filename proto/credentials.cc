@@ -9,6 +9,8 @@
 
 #include "absl/status/status.h"
 #include "absl/strings/str_cat.h"
+#include "proto/host_port.h"
+#include "proto/tls_key_pair.h"
 
 namespace tunefarm::wire {
 namespace {
@@ -38,6 +40,7 @@ absl::StatusOr<std::shared_ptr<grpc::ServerCredentials>> MakeServerCredentials(
   if (!cert.ok()) return cert.status();
   absl::StatusOr<std::string> key = ReadPem(tls.key_file, "key");
   if (!key.ok()) return key.status();
+  if (absl::Status pair = CheckTlsKeyPair(*cert, *key, tls.cert_file, tls.key_file); !pair.ok()) return pair;
   grpc::SslServerCredentialsOptions options(GRPC_SSL_DONT_REQUEST_CLIENT_CERTIFICATE);
   options.pem_key_cert_pairs.push_back({*key, *cert});
   if (!tls.ca_file.empty()) {
@@ -79,6 +82,7 @@ absl::StatusOr<std::shared_ptr<grpc::Channel>> MakeChannel(
     const std::string& target, const TlsFiles& tls,
     std::chrono::milliseconds max_reconnect_backoff) {
   if (target.empty()) return absl::InvalidArgumentError("empty address (expected HOST:PORT)");
+  if (absl::StatusOr<HostPort> address = ParseHostPort(target); !address.ok()) return address.status();
   absl::StatusOr<std::shared_ptr<grpc::ChannelCredentials>> creds = MakeChannelCredentials(tls);
   if (!creds.ok()) return creds.status();
   grpc::ChannelArguments args;

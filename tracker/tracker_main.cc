@@ -6,6 +6,8 @@
 #include "absl/strings/str_cat.h"
 #include "proto/auth.h"
 #include "proto/credentials.h"
+#include "proto/host_port.h"
+#include "proto/refusal_log.h"
 #include "proto/termination.h"
 #include "proto/tracker_client.h"
 #include "tracker/command_line.h"
@@ -32,10 +34,6 @@ constexpr char kDevicesUsage[] =
 
 void Fail(const char* command, const std::string& message) {
   std::fprintf(stderr, "tunefarm %s: %s\n", command, message.c_str());
-}
-
-bool IsLoopback(const std::string& host) {
-  return host == "127.0.0.1" || host == "localhost" || host == "::1";
 }
 
 }  // namespace
@@ -75,6 +73,12 @@ int RunTrackerCommand(int argc, char** argv) {
   options.port = static_cast<int>(*port);
   options.token = *token;
   options.tls = {line->Get("tls-cert"), line->Get("tls-key"), line->Get("tls-ca")};
+  std::string token_warning;
+  if (absl::Status s = wire::CheckServerToken(options.token, options.host, &token_warning); !s.ok()) {
+    Fail("tracker", std::string(s.message()));
+    return 2;
+  }
+  if (!token_warning.empty()) Fail("tracker", token_warning);
   options.tracker.agent_timeout = std::chrono::milliseconds(*timeout);
   options.tracker.heartbeat_interval = std::chrono::milliseconds(*heartbeat);
   if (!line->Has("quiet")) {
@@ -82,12 +86,14 @@ int RunTrackerCommand(int argc, char** argv) {
       std::fprintf(stderr, "tunefarm tracker: %s\n", text.c_str());
     };
   }
+  // Refused calls are logged even with --quiet: they are what an operator must see.
+  wire::SetRefusalLog([](const std::string& line) { Fail("tracker", line); });
   absl::StatusOr<std::unique_ptr<TrackerServer>> server = TrackerServer::Start(options);
   if (!server.ok()) {
     Fail("tracker", std::string(server.status().message()));
     return 1;
   }
-  if (options.tls.cert_file.empty() && !IsLoopback(options.host)) {
+  if (options.tls.cert_file.empty() && !wire::IsLoopbackHost(options.host)) {
     Fail("tracker", "warning: plaintext on a non-loopback address; the token crosses the network "
                     "in the clear (see docs/wire.md for TLS)");
   }

@@ -3,6 +3,8 @@
 #include <algorithm>
 
 #include "compiler/common/strings.h"
+#include "compiler/common/unix_time.h"
+#include "tuner/job_claim.h"
 #include "tuner/job_spec.h"
 
 namespace tunefarm::tuner {
@@ -17,6 +19,12 @@ absl::StatusOr<std::unique_ptr<JobManager>> JobManager::Start(JobManagerOptions 
     auto jobs = manager->db_->ListJobs(state);
     if (!jobs.ok()) return jobs.status();
     for (const db::Job& job : *jobs) {
+      // Another live tuner on this database runs it (its claim, tuner/job_claim.h).
+      if (state == db::JobState::kRunning && !db::IsInterrupted(job, UnixMillisNow()) &&
+          !IsDeadLocalOwner(job.owner)) {
+        manager->Log(StrCat("job ", job.job_id, ": run by ", job.owner, ", not resumed here"));
+        continue;
+      }
       manager->queue_.push_back(job.job_id);
       manager->jobs_[job.job_id].progress = manager->FromDatabase(job);
       manager->Log(StrCat("job ", job.job_id, ": ", db::JobStateName(state), " in the database, resuming (",

@@ -12,6 +12,7 @@
 #include "db/record_id.h"
 #include "db/tuning_database.h"
 #include "tuner/device_target.h"
+#include "tuner/job_claim.h"
 #include "tuner/job_spec.h"
 #include "tuner/measurer.h"
 #include "tuner/search_policy_factory.h"
@@ -56,7 +57,12 @@ class JobRun {
   absl::Status WriteRecord(TaskState& task, db::TuningRecord record);
   int RoundSize(int task_index) const;
   bool Stopping() const { return StopWanted() != StopRequest::kNone || cancelled_; }
-  StopRequest StopWanted() const { return options_.stop ? options_.stop() : StopRequest::kNone; }
+  // Polled between steps, so it also keeps the job's claim alive; a lost claim (another tuner
+  // took the job over) stops this run as a shutdown would.
+  StopRequest StopWanted() const {
+    if (claim_ != nullptr && !claim_->KeepAlive()) return StopRequest::kShutdown;
+    return options_.stop ? options_.stop() : StopRequest::kNone;
+  }
   void Log(const std::string& line) const {
     if (options_.log) options_.log(line);
   }
@@ -67,6 +73,9 @@ class JobRun {
   RunStats* stats_;
   std::string job_id_;
   std::unique_ptr<db::TuningDatabase> db_;
+  // Declared after db_, so released before the connection closes. Mutable: StopWanted renews it.
+  mutable std::unique_ptr<JobClaim> claim_;
+  bool held_elsewhere_ = false;  // another live tuner runs the job: leave it alone
   v1::JobSpec spec_;
   SearchConfig search_;
   uint64_t seed_ = 0;
@@ -138,6 +147,12 @@ absl::Status JobRun::Prepare() {
                                  job->error_message.empty() ? "" : ": ", job->error_message));
     return absl::OkStatus();
   }
+  auto claim = JobClaim::Acquire(db_.get(), job_id_);
+  if (!claim.ok()) {
+    held_elsewhere_ = claim.status().code() == absl::StatusCode::kFailedPrecondition;
+    return claim.status();
+  }
+  claim_ = std::move(*claim);
   auto spec = SpecFromJson(job->spec_json);
   if (!spec.ok()) return spec.status();
   spec_ = *spec;
@@ -373,6 +388,11 @@ v1::JobProgress JobRun::Run() {
     return std::nullopt;
   };
   if (!prepared.ok()) {
+    if (held_elsewhere_) {  // not this run's job to fail: its state stays as the other tuner keeps it
+      progress_.set_message(Text(prepared));
+      Publish();
+      return progress_;
+    }
     if (auto s = stopped()) return *s;
     return Finish(v1::JOB_STATE_FAILED, Text(prepared));
   }

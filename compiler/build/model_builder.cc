@@ -4,6 +4,7 @@
 #include "compiler/build/task_lowering.h"
 #include "compiler/codegen/codegen.h"
 #include "compiler/common/strings.h"
+#include "deploy/artifact_checksum.h"
 
 namespace tunefarm::build {
 namespace {
@@ -51,7 +52,9 @@ absl::StatusOr<std::string> BuildArtifact(ModelPlan* plan, const BuildOptions& o
   blobs[1].section = ".tunefarm.params";
   Report(options, StrCat("generating code for ", funcs.size(), " kernels with ", plan->exec.params.size(),
                          " bytes of parameters"));
-  return codegen::BuildSharedObject(funcs, options.target, blobs);
+  absl::StatusOr<std::string> image = codegen::BuildSharedObject(funcs, options.target, blobs);
+  if (!image.ok()) return image.status();
+  return deploy::AppendArtifactTrailer(std::move(*image));  // checked before every load
 }
 
 }  // namespace tunefarm::build

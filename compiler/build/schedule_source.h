@@ -4,9 +4,9 @@
 #pragma once
 
 #include <map>
-#include <optional>
 #include <string>
 #include <tuple>
+#include <vector>
 
 namespace tunefarm::build {
 
@@ -18,20 +18,23 @@ struct ScheduleChoice {
 class ScheduleSource {
  public:
   virtual ~ScheduleSource() = default;
-  // The best known schedule of `workload_key` on the canonical `target` at `threads`, if any.
-  virtual std::optional<ScheduleChoice> Find(const std::string& workload_key, const std::string& target,
-                                             int threads) const = 0;
+  // Up to `limit` known schedules of `workload_key` on the canonical `target` at `threads`,
+  // best first. The build takes the first that replays and lowers, and reports the ones it
+  // skips: a record imported from elsewhere, or tuned by an older tunefarm, may not.
+  virtual std::vector<ScheduleChoice> Candidates(const std::string& workload_key, const std::string& target,
+                                                 int threads, int limit) const = 0;
 };
 
 // A fixed table of schedules (tests, and schedules given on the command line).
 class InMemoryScheduleSource : public ScheduleSource {
  public:
+  // Adds a candidate after those already added for the same key (so: best first).
   void Add(const std::string& workload_key, const std::string& target, int threads, ScheduleChoice choice);
-  std::optional<ScheduleChoice> Find(const std::string& workload_key, const std::string& target,
-                                     int threads) const override;
+  std::vector<ScheduleChoice> Candidates(const std::string& workload_key, const std::string& target, int threads,
+                                         int limit) const override;
 
  private:
-  std::map<std::tuple<std::string, std::string, int>, ScheduleChoice> table_;
+  std::map<std::tuple<std::string, std::string, int>, std::vector<ScheduleChoice>> table_;
 };
 
 }  // namespace tunefarm::build

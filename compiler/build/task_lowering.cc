@@ -8,29 +8,47 @@
 namespace tunefarm::build {
 namespace {
 
-// A stored schedule that no longer replays (the DAG or the step semantics changed since it was
-// tuned) is reported and replaced by the default: a stale database must not break a build.
-std::optional<schedule::State> TunedState(const Task& task, const BuildOptions& options, std::string* origin) {
+// Stored schedules tried per task before the default rules.
+constexpr int kMaxStoredCandidates = 8;
+
+struct LoweredChoice {
+  tir::PrimFunc func;
+  std::optional<schedule::State> state;  // for the rewritten params
+  std::string origin;
+};
+
+// The first stored schedule that replays on the task's DAG and lowers, best first. One that
+// does not (the DAG or the step semantics changed since it was tuned, or an imported record is
+// bad) is reported with its record and reason and skipped: a stale database must not break a
+// build, nor push every kernel back to the default because its best record is broken.
+std::optional<LoweredChoice> LowerStored(const Task& task, const BuildOptions& options) {
   if (options.schedules == nullptr) return std::nullopt;
-  auto choice = options.schedules->Find(task.dag->WorkloadKey(), options.target.ToString(), options.threads);
-  if (!choice) return std::nullopt;
-  auto state = schedule::State::FromJson(task.dag, choice->schedule_json);
-  if (!state.ok()) {
-    TF_LOG(WARN, "build") << "schedule " << choice->origin << " for " << task.dag->WorkloadKey()
-                          << " does not replay (" << state.status().message() << "); using the default rules";
-    return std::nullopt;
+  const std::string key = task.dag->WorkloadKey();
+  for (const ScheduleChoice& choice :
+       options.schedules->Candidates(key, options.target.ToString(), options.threads, kMaxStoredCandidates)) {
+    auto state = schedule::State::FromJson(task.dag, choice.schedule_json);
+    if (!state.ok()) {
+      TF_LOG(WARN, "build") << "kernel " << task.kernel_name << ": skipping " << choice.origin
+                            << ", it does not replay (" << state.status().message() << ")";
+      continue;
+    }
+    auto func = tir::Lower(*state, task.kernel_name);
+    if (!func.ok()) {
+      TF_LOG(WARN, "build") << "kernel " << task.kernel_name << ": skipping " << choice.origin
+                            << ", it does not lower (" << func.status().message() << ")";
+      continue;
+    }
+    return LoweredChoice{std::move(*func), std::move(*state), choice.origin};
   }
-  *origin = choice->origin;
-  return std::move(*state);
+  return std::nullopt;
 }
 
 }  // namespace
 
 absl::StatusOr<tir::PrimFunc> LowerTask(Task* task, const BuildOptions& options,
                                         std::vector<tir::RewrittenParam>* rewritten) {
-  std::string origin = "default";
-  std::optional<schedule::State> state = TunedState(*task, options, &origin);
-  if (!state) {
+  std::optional<LoweredChoice> chosen = LowerStored(*task, options);
+  if (!chosen) {
     schedule::RuleContext ctx;
     ctx.vector_lanes = options.target.VectorLanes(te::DType::kFloat32);
     ctx.num_threads = options.threads;
@@ -38,15 +56,16 @@ absl::StatusOr<tir::PrimFunc> LowerTask(Task* task, const BuildOptions& options,
     if (!s.ok()) {
       return absl::Status(s.status().code(), StrCat("kernel ", task->kernel_name, ": default schedule: ", std::string(s.status().message())));
     }
-    state = std::move(*s);
+    auto func = tir::Lower(*s, task->kernel_name);
+    if (!func.ok()) {
+      return absl::Status(func.status().code(),
+                          StrCat("kernel ", task->kernel_name, " (default): ", std::string(func.status().message())));
+    }
+    chosen = LoweredChoice{std::move(*func), std::move(*s), "default"};
   }
-  auto func = tir::Lower(*state, task->kernel_name);
-  if (!func.ok()) {
-    return absl::Status(func.status().code(), StrCat("kernel ", task->kernel_name, " (", origin, "): ", std::string(func.status().message())));
-  }
-  task->schedule = origin;
-  if (rewritten) *rewritten = tir::RewrittenParams(*state);
-  return func;
+  task->schedule = chosen->origin;
+  if (rewritten) *rewritten = tir::RewrittenParams(*chosen->state);
+  return std::move(chosen->func);
 }
 
 }  // namespace tunefarm::build

@@ -10,6 +10,7 @@
 #include <algorithm>
 #include <cstring>
 
+#include "compiler/common/file_read.h"
 #include "compiler/common/strings.h"
 #include "compiler/graph/const_eval.h"
 #include "compiler/frontend/onnx_tensor.h"
@@ -97,13 +98,36 @@ absl::Status Importer::AddGraphInput(const onnx::ValueInfoProto& v) {
   auto dtype = DTypeFromOnnx(tt.elem_type());
   if (!dtype.ok()) return fail(std::string(dtype.status().message()));
   std::vector<int64_t> shape;
+  // The words a user can act on: the CLI's flag (ImportOptions::input_shapes underneath).
+  const std::string give_shape = StrCat("give its shape with --input-shape ", v.name(), "=D,D,...");
   if (auto it = options_.input_shapes.find(v.name()); it != options_.input_shapes.end()) {
     shape = it->second;
+    // A given shape fills in the model's symbolic dimensions; it may not contradict the rank or
+    // a fixed dimension the model declares.
+    if (options_.strict_input_shapes && tt.has_shape()) {
+      const auto& dims = tt.shape().dim();
+      if (static_cast<size_t>(dims.size()) != shape.size()) {
+        return fail(StrCat("the model declares rank ", dims.size(), ", --input-shape gives ", shape.size(),
+                           " dimensions"));
+      }
+      for (int i = 0; i < dims.size(); ++i) {
+        if (dims[i].has_dim_value() && dims[i].dim_value() > 0 && dims[i].dim_value() != shape[i]) {
+          return fail(StrCat("dimension ", i, " is fixed at ", dims[i].dim_value(), " by the model, --input-shape gives ",
+                             shape[i]));
+        }
+      }
+    }
   } else {
-    if (!tt.has_shape()) return fail("has no shape; pass one in ImportOptions::input_shapes");
-    for (const auto& d : tt.shape().dim()) {
-      if (!d.has_dim_value() || d.dim_value() < 0)
-        return fail(StrCat("dim '", d.dim_param(), "' is not static; pass a shape in ImportOptions::input_shapes"));
+    if (!tt.has_shape()) return fail(StrCat("the model gives no shape; ", give_shape));
+    for (int i = 0; i < tt.shape().dim_size(); ++i) {
+      const auto& d = tt.shape().dim(i);
+      if (d.has_dim_value() && d.dim_value() < 0) {
+        return fail(StrCat("dimension ", i, " is ", d.dim_value(), " in the model, not a size; ", give_shape));
+      }
+      if (!d.has_dim_value()) {
+        const std::string what = d.dim_param().empty() ? "unnamed" : StrCat("'", d.dim_param(), "'");
+        return fail(StrCat("dimension ", i, " is ", what, ", not a fixed size; ", give_shape));
+      }
       shape.push_back(d.dim_value());
     }
   }
@@ -159,6 +183,19 @@ absl::StatusOr<graph::Graph> Importer::Run(const onnx::GraphProto& g) {
   for (const auto& [name, value] : options_.constant_inputs) BindConst(name, value);
   for (const auto& in : g.input())
     if (absl::Status s = AddGraphInput(in); !s.ok()) return s;
+  // A shape for an input the graph does not have is a typo, not something to ignore.
+  if (options_.strict_input_shapes) {
+    std::vector<std::string> input_names;  // the graph inputs that are not initializers
+    for (const auto& in : g.input())
+      if (values_.at(in.name()).constant == nullptr) input_names.push_back(in.name());
+    for (const auto& [name, shape] : options_.input_shapes) {
+      if (std::find(input_names.begin(), input_names.end(), name) == input_names.end()) {
+        return absl::InvalidArgumentError(StrCat("a shape is given for '", name,
+                                                 "', which is not an input of the model (inputs: ",
+                                                 StrJoin(input_names, ", "), ")"));
+      }
+    }
+  }
   auto order = TopologicalOrder(g);
   if (!order.ok()) return order.status();
   for (int i : *order) {
@@ -613,11 +650,11 @@ absl::StatusOr<graph::Graph> ImportOnnxBytes(const std::string& bytes, const Imp
 }
 
 absl::StatusOr<graph::Graph> ImportOnnxFile(const std::string& path, const ImportOptions& options) {
-  std::ifstream f(path, std::ios::binary);
-  if (!f) return absl::NotFoundError(StrCat(path, ": cannot open"));
-  std::ostringstream ss;
-  ss << f.rdbuf();
-  return ImportOnnxBytes(ss.str(), options, path);
+  // Protobuf cannot parse a message over 2 GiB; a larger file is refused before it is read.
+  constexpr uint64_t kMaxOnnxBytes = (uint64_t{1} << 31) - 1;
+  absl::StatusOr<std::string> bytes = ReadRegularFile(path, kMaxOnnxBytes, "model");
+  if (!bytes.ok()) return bytes.status();
+  return ImportOnnxBytes(*bytes, options, path);
 }
 
 }  // namespace tunefarm::frontend

@@ -208,6 +208,13 @@ TEST(BuildTest, ScheduleSourceIsConsultedAndStaleSchedulesFallBack) {
   auto bytes = BuildArtifact(&*plan, options);
   ASSERT_TRUE(bytes.ok()) << bytes.status();
   EXPECT_EQ(plan->exec.tasks[0].schedule, "default");
+
+  // A broken best record (e.g. a fake imported one) is skipped for the next that replays.
+  stale.Add(key, options.target.ToString(), 1, {"not json", "db:junk"});
+  stale.Add(key, options.target.ToString(), 1, {state->ToJson(), "db:record-2"});
+  bytes = BuildArtifact(&*plan, options);
+  ASSERT_TRUE(bytes.ok()) << bytes.status();
+  EXPECT_EQ(plan->exec.tasks[0].schedule, "db:record-2");
 }
 
 }  // namespace

@@ -71,6 +71,7 @@ class TempDir {
   ~TempDir();
   TempDir(const TempDir&) = delete;
   TempDir& operator=(const TempDir&) = delete;
+  const std::string& path() const { return path_; }
   std::string File(const std::string& name) const { return path_ + "/" + name; }
   // Writes `text` to File(name) and returns that path.
   std::string WriteFile(const std::string& name, const std::string& text) const;

@@ -142,6 +142,23 @@ TEST_F(CliDbTest, ReadingAMissingFileIsAnErrorNamingItAndCreatesNothing) {
   }
 }
 
+// A 0-byte file is what a failed `touch` or copy leaves: reading it must not write a schema
+// into it.
+TEST_F(CliDbTest, ReadingAnEmptyFileChangesNothing) {
+  const std::string empty = dir_.WriteFile("empty.db", "");
+  const std::vector<std::vector<std::string>> commands = {
+      {"db", "stats", "--db", empty}, {"db", "jobs", "--db", empty}, {"db", "export", "--db", empty},
+      {"db", "check", "--db", empty}, {"db", "best", "--db", empty, "--workload", kWorkloadA, "--target", X86(),
+                                       "--threads", "4"}};
+  for (const std::vector<std::string>& args : commands) {
+    CliResult r = RunTunefarm(args);
+    EXPECT_EQ(r.exit_code, 1) << args[1];
+    EXPECT_THAT(r.err, HasSubstr(empty + ": an empty file, not a tunefarm database")) << args[1];
+    EXPECT_EQ(std::filesystem::file_size(empty), 0u) << args[1] << " wrote into the file";
+    EXPECT_FALSE(Exists(empty + "-wal")) << args[1];
+  }
+}
+
 TEST_F(CliDbTest, AFileThatIsNotATunefarmDatabaseIsRefused) {
   const std::string text = "name,cost\nconv,1.0\n";
   const std::string csv = dir_.WriteFile("notes.csv", text);
@@ -199,12 +216,43 @@ TEST_F(CliDbTest, ImportReadsStdin) {
   EXPECT_THAT(r.out, HasSubstr("<stdin>: 6 records read: 6 inserted"));
 }
 
+// /dev/zero has no newline: it once grew an import to 4 GB. A device is refused by name, and
+// an endless line on stdin stops at the line limit.
+TEST_F(CliDbTest, ImportRefusesDevicesAndEndlessLines) {
+  CliResult device = RunTunefarm({"db", "import", "--db", db_, "/dev/zero"});
+  EXPECT_EQ(device.exit_code, 1);
+  EXPECT_THAT(device.err, HasSubstr("/dev/zero: not a regular file, not a JSON-lines file"));
+  EXPECT_FALSE(Exists(db_));
+  CliResult directory = RunTunefarm({"db", "import", "--db", db_, dir_.path()});
+  EXPECT_EQ(directory.exit_code, 1);
+  EXPECT_THAT(directory.err, HasSubstr("is a directory"));
+  CliResult endless = RunTunefarm({"db", "import", "--db", db_, "-"}, {}, "/dev/zero");
+  EXPECT_EQ(endless.exit_code, 1);
+  EXPECT_THAT(endless.err, HasSubstr("<stdin>:1: a line longer than 16 MiB, not a record; nothing imported"));
+}
+
 TEST_F(CliDbTest, ABadLineImportsNothingAndIsNamed) {
   const std::string bad =
       dir_.WriteFile("bad.jsonl", Jsonl({records_[0]}) + "{\"record_id\": \"oops\"\n");
   CliResult r = RunTunefarm({"db", "import", "--db", db_, bad});
   EXPECT_EQ(r.exit_code, 1);
   EXPECT_THAT(r.err, HasSubstr(bad + ":2:"));
+  r = RunTunefarm({"db", "stats", "--db", db_, "--json"});
+  ASSERT_EQ(r.exit_code, 0) << r.err;
+  EXPECT_TRUE(ParseJson(r)["workloads"].empty()) << r.out;
+}
+
+// A record the database would store but nothing could use: a target for an architecture that
+// does not exist, or a schedule that is not JSON. Both lines are named; nothing is imported.
+TEST_F(CliDbTest, ImportRefusesUnusableTargetsAndSchedules) {
+  db::TuningRecord bad_target = MakeRecord(kWorkloadA, "llvm -mtriple=pdp11-unknown-none", 4, "s7", {1e-12});
+  db::TuningRecord bad_schedule = MakeRecord(kWorkloadA, X86(), 4, "s8", {1e-12});
+  bad_schedule.schedule_json = "cost 1e-12, trust me";
+  const std::string file = dir_.WriteFile("fake.jsonl", Jsonl({records_[0], bad_target, bad_schedule}));
+  CliResult r = RunTunefarm({"db", "import", "--db", db_, file});
+  EXPECT_EQ(r.exit_code, 1);
+  EXPECT_THAT(r.err, HasSubstr("2 bad lines, nothing imported: " + file + ":2: target 'llvm -mtriple=pdp11"));
+  EXPECT_THAT(r.err, HasSubstr(file + ":3: the schedule is not JSON"));
   r = RunTunefarm({"db", "stats", "--db", db_, "--json"});
   ASSERT_EQ(r.exit_code, 0) << r.err;
   EXPECT_TRUE(ParseJson(r)["workloads"].empty()) << r.out;
@@ -343,14 +391,21 @@ TEST_F(CliDbTest, JobsShowStateAndProgress) {
     ASSERT_TRUE(queued.ok() && running.ok());
     ASSERT_TRUE((*database)->SetJobState(running->job_id, db::JobState::kRunning).ok());
     ASSERT_TRUE((*database)->UpdateJobProgress(running->job_id, 10).ok());
+    ASSERT_TRUE((*database)->ClaimJob(running->job_id, "tuner-a", 600'000).value_or(false));
     running_id = running->job_id;
+    // Running in the database, but its tuner is gone: interrupted.
+    absl::StatusOr<db::Job> orphan = (*database)->CreateJob(R"({"model":"vit"})", 8);
+    ASSERT_TRUE(orphan.ok());
+    ASSERT_TRUE((*database)->SetJobState(orphan->job_id, db::JobState::kRunning).ok());
   }
   CliResult r = RunTunefarm({"db", "jobs", "--db", db_, "--state=running", "--json"});
   ASSERT_EQ(r.exit_code, 0) << r.err;
   Json jobs = ParseJson(r)["jobs"];
-  ASSERT_EQ(jobs.size(), 1u) << r.out;
+  ASSERT_EQ(jobs.size(), 2u) << r.out;
+  EXPECT_EQ(jobs[1]["state"], "interrupted");
   EXPECT_EQ(jobs[0]["job_id"], running_id);
   EXPECT_EQ(jobs[0]["state"], "running");
+  EXPECT_EQ(jobs[0]["owner"], "tuner-a");
   EXPECT_EQ(jobs[0]["trials_done"], 10);
   EXPECT_EQ(jobs[0]["trials_total"], 64);
   EXPECT_EQ(jobs[0]["spec"]["model"], "bert");
@@ -358,6 +413,7 @@ TEST_F(CliDbTest, JobsShowStateAndProgress) {
   r = RunTunefarm({"db", "jobs", "--db", db_});
   ASSERT_EQ(r.exit_code, 0) << r.err;
   EXPECT_THAT(r.out, HasSubstr("queued"));
+  EXPECT_THAT(r.out, HasSubstr("interrupted"));
   EXPECT_THAT(r.out, HasSubstr(" 10/64 "));
 }
 

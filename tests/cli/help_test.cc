@@ -1,5 +1,13 @@
 // The `tunefarm` binary's dispatch: help, version, unknown subcommands and flag errors.
+#include <unistd.h>
+
+#include <chrono>
+#include <filesystem>
+#include <fstream>
+#include <iterator>
 #include <string>
+#include <thread>
+#include <vector>
 
 #include "gmock/gmock.h"
 #include "gtest/gtest.h"
@@ -60,6 +68,10 @@ TEST(CliHelpTest, TuneRefusesAKeylessTrackerABadPolicyAndAnUnknownJob) {
   CliResult r = RunTunefarm({"tune", model, "--tracker", "127.0.0.1:1", "--db", dir.File("t.db")});
   EXPECT_EQ(r.exit_code, 2);
   EXPECT_THAT(r.err, HasSubstr("--key is required with --tracker"));
+  // gRPC would dial 99999 modulo 65536 and send the token to port 34463.
+  r = RunTunefarm({"tune", model, "--tracker", "127.0.0.1:99999", "--key", "k", "--db", dir.File("t.db")});
+  EXPECT_EQ(r.exit_code, 2);
+  EXPECT_THAT(r.err, HasSubstr("bad address '127.0.0.1:99999': port 99999 is outside 1-65535"));
   r = RunTunefarm({"tune", model, "--policy", "annealing", "--db", dir.File("t.db")});
   EXPECT_EQ(r.exit_code, 1);
   EXPECT_THAT(r.err, HasSubstr("spec.search.policy 'annealing' is unknown"));
@@ -67,6 +79,40 @@ TEST(CliHelpTest, TuneRefusesAKeylessTrackerABadPolicyAndAnUnknownJob) {
   EXPECT_EQ(r.exit_code, 1);
   EXPECT_THAT(r.err, HasSubstr("no-such-job"));
 }
+
+#ifdef TUNEFARM_HAVE_EMBEDDED_FARM
+// Pids of the processes whose environment holds `marker`.
+std::vector<int> ProcessesWithEnv(const std::string& marker) {
+  std::vector<int> pids;
+  for (const auto& entry : std::filesystem::directory_iterator("/proc")) {
+    const std::string name = entry.path().filename();
+    if (name.find_first_not_of("0123456789") != std::string::npos) continue;
+    std::ifstream in(entry.path() / "environ", std::ios::binary);
+    const std::string env((std::istreambuf_iterator<char>(in)), std::istreambuf_iterator<char>());
+    if (env.find(marker) != std::string::npos) pids.push_back(std::stoi(name));
+  }
+  return pids;
+}
+
+// The README's main command tunes on an embedded farm: when `tune` exits, nothing it started
+// (tracker, agent, measuring helpers) may be left running.
+TEST(CliHelpTest, TuneOnTheEmbeddedFarmLeavesNothingRunning) {
+  TempDir dir;
+  const std::string model = std::string(TUNEFARM_SHARED_DIR) + "/onnx-tests/node/test_add/model.onnx";
+  const std::string marker = "TUNEFARM_TEST_MARKER=" + std::to_string(::getpid()) + "-leftovers";
+  CliResult r = RunTunefarm({"tune", model, "--db", dir.File("t.db"), "--trials", "2", "--threads", "1",
+                             "--population", "16", "--min-repeat-ms", "1"},
+                            {marker});
+  ASSERT_EQ(r.exit_code, 0) << r.err;
+  std::vector<int> left;
+  for (int attempt = 0; attempt < 50; ++attempt) {  // exited children may take a moment to be reaped
+    left = ProcessesWithEnv(marker);
+    if (left.empty()) break;
+    std::this_thread::sleep_for(std::chrono::milliseconds(100));
+  }
+  EXPECT_TRUE(left.empty()) << left.size() << " processes started by tune are still running, e.g. pid " << left[0];
+}
+#endif  // TUNEFARM_HAVE_EMBEDDED_FARM
 
 TEST(CliHelpTest, VersionPrintsTheBinaryAndSchema) {
   CliResult r = RunTunefarm({"version"});

@@ -1,6 +1,8 @@
 // `tunefarm compile|run|inspect|bench` on a small conformance model: input and output file
 // formats, binding by name and by position, and the errors a user meets.
+#include <filesystem>
 #include <fstream>
+#include <iterator>
 #include <nlohmann/json.hpp>
 #include <sstream>
 
@@ -40,13 +42,13 @@ class CliModelTest : public ::testing::Test {
 
 TEST_F(CliModelTest, RunsOnPbInputsAndWritesEveryFormat) {
   const std::string in0 = kCase + "test_data_set_0/input_0.pb", in1 = kCase + "test_data_set_0/input_1.pb";
-  auto want = ReadTensorFile(kCase + "test_data_set_0/output_0.pb");
+  auto want = ReadTensorFile(kCase + "test_data_set_0/output_0.pb", 1 << 20);
   ASSERT_TRUE(want.ok());
   for (const char* ext : {".npy", ".pb", ".bin"}) {
     const std::string out = dir_.File(std::string("sum") + ext);
     CliResult r = RunTunefarm({"run", so_, "--input", in0, "--input", in1, "--output", out});
     ASSERT_EQ(r.exit_code, 0) << r.err;
-    auto got = ReadTensorFile(out);
+    auto got = ReadTensorFile(out, 1 << 20);
     ASSERT_TRUE(got.ok()) << got.status();
     if (std::string(ext) != ".bin") {
       EXPECT_EQ(got->dtype, "float32");
@@ -90,10 +92,41 @@ TEST_F(CliModelTest, BadInputsAreNamed) {
   EXPECT_EQ(bytes.exit_code, 1);
   EXPECT_THAT(bytes.err, HasSubstr("input 'x' needs 240 bytes (float32[3,4,5]), the file holds 4"));
 
+  // The right element count in the wrong shape is refused; an extra leading 1 (a batch of
+  // one) is not a different shape.
+  const std::string transposed = dir_.File("t.npy"), batched = dir_.File("b.npy");
+  ASSERT_TRUE(WriteTensorFile(transposed, TensorFile{"float32", {5, 4, 3}, true, std::string(240, '\0')}).ok());
+  ASSERT_TRUE(WriteTensorFile(batched, TensorFile{"float32", {1, 3, 4, 5}, true, std::string(240, '\0')}).ok());
+  CliResult shape = RunTunefarm({"run", so_, "--input", transposed, "--input", in0});
+  EXPECT_EQ(shape.exit_code, 1);
+  EXPECT_THAT(shape.err, HasSubstr("input 'x' has shape [3,4,5], the file holds [5,4,3]"));
+  CliResult batch = RunTunefarm({"run", so_, "--input", batched, "--input", in0});
+  EXPECT_EQ(batch.exit_code, 0) << batch.err;
+
   const std::string bad_npy = dir_.WriteFile("bad.npy", "not numpy");
   CliResult npy = RunTunefarm({"run", so_, "--input", bad_npy, "--input", in0});
   EXPECT_EQ(npy.exit_code, 1);
   EXPECT_THAT(npy.err, HasSubstr("bad.npy: not a valid .npy file"));
+}
+
+// Cut to half (which crashed dlopen), to 99% (which used to load and run), or one flipped
+// byte: `run` and `inspect` refuse it by name.
+TEST_F(CliModelTest, ADamagedArtifactIsRefusedNotLoaded) {
+  std::ifstream in(so_, std::ios::binary);
+  const std::string bytes((std::istreambuf_iterator<char>(in)), std::istreambuf_iterator<char>());
+  std::string flipped = bytes;
+  flipped[flipped.size() / 2] ^= 1;
+  const std::string in0 = kCase + "test_data_set_0/input_0.pb", in1 = kCase + "test_data_set_0/input_1.pb";
+  for (const std::string& damaged : {bytes.substr(0, bytes.size() / 2), bytes.substr(0, bytes.size() * 99 / 100),
+                                     flipped}) {
+    const std::string path = dir_.WriteFile("damaged.so", damaged);
+    CliResult run = RunTunefarm({"run", path, "--input", in0, "--input", in1});
+    EXPECT_EQ(run.exit_code, 1);
+    EXPECT_THAT(run.err, HasSubstr(path + ": corrupt or truncated artifact"));
+    CliResult inspect = RunTunefarm({"inspect", path});
+    EXPECT_EQ(inspect.exit_code, 1);
+    EXPECT_THAT(inspect.err, HasSubstr(path + ": corrupt or truncated artifact"));
+  }
 }
 
 TEST_F(CliModelTest, InspectReadsTheArtifactAndTheOnnx) {
@@ -132,6 +165,60 @@ TEST_F(CliModelTest, BenchProfileListsEveryKernelCall) {
   EXPECT_THAT(human.out, HasSubstr("SHARE"));
   EXPECT_THAT(human.out, HasSubstr("100.0%"));
   EXPECT_THAT(human.out, HasSubstr("sum of call medians"));
+}
+
+// -o that names the model or the database would destroy it; a write that fails says why and
+// leaves no temporary file behind.
+TEST(CliModelErrorsTest, CompileRefusesToOverwriteItsInputsAndCleansUpAFailedWrite) {
+  TempDir dir;
+  const std::string model = dir.File("m.onnx");
+  std::filesystem::copy_file(kCase + "model.onnx", model);
+  const auto size = std::filesystem::file_size(model);
+  for (const std::string& output : {model, dir.File("./m.onnx")}) {
+    CliResult r = RunTunefarm({"compile", model, "-o", output});
+    EXPECT_EQ(r.exit_code, 2);
+    EXPECT_THAT(r.err, HasSubstr("is the input model, which the artifact would overwrite"));
+  }
+  EXPECT_EQ(std::filesystem::file_size(model), size);
+
+  const std::string db = dir.WriteFile("t.db", "");
+  CliResult onto_db = RunTunefarm({"compile", model, "--db", db, "-o", db});
+  EXPECT_EQ(onto_db.exit_code, 2);
+  EXPECT_THAT(onto_db.err, HasSubstr("is the --db database"));
+
+  CliResult no_dir = RunTunefarm({"compile", model, "-o", dir.File("missing/x.so"), "--threads", "1"});
+  EXPECT_EQ(no_dir.exit_code, 1);
+  EXPECT_THAT(no_dir.err, HasSubstr("cannot create " + dir.File("missing/x.so.tmp") + ": No such file or directory"));
+
+  // The rename onto a non-empty directory fails after the write: the .tmp must go.
+  std::filesystem::create_directories(dir.File("taken.so/inside"));
+  CliResult taken = RunTunefarm({"compile", model, "-o", dir.File("taken.so"), "--threads", "1"});
+  EXPECT_EQ(taken.exit_code, 1);
+  EXPECT_THAT(taken.err, HasSubstr("cannot rename " + dir.File("taken.so.tmp")));
+  EXPECT_FALSE(std::filesystem::exists(dir.File("taken.so.tmp")));
+}
+
+// A directory, a device or an oversized file is refused before it is read: `compile /dev/zero`
+// and `run --input /dev/zero` once grew to 8 GB.
+TEST(CliModelErrorsTest, NonRegularAndOversizedFilesAreRefusedUnread) {
+  TempDir dir;
+  CliResult directory = RunTunefarm({"compile", dir.path(), "-o", dir.File("x.so")});
+  EXPECT_EQ(directory.exit_code, 1);
+  EXPECT_THAT(directory.err, HasSubstr("model " + dir.path() + ": is a directory, not a file"));
+  CliResult device = RunTunefarm({"compile", "/dev/zero", "-o", dir.File("x.so")});
+  EXPECT_EQ(device.exit_code, 1);
+  EXPECT_THAT(device.err, HasSubstr("model /dev/zero: not a regular file"));
+
+  const std::string so = dir.File("add.so");
+  ASSERT_EQ(RunTunefarm({"compile", kCase + "model.onnx", "-o", so, "--threads", "1"}).exit_code, 0);
+  const std::string in0 = kCase + "test_data_set_0/input_0.pb";
+  CliResult zero = RunTunefarm({"run", so, "--input", "/dev/zero", "--input", in0});
+  EXPECT_EQ(zero.exit_code, 1);
+  EXPECT_THAT(zero.err, HasSubstr("tensor file /dev/zero: not a regular file"));
+  const std::string big = dir.WriteFile("big.bin", std::string((1 << 20) + 241, 'x'));
+  CliResult huge = RunTunefarm({"run", so, "--input", big, "--input", in0});
+  EXPECT_EQ(huge.exit_code, 1);
+  EXPECT_THAT(huge.err, HasSubstr("bytes, more than the"));
 }
 
 TEST(CliModelErrorsTest, BadModelsGetClearErrors) {

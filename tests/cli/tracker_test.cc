@@ -82,10 +82,66 @@ TEST(CliTrackerTest, DevicesWithAWrongTokenFails) {
   EXPECT_EQ(tracker->Finish(20s).value_or(-1), 0);
 }
 
+// A refused call leaves a line naming the caller, even with --quiet.
+TEST(CliTrackerTest, RefusedCallsAreLoggedWithThePeer) {
+  std::string address;
+  std::unique_ptr<CliProcess> tracker = StartTracker(&address);
+  ASSERT_NE(tracker, nullptr);
+  CliResult r = RunTunefarm({"devices", "--tracker", address}, {"TUNEFARM_TOKEN=not-the-token"});
+  EXPECT_EQ(r.exit_code, 1);
+  tracker->Signal(SIGTERM);
+  ASSERT_EQ(tracker->Finish(20s).value_or(-1), 0);
+  EXPECT_THAT(tracker->err(), HasSubstr("tunefarm tracker: refused a call from ipv4:127.0.0.1:"));
+  EXPECT_THAT(tracker->err(), HasSubstr(": wrong tunefarm-token"));
+}
+
+// `tune` on a pool with no devices says it is waiting (in a file, not only on a terminal) and
+// gives up after --wait-timeout instead of waiting forever.
+TEST(CliTrackerTest, TuneWaitsVisiblyForADeviceAndGivesUp) {
+  std::string address;
+  std::unique_ptr<CliProcess> tracker = StartTracker(&address);
+  ASSERT_NE(tracker, nullptr);
+  TempDir dir;
+  const std::string model = std::string(TUNEFARM_SHARED_DIR) + "/onnx-tests/node/test_add/model.onnx";
+  CliResult r = RunTunefarm({"tune", model, "--tracker", address, "--key", "no-such-pool", "--db", dir.File("t.db"),
+                             "--wait-timeout", "2"},
+                            {kToken});
+  EXPECT_EQ(r.exit_code, 1);
+  EXPECT_THAT(r.out, HasSubstr("waiting for a 'no-such-pool' device"));
+  EXPECT_THAT(r.err, HasSubstr("no 'no-such-pool' device granted by tracker " + address + " within 2000 ms"));
+  tracker->Signal(SIGTERM);
+  EXPECT_EQ(tracker->Finish(20s).value_or(-1), 0);
+}
+
 TEST(CliTrackerTest, TrackerWithoutATokenIsAUsageError) {
   CliResult r = RunTunefarm({"tracker", "--port", "0", "--host", "127.0.0.1"}, {"TUNEFARM_TOKEN"});
   EXPECT_EQ(r.exit_code, 2);
   EXPECT_THAT(r.err, HasSubstr("TUNEFARM_TOKEN"));
+}
+
+// A one-character token guards nothing: refused where other machines can connect, and
+// warned about on loopback.
+TEST(CliTrackerTest, AShortTokenIsRefusedOffLoopback) {
+  CliResult r = RunTunefarm({"tracker", "--port", "0", "--host", "0.0.0.0"}, {"TUNEFARM_TOKEN=x"});
+  EXPECT_EQ(r.exit_code, 2);
+  EXPECT_THAT(r.err, HasSubstr("the token is only 1 bytes, too short for a server on 0.0.0.0: use at least 16 bytes"));
+#ifdef TUNEFARM_HAVE_AGENT
+  r = RunTunefarm({"agent", "--key", "k", "--port", "0"}, {"TUNEFARM_TOKEN=x"});  // --host defaults to all
+  EXPECT_EQ(r.exit_code, 2);
+  EXPECT_THAT(r.err, HasSubstr("the token is only 1 bytes"));
+#endif
+}
+
+TEST(CliTrackerTest, AShortTokenOnLoopbackIsAWarning) {
+  absl::StatusOr<std::unique_ptr<CliProcess>> tracker =
+      CliProcess::Start({"tracker", "--port", "0", "--host", "127.0.0.1"}, {"TUNEFARM_TOKEN=x"});
+  ASSERT_TRUE(tracker.ok()) << tracker.status();
+  absl::StatusOr<std::string> line = (*tracker)->ReadLine(20s);
+  ASSERT_TRUE(line.ok()) << line.status() << "\nstderr: " << (*tracker)->err();
+  EXPECT_EQ(line->rfind(kListening, 0), 0u) << *line;
+  (*tracker)->Signal(SIGTERM);
+  ASSERT_EQ((*tracker)->Finish(20s).value_or(-1), 0);
+  EXPECT_THAT((*tracker)->err(), HasSubstr("warning: the token is only 1 bytes (fine on loopback"));
 }
 
 TEST(CliTrackerTest, DevicesWithNoTrackerListeningFails) {

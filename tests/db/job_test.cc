@@ -1,5 +1,7 @@
 // Jobs: create/get/list, progress and state rules, resuming after a restart.
+#include <chrono>
 #include <string>
+#include <thread>
 
 #include "db/record_id.h"
 #include "db/tuning_database.h"
@@ -13,6 +15,11 @@ namespace {
 using ::testing::HasSubstr;
 using testing::MakeRecord;
 using testing::TempDir;
+
+int64_t NowMs() {
+  return std::chrono::duration_cast<std::chrono::milliseconds>(std::chrono::system_clock::now().time_since_epoch())
+      .count();
+}
 
 std::unique_ptr<TuningDatabase> OpenOrDie(const std::string& path) {
   absl::StatusOr<std::unique_ptr<TuningDatabase>> db = TuningDatabase::Open(path);
@@ -53,6 +60,43 @@ TEST(DbJobs, CreateGetAndList) {
   absl::Status missing = db->GetJob("00000000-0000-4000-8000-000000000000").status();
   EXPECT_EQ(missing.code(), absl::StatusCode::kNotFound);
   EXPECT_EQ(db->CreateJob("{not json", 1).status().code(), absl::StatusCode::kInvalidArgument);
+}
+
+// One tuner at a time: a claim holds until its lease runs out or its owner releases it; two
+// connections (two tuner processes) see the same claims.
+TEST(DbJobs, AJobIsClaimedByOneOwnerUntilItsLeaseEnds) {
+  TempDir dir;
+  std::unique_ptr<TuningDatabase> a = OpenOrDie(dir.File("tunefarm.db"));
+  std::unique_ptr<TuningDatabase> b = OpenOrDie(dir.File("tunefarm.db"));
+  ASSERT_NE(a, nullptr);
+  ASSERT_NE(b, nullptr);
+  absl::StatusOr<Job> job = a->CreateJob("{}", 10);
+  ASSERT_TRUE(job.ok());
+  ASSERT_TRUE(a->SetJobState(job->job_id, JobState::kRunning).ok());
+  EXPECT_TRUE(IsInterrupted(*a->GetJob(job->job_id), NowMs()));
+
+  EXPECT_TRUE(a->ClaimJob(job->job_id, "tuner-a", 60'000).value_or(false));
+  EXPECT_FALSE(b->ClaimJob(job->job_id, "tuner-b", 60'000).value_or(true)) << "a holds it";
+  EXPECT_TRUE(a->ClaimJob(job->job_id, "tuner-a", 60'000).value_or(false)) << "renewing";
+  absl::StatusOr<Job> held = b->GetJob(job->job_id);
+  ASSERT_TRUE(held.ok());
+  EXPECT_EQ(held->owner, "tuner-a");
+  EXPECT_EQ(DisplayState(*held, NowMs()), "running");
+
+  // Released (a stopped tuner): free at once, and shown as interrupted until someone resumes.
+  ASSERT_TRUE(b->ReleaseJob(job->job_id, "tuner-b").ok());  // not b's: no effect
+  EXPECT_FALSE(b->ClaimJob(job->job_id, "tuner-b", 60'000).value_or(true));
+  ASSERT_TRUE(a->ReleaseJob(job->job_id, "tuner-a").ok());
+  EXPECT_EQ(DisplayState(*b->GetJob(job->job_id), NowMs()), "interrupted");
+  EXPECT_TRUE(b->ClaimJob(job->job_id, "tuner-b", 1).value_or(false));
+
+  // A dead owner's lease runs out.
+  std::this_thread::sleep_for(std::chrono::milliseconds(20));
+  EXPECT_TRUE(IsInterrupted(*a->GetJob(job->job_id), NowMs()));
+  EXPECT_TRUE(a->ClaimJob(job->job_id, "tuner-a", 60'000).value_or(false));
+
+  ASSERT_TRUE(a->SetJobState(job->job_id, JobState::kDone).ok());
+  EXPECT_EQ(b->ClaimJob(job->job_id, "tuner-b", 60'000).status().code(), absl::StatusCode::kFailedPrecondition);
 }
 
 TEST(DbJobs, FinalStatesAreFinal) {

@@ -127,5 +127,24 @@ TEST_F(DbJsonl, MalformedLineNamesTheLineAndImportsNothing) {
   EXPECT_THAT(absent.status().message(), HasSubstr("cannot open " + dir_.File("absent.jsonl")));
 }
 
+// Every bad line is named in one pass, and a caller's check (the CLI replays schedules) vetoes
+// records the database itself would accept.
+TEST_F(DbJsonl, EveryBadLineIsListedAndTheCallersCheckApplies) {
+  std::unique_ptr<TuningDatabase> db = Open("tunefarm.db");
+  ASSERT_NE(db, nullptr);
+  const std::string good = RecordToJson(MakeRecord("wl", "t", 1, "a", {1e-3})).dump();
+  const std::string fake = RecordToJson(MakeRecord("wl", "t", 1, "b", {1e-12})).dump();
+  std::istringstream in(good + "\n{\n" + fake + "\n[]\n");
+  auto no_fakes = [](const TuningRecord& r) {
+    return r.MeanCost() < 1e-9 ? absl::InvalidArgumentError("implausibly fast") : absl::OkStatus();
+  };
+  absl::StatusOr<ImportStats> stats = db->ImportJsonl(in, "dump.jsonl", no_fakes);
+  ASSERT_FALSE(stats.ok());
+  EXPECT_THAT(stats.status().message(), HasSubstr("3 bad lines, nothing imported: dump.jsonl:2: malformed JSON"));
+  EXPECT_THAT(stats.status().message(), HasSubstr("dump.jsonl:3: implausibly fast"));
+  EXPECT_THAT(stats.status().message(), HasSubstr("dump.jsonl:4: "));
+  EXPECT_EQ(*db->RecordCount(), 0);
+}
+
 }  // namespace
 }  // namespace tunefarm::db

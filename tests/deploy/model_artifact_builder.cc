@@ -18,6 +18,7 @@
 #include "compiler/ops/op_common.h"
 #include "compiler/ops/unary.h"
 #include "compiler/schedule/default_rules.h"
+#include "deploy/artifact_checksum.h"
 #include "compiler/tir/lower.h"
 
 namespace tunefarm::deploy::testing {
@@ -124,7 +125,7 @@ std::string WriteArtifact(const TestModel& model, const std::optional<std::strin
   if (plan_text) blobs.push_back({"tunefarm_model_plan", *plan_text, 64, ".rodata"});
   auto so = codegen::BuildSharedObject(model.kernels, codegen::HostTarget(), blobs);
   EXPECT_TRUE(so.ok()) << so.status();
-  return so.ok() ? WriteTempFile(*so, ".so") : "";
+  return so.ok() ? WriteTempFile(deploy::AppendArtifactTrailer(*so), ".so") : "";
 }
 
 std::string WriteTempFile(const std::string& bytes, const std::string& suffix) {

@@ -9,6 +9,7 @@
 #include <nlohmann/json.hpp>
 
 #include "deploy/model_executor.h"
+#include "tests/deploy/sealed_artifact.h"
 
 namespace tunefarm::deploy {
 namespace {
@@ -160,7 +161,7 @@ TEST(ModelPlan, MustFitTheKernels) {
 
 TEST(ModelExecutor, RunsAHandWrittenArtifact) {
   for (int32_t threads : {1, 3, 0}) {
-    auto model = ModelExecutor::Load(DEPLOY_KERNEL_C_MODEL, threads);
+    auto model = ModelExecutor::Load(testing::Sealed(DEPLOY_KERNEL_C_MODEL), threads);
     ASSERT_TRUE(model.ok()) << model.status().ToString();
     EXPECT_EQ((*model)->num_threads(), threads == 0 ? 2 : threads);  // 0: the plan's "threads"
     const float x[4] = {1, 2, 3, 4};
@@ -178,7 +179,7 @@ TEST(ModelExecutor, RunsAHandWrittenArtifact) {
 }
 
 TEST(ModelExecutor, WrongByteCountsAndIndices) {
-  auto model = ModelExecutor::Load(DEPLOY_KERNEL_C_MODEL, 1);
+  auto model = ModelExecutor::Load(testing::Sealed(DEPLOY_KERNEL_C_MODEL), 1);
   ASSERT_TRUE(model.ok()) << model.status().ToString();
   float buffer[5] = {};
   Status s = (*model)->SetInput(0, buffer, 12);
@@ -191,7 +192,7 @@ TEST(ModelExecutor, WrongByteCountsAndIndices) {
 }
 
 TEST(ModelExecutor, KernelErrorNamesTheCall) {
-  auto model = ModelExecutor::Load(DEPLOY_KERNEL_C_MODEL_FAIL, 1);
+  auto model = ModelExecutor::Load(testing::Sealed(DEPLOY_KERNEL_C_MODEL_FAIL), 1);
   ASSERT_TRUE(model.ok()) << model.status().ToString();
   const float x[4] = {1, 1, 1, 1};
   ASSERT_TRUE((*model)->SetInput(0, x, sizeof(x)).ok());
@@ -205,14 +206,14 @@ TEST(ModelExecutor, KernelErrorNamesTheCall) {
 }
 
 TEST(ModelExecutor, LoadErrors) {
-  auto no_plan = ModelExecutor::Load(DEPLOY_KERNEL_C_MODEL_NO_PLAN, 1);
+  auto no_plan = ModelExecutor::Load(testing::Sealed(DEPLOY_KERNEL_C_MODEL_NO_PLAN), 1);
   ASSERT_FALSE(no_plan.ok());
   EXPECT_EQ(no_plan.status().code(), StatusCode::kLoadFailed);
   EXPECT_NE(no_plan.status().message().find("missing symbol tunefarm_model_plan"), std::string::npos)
       << no_plan.status().message();
   auto missing = ModelExecutor::Load("/nonexistent/model.so", 1);
   EXPECT_EQ(missing.status().code(), StatusCode::kLoadFailed);
-  auto negative = ModelExecutor::Load(DEPLOY_KERNEL_C_MODEL, -2);
+  auto negative = ModelExecutor::Load(testing::Sealed(DEPLOY_KERNEL_C_MODEL), -2);
   EXPECT_EQ(negative.status().code(), StatusCode::kInvalidArgument);
 }
 

@@ -81,5 +81,27 @@ TEST_F(FarmTls, BadCredentialFilesAreErrorsNamingTheFile) {
   EXPECT_TRUE(absl::IsInvalidArgument(wire::MakeChannel("127.0.0.1:1", {cert_, "", cert_}).status()));
 }
 
+// gRPC alone fails such a server as if its port were taken; the error must name the pair.
+TEST_F(FarmTls, AKeyOfAnotherCertificateIsNamed) {
+  const std::string other_key = dir_.path() + "/other-key.pem";
+  auto openssl = testing::ChildProcess::Spawn(
+      {kOpenssl, "genpkey", "-algorithm", "EC", "-pkeyopt", "ec_paramgen_curve:prime256v1", "-out", other_key});
+  ASSERT_TRUE(openssl.ok()) << openssl.status();
+  ASSERT_EQ((*openssl)->Wait(20s).value_or(-1), 0) << "openssl genpkey failed";
+  TrackerServerOptions options;
+  options.host = "127.0.0.1";
+  options.token = kToken;
+  options.tls = {cert_, other_key, ""};
+  absl::StatusOr<std::unique_ptr<TrackerServer>> server = TrackerServer::Start(options);
+  ASSERT_FALSE(server.ok());
+  EXPECT_NE(server.status().message().find("TLS key file " + other_key + " does not match the certificate in " + cert_),
+            std::string_view::npos)
+      << server.status();
+  options.tls = {key_, key_, ""};  // a key where the certificate should be
+  server = TrackerServer::Start(options);
+  ASSERT_FALSE(server.ok());
+  EXPECT_NE(server.status().message().find("holds no certificate"), std::string_view::npos) << server.status();
+}
+
 }  // namespace
 }  // namespace tunefarm::tracker

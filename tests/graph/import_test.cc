@@ -5,6 +5,7 @@
 #include <filesystem>
 #include <fstream>
 #include <limits>
+#include <map>
 #include <nlohmann/json.hpp>
 #include <random>
 #include <sstream>
@@ -130,6 +131,31 @@ TEST(ImportTest, HugeDimsOverflow) {
   init->set_raw_data(std::string(16, '\0'));
   m.mutable_graph()->mutable_node(0)->add_input("b");
   ExpectError(Import(m), "too many elements");
+}
+
+std::string ImportWithShapes(const onnx::ModelProto& m, std::map<std::string, std::vector<int64_t>> shapes) {
+  ImportOptions options;
+  options.input_shapes = std::move(shapes);
+  options.strict_input_shapes = true;
+  auto g = ImportOnnxBytes(m.SerializeAsString(), options, "model.onnx");
+  return g.ok() ? "ok" : std::string(g.status().message());
+}
+
+// Input shapes: a given shape fills symbolic dims and must agree with what the model fixes; a
+// symbolic or negative dim without one names the flag that fixes it.
+TEST(ImportTest, InputShapesAreCheckedAgainstTheModel) {
+  onnx::ModelProto m = SmallModel(13);
+  auto* dims = m.mutable_graph()->mutable_input(0)->mutable_type()->mutable_tensor_type()->mutable_shape();
+  dims->mutable_dim(0)->set_dim_param("batch");
+  ExpectError(Import(m), "graph input 'x': dimension 0 is 'batch', not a fixed size; give its shape with "
+                         "--input-shape x=D,D,...");
+  EXPECT_EQ(ImportWithShapes(m, {{"x", {3, 2}}}), "ok");
+  ExpectError(ImportWithShapes(m, {{"x", {3, 2, 1}}}), "graph input 'x': the model declares rank 2, --input-shape gives 3");
+  ExpectError(ImportWithShapes(m, {{"x", {3, 5}}}), "dimension 1 is fixed at 2 by the model, --input-shape gives 5");
+  ExpectError(ImportWithShapes(m, {{"x", {3, 2}}, {"image", {1}}}),
+              "a shape is given for 'image', which is not an input of the model (inputs: x)");
+  dims->mutable_dim(0)->set_dim_value(-1);
+  ExpectError(Import(m), "graph input 'x': dimension 0 is -1 in the model, not a size");
 }
 
 TEST(ImportTest, UndefinedInputName) {

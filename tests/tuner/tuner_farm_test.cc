@@ -13,6 +13,7 @@
 #include "tests/common/test_dags.h"
 #include "tests/farm/child_process.h"
 #include "tests/tuner/tuner_test_util.h"
+#include "tuner/job_runner.h"
 #include "tuner/job_spec.h"
 
 namespace tunefarm::tuner {
@@ -27,11 +28,14 @@ const std::string kMatmulModel = std::string(TUNEFARM_SHARED_DIR) + "/onnx-tests
 class DatabaseSource : public build::ScheduleSource {
  public:
   explicit DatabaseSource(db::TuningDatabase* db) : db_(db) {}
-  std::optional<build::ScheduleChoice> Find(const std::string& key, const std::string& target,
-                                            int threads) const override {
-    auto best = db_->Best(key, target, threads);
-    if (!best.ok() || !best->has_value()) return std::nullopt;
-    return build::ScheduleChoice{(*best)->schedule_json, "db:" + (*best)->record_id};
+  std::vector<build::ScheduleChoice> Candidates(const std::string& key, const std::string& target, int threads,
+                                                int limit) const override {
+    auto records = db_->TopK(key, target, threads, limit);
+    std::vector<build::ScheduleChoice> choices;
+    if (records.ok()) {
+      for (const db::TuningRecord& r : *records) choices.push_back({r.schedule_json, "db:" + r.record_id});
+    }
+    return choices;
   }
 
  private:
@@ -260,6 +264,35 @@ TEST_F(TunerFarm, AStoppedTunerResumesTheJobWithoutMeasuringAnythingTwice) {
   }
   EXPECT_EQ(hashes.size(), static_cast<size_t>(kBudget));
   for (const db::TuningRecord& r : first) EXPECT_TRUE(ids.count(r.record_id)) << "lost " << r.record_id;
+}
+
+// Two tuners on one database: a job another live tuner holds is neither run nor failed here.
+TEST_F(TunerFarm, AJobHeldByAnotherLiveTunerIsLeftAlone) {
+  std::string job_id;
+  {
+    auto database = db::TuningDatabase::Open(db_path_);
+    ASSERT_TRUE(database.ok()) << database.status();
+    auto job = (*database)->CreateJob(SpecToJson(GemmSpec(db_path_, 4)), 4);
+    ASSERT_TRUE(job.ok()) << job.status();
+    job_id = job->job_id;
+    ASSERT_TRUE((*database)->SetJobState(job_id, db::JobState::kRunning).ok());
+    ASSERT_TRUE((*database)->ClaimJob(job_id, "other-host:1:1", 600'000).value_or(false));
+  }
+  RunnerOptions options;
+  options.db_path = db_path_;
+  options.farm.tracker = farm_->tracker_address();
+  v1::JobProgress last = JobRunner(options).Run(job_id);
+  EXPECT_EQ(last.state(), v1::JOB_STATE_RUNNING);
+  EXPECT_NE(last.message().find("is being run by other-host:1:1"), std::string::npos) << last.message();
+  EXPECT_EQ(StateInDatabase(db_path_, job_id), db::JobState::kRunning);
+  EXPECT_TRUE(Records(db_path_, job_id).empty());
+
+  // The tuner service does not even queue it.
+  auto server = StartTuner();
+  ASSERT_NE(server, nullptr);
+  auto database = db::TuningDatabase::Open(db_path_);
+  ASSERT_TRUE(database.ok());
+  EXPECT_EQ((*database)->GetJob(job_id)->owner, "other-host:1:1");
 }
 
 }  // namespace
