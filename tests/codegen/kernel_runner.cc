@@ -37,27 +37,6 @@ std::string RunCommand(const std::string& command) {
   return out;
 }
 
-std::string WriteTempFile(const std::string& bytes, const std::string& suffix) {
-  static std::vector<std::string>* files = [] {
-    auto* v = new std::vector<std::string>();
-    std::atexit([] {
-      for (const std::string& f : *files) unlink(f.c_str());
-    });
-    return v;
-  }();
-  const char* tmp = std::getenv("TMPDIR");
-  std::string pattern = StrCat(tmp && *tmp ? tmp : "/tmp", "/tunefarm-codegen-test-XXXXXX", suffix);
-  std::vector<char> path(pattern.begin(), pattern.end());
-  path.push_back('\0');
-  int fd = mkstemps(path.data(), static_cast<int>(suffix.size()));
-  EXPECT_GE(fd, 0);
-  if (fd < 0) return "";
-  close(fd);
-  std::ofstream(path.data(), std::ios::binary).write(bytes.data(), static_cast<std::streamsize>(bytes.size()));
-  files->push_back(path.data());
-  return path.data();
-}
-
 std::vector<std::string> UndefinedSymbols(const std::string& so_bytes) {
   std::string path = WriteTempFile(so_bytes, ".so");
   std::string out = RunCommand(StrCat(TF_LLVM_TOOLS_DIR, "/llvm-nm -D --undefined-only ", path, " && echo NM_OK"));

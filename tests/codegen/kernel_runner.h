@@ -9,6 +9,7 @@
 #include <tuple>
 #include <vector>
 
+#include "tests/common/temp_file.h"
 #include "compiler/codegen/codegen.h"
 #include "compiler/tir/stmt.h"
 #include "deploy/aligned_buffer.h"
@@ -27,8 +28,8 @@ std::string BackendAndLoopName(const BackendAndLoop& param);
 
 // Runs `command` through the shell; returns its stdout (empty on failure to start).
 std::string RunCommand(const std::string& command);
-// Writes bytes to a fresh temporary file and returns its path (removed at process exit).
-std::string WriteTempFile(const std::string& bytes, const std::string& suffix);
+// A temporary file removed at exit (tests/common/temp_file.h).
+using tunefarm::testing::WriteTempFile;
 // The undefined dynamic symbols of a shared object (llvm-nm -D --undefined-only).
 std::vector<std::string> UndefinedSymbols(const std::string& so_bytes);
 // llvm-objdump -d of an object or shared object.

@@ -128,27 +128,6 @@ std::string WriteArtifact(const TestModel& model, const std::optional<std::strin
   return so.ok() ? WriteTempFile(deploy::AppendArtifactTrailer(*so), ".so") : "";
 }
 
-std::string WriteTempFile(const std::string& bytes, const std::string& suffix) {
-  static std::vector<std::string>* files = [] {
-    auto* v = new std::vector<std::string>();
-    std::atexit([] {
-      for (const std::string& f : *files) unlink(f.c_str());
-    });
-    return v;
-  }();
-  const char* tmp = std::getenv("TMPDIR");
-  std::string pattern = std::string(tmp && *tmp ? tmp : "/tmp") + "/tunefarm-deploy-test-XXXXXX" + suffix;
-  std::vector<char> path(pattern.begin(), pattern.end());
-  path.push_back('\0');
-  const int fd = mkstemps(path.data(), static_cast<int>(suffix.size()));
-  EXPECT_GE(fd, 0);
-  if (fd < 0) return "";
-  close(fd);
-  std::ofstream(path.data(), std::ios::binary).write(bytes.data(), static_cast<std::streamsize>(bytes.size()));
-  files->push_back(path.data());
-  return path.data();
-}
-
 std::vector<float> RandomFloats(size_t n, uint32_t seed) {
   std::mt19937 rng(seed);
   std::uniform_real_distribution<float> dist(-1.0f, 1.0f);

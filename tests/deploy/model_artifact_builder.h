@@ -15,6 +15,7 @@
 
 #include <nlohmann/json.hpp>
 
+#include "tests/common/temp_file.h"
 #include "compiler/tir/stmt.h"
 
 namespace tunefarm::deploy::testing {
@@ -37,7 +38,8 @@ const TestModel& GetTestModel();
 // nullopt) and the params; returns the path of a temporary .so, removed at exit.
 std::string WriteArtifact(const TestModel& model, const std::optional<std::string>& plan_text);
 
-std::string WriteTempFile(const std::string& bytes, const std::string& suffix);
+// A temporary file removed at exit (tests/common/temp_file.h).
+using tunefarm::testing::WriteTempFile;
 std::vector<float> RandomFloats(size_t n, uint32_t seed);
 
 // Runs `command` through the shell: its exit status and stdout (plus stderr when asked, 2>&1).

@@ -5,11 +5,13 @@
 
 #include <string>
 
+#include "tests/common/temp_file.h"
+
 namespace tunefarm::deploy::testing {
 
 std::string Sealed(const std::string& path);
 
-// A temporary file holding `bytes`, removed at exit.
-std::string TempArtifact(const std::string& bytes);
+// A temporary .so holding `bytes`, removed at exit.
+inline std::string TempArtifact(const std::string& bytes) { return tunefarm::testing::WriteTempFile(bytes, ".so"); }
 
 }  // namespace tunefarm::deploy::testing
