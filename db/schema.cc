@@ -1,6 +1,7 @@
 // Opening a database: identify the file, set the pragmas, run migrations.
 #include <array>
 #include <cstring>
+#include <filesystem>
 #include <string>
 
 #include "absl/strings/str_cat.h"
@@ -97,6 +98,11 @@ absl::StatusOr<FileIdentity> ReadIdentity(Connection& connection) {
       return absl::FailedPreconditionError(
           internal::Cat(connection.path(), ": not a tunefarm database (not an SQLite file)"));
     }
+    if ((rc & 0xff) == SQLITE_READONLY) {
+      return absl::FailedPreconditionError(internal::Cat(
+          connection.path(), ": cannot be written here: writing needs write access to the file and to its "
+          "directory, where SQLite keeps ", connection.path(), "-wal and -shm"));
+    }
     // SQLite opens files lazily: a missing permission shows up here.
     if (rc == SQLITE_CANTOPEN) {
       const int error = sqlite3_system_errno(connection.handle());
@@ -178,6 +184,15 @@ absl::Status Migrate(Connection& connection) {
   return transaction->Commit();
 }
 
+// Whether a read-only open failed only because the WAL index (PATH-shm) cannot be created
+// beside a WAL database, and no PATH-wal holds changes the main file lacks.
+bool NeedsWalIndexItCannotCreate(Connection& connection, const std::string& path) {
+  const int rc = sqlite3_errcode(connection.handle()) & 0xff;
+  if (rc != SQLITE_READONLY && rc != SQLITE_CANTOPEN) return false;
+  std::error_code error;
+  return !std::filesystem::exists(path + "-wal", error) && !std::filesystem::exists(path + "-shm", error);
+}
+
 }  // namespace
 
 int TuningDatabase::SchemaVersion() { return static_cast<int>(kMigrations.size()); }
@@ -189,12 +204,20 @@ absl::StatusOr<std::unique_ptr<TuningDatabase>> TuningDatabase::Open(const std::
                         : SQLITE_OPEN_READWRITE | (options.create_if_missing ? SQLITE_OPEN_CREATE : 0);
   absl::StatusOr<std::unique_ptr<Connection>> connection = Connection::Open(path, flags);
   if (!connection.ok()) return connection.status();
-  Connection& c = **connection;
-  sqlite3_busy_timeout(c.handle(), options.busy_timeout_ms);
+  sqlite3_busy_timeout((*connection)->handle(), options.busy_timeout_ms);
 
   // Identify the file before writing anything to it, a foreign file included.
-  absl::StatusOr<FileIdentity> identity = ReadIdentity(c);
+  absl::StatusOr<FileIdentity> identity = ReadIdentity(**connection);
+  if (!identity.ok() && options.read_only && NeedsWalIndexItCannotCreate(**connection, path)) {
+    // A WAL database read in a directory we cannot write: SQLite cannot create the -shm index
+    // it reads through. With no -wal file the main file holds every committed change, and no
+    // writer is active (a writer would have made both files), so read it as immutable.
+    connection = Connection::Open(path, flags, "immutable=1");
+    if (!connection.ok()) return connection.status();
+    identity = ReadIdentity(**connection);
+  }
   if (!identity.ok()) return identity.status();
+  Connection& c = **connection;
   if (absl::Status status = CheckIdentity(c, *identity); !status.ok()) return status;
   if (options.read_only) {
     // An older schema is read as it is (queries of newer columns fall back to their defaults):

@@ -1,9 +1,12 @@
 #include "db/sqlite_handle.h"
 
 #include <cmath>
+#include <cstring>
 #include <limits>
 #include <utility>
 
+#include "absl/strings/str_cat.h"
+#include "absl/strings/str_format.h"
 #include "db/text.h"
 
 namespace tunefarm::db::internal {
@@ -99,11 +102,34 @@ StatementLease::~StatementLease() {
   statement_->leased_ = false;
 }
 
-absl::StatusOr<std::unique_ptr<Connection>> Connection::Open(const std::string& path, int flags) {
+namespace {
+
+// "file:" URI of a path: the characters a URI gives meaning to are percent-encoded.
+std::string FileUri(const std::string& path, std::string_view parameters) {
+  std::string uri = "file:";
+  for (char c : path) {
+    if (c == '%' || c == '?' || c == '#') {
+      absl::StrAppend(&uri, absl::StrFormat("%%%02X", static_cast<unsigned char>(c)));
+    } else {
+      uri.push_back(c);
+    }
+  }
+  return absl::StrCat(uri, "?", std::string(parameters));
+}
+
+}  // namespace
+
+absl::StatusOr<std::unique_ptr<Connection>> Connection::Open(const std::string& path, int flags,
+                                                             std::string_view uri_parameters) {
   sqlite3* db = nullptr;
-  int rc = sqlite3_open_v2(path.c_str(), &db, flags | SQLITE_OPEN_EXRESCODE, nullptr);
+  const std::string name = uri_parameters.empty() ? path : FileUri(path, uri_parameters);
+  if (!uri_parameters.empty()) flags |= SQLITE_OPEN_URI;
+  int rc = sqlite3_open_v2(name.c_str(), &db, flags | SQLITE_OPEN_EXRESCODE, nullptr);
   if (rc != SQLITE_OK) {
     std::string message = db != nullptr ? sqlite3_errmsg(db) : sqlite3_errstr(rc);
+    // SQLite's own text ("unable to open database file") does not say why; errno does.
+    const int error = db != nullptr ? sqlite3_system_errno(db) : 0;
+    if (error != 0) absl::StrAppend(&message, " (", std::strerror(error), ")");
     sqlite3_close(db);
     return absl::Status(CodeFor(rc), Cat("cannot open ", path, ": ", message));
   }

@@ -90,8 +90,10 @@ class StatementLease {
 
 class Connection {
  public:
-  // flags: SQLITE_OPEN_* (READWRITE, CREATE).
-  static absl::StatusOr<std::unique_ptr<Connection>> Open(const std::string& path, int flags);
+  // flags: SQLITE_OPEN_* (READWRITE, CREATE). uri_parameters, when not empty, are SQLite URI
+  // parameters such as "immutable=1"; messages still name the plain path.
+  static absl::StatusOr<std::unique_ptr<Connection>> Open(const std::string& path, int flags,
+                                                          std::string_view uri_parameters = "");
   ~Connection();
   Connection(const Connection&) = delete;
   Connection& operator=(const Connection&) = delete;

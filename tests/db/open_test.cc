@@ -1,5 +1,7 @@
 // Opening: create, reopen, and the files the database must refuse.
 #include <sqlite3.h>
+#include <sys/wait.h>
+#include <unistd.h>
 
 #include <filesystem>
 #include <fstream>
@@ -82,6 +84,90 @@ TEST(DbOpen, MissingFileWithoutCreateNamesTheFile) {
   ASSERT_FALSE(db.ok());
   EXPECT_THAT(db.status().message(), HasSubstr("cannot open " + path));
   EXPECT_FALSE(std::filesystem::exists(path));
+}
+
+TEST(DbOpen, AFailedOpenSaysWhy) {
+  TempDir dir;
+  std::ofstream(dir.File("plain")) << "a file, not a directory";
+  const std::string path = dir.File("plain/t.db");
+  absl::StatusOr<std::unique_ptr<TuningDatabase>> db = TuningDatabase::Open(path, OpenOptions{});
+  ASSERT_FALSE(db.ok());
+  EXPECT_THAT(db.status().message(), HasSubstr("cannot open " + path));
+  EXPECT_THAT(db.status().message(), HasSubstr("Not a directory"));
+}
+
+// Opens `path` read-only and counts its records, as a user who cannot write its directory:
+// in a child process without privileges when the test runs as root (root writes anywhere).
+// Returns the count, or -1 when the open or the query failed (the message goes to stderr).
+int CountRecordsWithoutWriteAccess(const std::string& path) {
+  const pid_t child = fork();
+  if (child == 0) {
+    if (geteuid() == 0 && (setgid(65534) != 0 || setuid(65534) != 0)) _exit(254);
+    OpenOptions options;
+    options.read_only = true;
+    absl::StatusOr<std::unique_ptr<TuningDatabase>> db = TuningDatabase::Open(path, options);
+    if (!db.ok()) {
+      std::fprintf(stderr, "%s\n", std::string(db.status().message()).c_str());
+      _exit(255);
+    }
+    absl::StatusOr<std::vector<WorkloadStats>> stats = (*db)->AllWorkloadStats();
+    if (!stats.ok() || stats->size() != 1) _exit(255);
+    _exit(static_cast<int>((*stats)[0].record_count));
+  }
+  int status = 0;
+  waitpid(child, &status, 0);
+  return WIFEXITED(status) && WEXITSTATUS(status) < 254 ? WEXITSTATUS(status) : -1;
+}
+
+TEST(DbOpen, AReadWorksInADirectoryThatCannotBeWritten) {
+  TempDir dir;
+  const std::string path = dir.File("t.db");
+  {
+    absl::StatusOr<std::unique_ptr<TuningDatabase>> db = TuningDatabase::Open(path, OpenOptions{});
+    ASSERT_TRUE(db.ok()) << db.status();
+    for (int i = 0; i < 3; ++i) {
+      ASSERT_TRUE((*db)->AddRecord(MakeRecord("wk", "llvm -mcpu=x", 1, "h" + std::to_string(i), {1e-3})).ok());
+    }
+  }
+  // Closed cleanly: no -wal or -shm beside it, and SQLite could not create them now.
+  std::filesystem::permissions(dir.path(), std::filesystem::perms::owner_read | std::filesystem::perms::owner_exec |
+                                               std::filesystem::perms::group_read | std::filesystem::perms::group_exec |
+                                               std::filesystem::perms::others_read | std::filesystem::perms::others_exec);
+  std::filesystem::permissions(path, std::filesystem::perms::others_read, std::filesystem::perm_options::add);
+  const int records = CountRecordsWithoutWriteAccess(path);
+  std::filesystem::permissions(dir.path(), std::filesystem::perms::owner_all, std::filesystem::perm_options::add);
+  EXPECT_EQ(records, 3);
+  EXPECT_FALSE(std::filesystem::exists(path + "-shm"));
+}
+
+TEST(DbOpen, AWriteInADirectoryThatCannotBeWrittenSaysSo) {
+  TempDir dir;
+  const std::string path = dir.File("t.db");
+  ASSERT_TRUE(TuningDatabase::Open(path, OpenOptions{}).ok());
+  std::filesystem::permissions(dir.path(), std::filesystem::perms::all, std::filesystem::perm_options::remove);
+  std::filesystem::permissions(dir.path(), std::filesystem::perms::owner_read | std::filesystem::perms::owner_exec |
+                                               std::filesystem::perms::others_read | std::filesystem::perms::others_exec);
+  std::filesystem::permissions(path, std::filesystem::perms::others_read | std::filesystem::perms::others_write,
+                               std::filesystem::perm_options::add);
+  std::string message;
+  int pipe_fds[2];
+  ASSERT_EQ(pipe(pipe_fds), 0);
+  const pid_t child = fork();
+  if (child == 0) {
+    if (geteuid() == 0 && (setgid(65534) != 0 || setuid(65534) != 0)) _exit(2);
+    absl::StatusOr<std::unique_ptr<TuningDatabase>> db = TuningDatabase::Open(path, OpenOptions{});
+    const std::string text = db.ok() ? "opened" : std::string(db.status().message());
+    (void)!write(pipe_fds[1], text.data(), text.size());
+    _exit(0);
+  }
+  close(pipe_fds[1]);
+  char buffer[512];
+  for (ssize_t n; (n = read(pipe_fds[0], buffer, sizeof buffer)) > 0;) message.append(buffer, n);
+  close(pipe_fds[0]);
+  waitpid(child, nullptr, 0);
+  std::filesystem::permissions(dir.path(), std::filesystem::perms::owner_all, std::filesystem::perm_options::add);
+  EXPECT_THAT(message, HasSubstr(path + ": cannot be written here"));
+  EXPECT_THAT(message, HasSubstr("write access to the file and to its directory"));
 }
 
 TEST(DbOpen, RefusesRandomBytesAndLeavesThemAlone) {
