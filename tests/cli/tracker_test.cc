@@ -113,6 +113,36 @@ TEST(CliTrackerTest, TuneWaitsVisiblyForADeviceAndGivesUp) {
   EXPECT_EQ(tracker->Finish(20s).value_or(-1), 0);
 }
 
+// SIGTERM while waiting (or tuning) leaves a job that `db jobs` shows as interrupted, not as
+// running forever, and that --resume continues.
+TEST(CliTrackerTest, ATunerStoppedBySigtermLeavesItsJobInterrupted) {
+  std::string address;
+  std::unique_ptr<CliProcess> tracker = StartTracker(&address);
+  ASSERT_NE(tracker, nullptr);
+  TempDir dir;
+  const std::string db = dir.File("t.db");
+  const std::string model = std::string(TUNEFARM_SHARED_DIR) + "/onnx-tests/node/test_add/model.onnx";
+  absl::StatusOr<std::unique_ptr<CliProcess>> tune = CliProcess::Start(
+      {"tune", model, "--tracker", address, "--key", "no-such-pool", "--db", db, "--wait-timeout", "600"}, {kToken});
+  ASSERT_TRUE(tune.ok()) << tune.status();
+  bool waiting = false;
+  while (!waiting) {
+    absl::StatusOr<std::string> line = (*tune)->ReadLine(30s);
+    ASSERT_TRUE(line.ok()) << line.status() << "\nstderr: " << (*tune)->err();
+    waiting = line->find("waiting for a 'no-such-pool' device") != std::string::npos;
+  }
+  (*tune)->Signal(SIGTERM);
+  EXPECT_EQ((*tune)->Finish(30s).value_or(-1), 130) << (*tune)->err();
+  EXPECT_THAT((*tune)->out(), HasSubstr("interrupted; continue it with: tunefarm tune"));
+  CliResult jobs = RunTunefarm({"db", "jobs", "--db", db, "--json"});
+  ASSERT_EQ(jobs.exit_code, 0) << jobs.err;
+  const nlohmann::json parsed = nlohmann::json::parse(jobs.out);
+  ASSERT_EQ(parsed["jobs"].size(), 1u) << jobs.out;
+  EXPECT_EQ(parsed["jobs"][0]["state"], "interrupted");
+  tracker->Signal(SIGTERM);
+  EXPECT_EQ(tracker->Finish(20s).value_or(-1), 0);
+}
+
 TEST(CliTrackerTest, TrackerWithoutATokenIsAUsageError) {
   CliResult r = RunTunefarm({"tracker", "--port", "0", "--host", "127.0.0.1"}, {"TUNEFARM_TOKEN"});
   EXPECT_EQ(r.exit_code, 2);
