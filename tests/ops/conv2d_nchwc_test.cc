@@ -8,22 +8,6 @@
 namespace tunefarm::ops::testing {
 namespace {
 
-int64_t CeilDiv(int64_t a, int64_t b) { return (a + b - 1) / b; }
-
-// [N, C, D...] -> [N, ceil(C/x), D..., x], zeros past C.
-HostTensor PackReference(const HostTensor& t, int64_t x) {
-  Shape shape = t.shape;
-  shape[1] = CeilDiv(t.shape[1], x);
-  shape.push_back(x);
-  HostTensor out(t.dtype, shape);
-  ForEachIndex(shape, [&](const std::vector<int64_t>& i) {
-    std::vector<int64_t> src(i.begin(), i.end() - 1);
-    src[1] = i[1] * x + i.back();
-    out.at(i) = src[1] < t.shape[1] ? t.at(src) : 0;
-  });
-  return out;
-}
-
 HostTensor UnpackReference(const HostTensor& t, int64_t channels) {
   Shape shape(t.shape.begin(), t.shape.end() - 1);
   shape[1] = channels;

@@ -1,5 +1,5 @@
 // Plain C++ reference of a 2-D NCHW convolution (direct loops, zero padding), shared by the
-// NCHW and NCHW[x]c tests.
+// NCHW, NCHW[x]c and Winograd tests, and the packing of a reference into NCHW[x]c.
 #pragma once
 
 #include "compiler/ops/conv2d.h"
@@ -27,6 +27,22 @@ inline HostTensor Conv2dReference(const HostTensor& x, const HostTensor& w, cons
           acc += x.at({i[0], group * cg + ci, y, xx}) * w.at({i[1], ci, ry, rx});
         }
     out.at(i) = StoreAs(x.dtype, acc);
+  });
+  return out;
+}
+
+inline int64_t CeilDiv(int64_t a, int64_t b) { return (a + b - 1) / b; }
+
+// [N, C, D...] -> [N, ceil(C/x), D..., x], zeros past C.
+inline HostTensor PackReference(const HostTensor& t, int64_t x) {
+  Shape shape = t.shape;
+  shape[1] = CeilDiv(t.shape[1], x);
+  shape.push_back(x);
+  HostTensor out(t.dtype, shape);
+  ForEachIndex(shape, [&](const std::vector<int64_t>& i) {
+    std::vector<int64_t> src(i.begin(), i.end() - 1);
+    src[1] = i[1] * x + i.back();
+    out.at(i) = src[1] < t.shape[1] ? t.at(src) : 0;
   });
   return out;
 }
