@@ -43,6 +43,15 @@ Workload MatmulWorkload(WorkloadInputs& inputs, int64_t m, int64_t n, int64_t k)
 // output channels alike), weights packed, against oneDNN. `prefix` starts its name.
 Workload ConvNchwcWorkload(WorkloadInputs& inputs, std::string_view prefix, const ConvShape& p, int lanes);
 
+// The same 3x3 stride-1 conv by Winograd F(m x m, 3 x 3) (compiler/ops/winograd.h), the
+// weights transformed as the compiler does; GFLOP/s count the direct conv's flops.
+Workload ConvWinogradWorkload(WorkloadInputs& inputs, const ConvShape& p, int lanes, int m);
+
+// Its three stages as kernels of their own (data_pack with the padding, bgemm, inverse), each
+// on inputs of the right shape; GFLOP/s count the stage's own flops, and the peer is still the
+// whole direct conv, so peer/b is the stage's share of oneDNN's time.
+std::vector<Workload> WinogradStageWorkloads(WorkloadInputs& inputs, const ConvShape& p, int lanes, int m);
+
 // The default-rule schedule of `w` at `threads` threads, built; null (and a line on stderr)
 // when it fails. The search benches' reference output and baseline.
 std::unique_ptr<Compiled> BuildDefaultKernel(const Workload& w, const codegen::Target& target, int threads);

@@ -1,5 +1,7 @@
 #include "compiler/ops/winograd.h"
 
+#include <functional>
+
 #include "compiler/common/strings.h"
 #include "compiler/ops/pad.h"
 
@@ -44,17 +46,24 @@ const WinogradMatrices kF4 = {
      0, 0, 1},
 };
 
-// Entry (row, col) of a row-major table with `cols` columns, as an expression of two index
-// expressions: a select chain over the non-zero entries. Once the loops of `row` and `col` are
-// unrolled the chain folds to one constant.
-Expr Entry(const std::vector<double>& table, int cols, const Expr& row, const Expr& col, DType t) {
-  Expr value = te::Const(t, 0);
-  for (int i = 0; i < static_cast<int>(table.size()); ++i) {
-    if (table[i] == 0) continue;
-    value = te::Select(te::And(te::Eq(row, te::IntImm(te::kIndexType, i / cols)),
-                               te::Eq(col, te::IntImm(te::kIndexType, i % cols))),
-                       te::Const(t, table[i]), value);
+// sum_j table[row][j] * term(j) over the non-zero entries of one row of a row-major table with
+// `cols` columns: +-1 entries add or subtract without a multiply.
+Expr RowDot(const std::vector<double>& table, int cols, int row, const std::function<Expr(int)>& term, DType t) {
+  Expr sum;
+  for (int j = 0; j < cols; ++j) {
+    const double c = table[row * cols + j];
+    if (c == 0) continue;
+    Expr v = c == 1 ? term(j) : c == -1 ? -term(j) : term(j) * te::Const(t, c);
+    sum = sum.get() == nullptr ? v : sum + v;
   }
+  return sum.get() == nullptr ? te::Const(t, 0) : sum;
+}
+
+// arm(index) for an index expression in [0, n): a select chain. Once the loop of `index` is
+// unrolled, every select folds and only one arm is left.
+Expr Switch(const Expr& index, int n, const std::function<Expr(int)>& arm) {
+  Expr value = arm(n - 1);
+  for (int i = n - 2; i >= 0; --i) value = te::Select(te::Eq(index, te::IntImm(te::kIndexType, i)), arm(i), value);
   return value;
 }
 
@@ -99,30 +108,27 @@ std::vector<float> TransformWinogradWeight(const std::vector<float>& w, int64_t 
   return u;
 }
 
-absl::StatusOr<Tensor> Conv2dWinogradNchwc(DagBuilder& b, const Tensor& data, const Tensor& u,
-                                           const WinogradParams& p, std::string name) {
-  constexpr std::string_view kOp = "conv2d_winograd";
+namespace {
+
+int64_t Tiles(int64_t extent, int m) { return (extent + m - 1) / m; }
+
+Expr Index(int64_t v) { return te::IntImm(te::kIndexType, v); }
+
+}  // namespace
+
+absl::StatusOr<Tensor> WinogradDataPack(DagBuilder& b, const Tensor& data, const WinogradParams& p, std::string name) {
+  constexpr std::string_view kOp = "winograd_data_pack";
   const WinogradMatrices* f = WinogradF(p.m);
   if (f == nullptr) return OpError(kOp, StrCat("tile size ", p.m, " is not 2 or 4"));
   if (auto s = CheckRank(kOp, "data", data.shape, 5); !s.ok()) return s;
-  if (auto s = CheckRank(kOp, "weight", u.shape, 6); !s.ok()) return s;
   if (auto s = CheckShape(kOp, "data", data.shape); !s.ok()) return s;
-  if (auto s = CheckShape(kOp, "weight", u.shape); !s.ok()) return s;
-  if (auto s = CheckDType(kOp, "data", data.dtype, DTypeSet::kFloat); !s.ok()) return s;
-  if (u.dtype != data.dtype) return OpError(kOp, "data and weight have different dtypes");
   for (int64_t pad : p.padding)
     if (pad < 0) return OpError(kOp, "padding must be >= 0");
   const int alpha = f->alpha, m = p.m;
-  const int64_t n = data.shape[0], cb = data.shape[1], x = data.shape[4];
-  const int64_t kb = u.shape[2], y = u.shape[5];
-  if (u.shape[0] != alpha || u.shape[1] != alpha || u.shape[3] != cb || u.shape[4] != x)
-    return OpError(kOp, StrCat("weight ", ShapeString(u.shape), " is not the F(", m, "x", m, ", 3x3) transform [",
-                               alpha, ",", alpha, ",K/y,", cb, ",", x, ",y] of data ", ShapeString(data.shape)));
   const int64_t oh = data.shape[2] + p.padding[0] + p.padding[2] - 2;
   const int64_t ow = data.shape[3] + p.padding[1] + p.padding[3] - 2;
   if (oh < 1 || ow < 1) return OpError(kOp, "the 3x3 kernel is larger than the padded input");
-  const int64_t th = (oh + m - 1) / m, tw = (ow + m - 1) / m, tiles = n * th * tw;
-
+  const int64_t th = Tiles(oh, m), tw = Tiles(ow, m);
   // Padded so that the last tile is whole: (th * m + 2) x (tw * m + 2).
   PadParams pad{PadMode::kConstant,
                 {0, 0, p.padding[0], p.padding[1], 0, 0, 0, th * m + 2 - data.shape[2] - p.padding[0],
@@ -132,27 +138,81 @@ absl::StatusOr<Tensor> Conv2dWinogradNchwc(DagBuilder& b, const Tensor& data, co
   if (!padded.ok()) return padded.status();
   const Tensor d = *padded;
   const DType t = data.dtype;
-  const Expr tiles_w = te::IntImm(te::kIndexType, tw), tiles_hw = te::IntImm(te::kIndexType, th * tw);
-  const Expr mm = te::IntImm(te::kIndexType, m);
+  // V[e][nu] = sum_b B^T[nu][b] (sum_a B^T[e][a] d[a][b]): the transform's sparse rows written
+  // out, so that an unrolled tile costs the additions of the closed form, not alpha^4 products.
+  return b.Compute(std::move(name), {data.shape[1], data.shape[0] * th * tw, alpha, alpha, data.shape[4]},
+                   [&](const Axes& i) {
+                     const Expr& tile = i[1];
+                     Expr row = (tile / Index(tw)) % Index(th) * Index(m);
+                     Expr col = tile % Index(tw) * Index(m);
+                     Expr image = tile / Index(th * tw);
+                     return Switch(i[3], alpha, [&](int nu) {
+                       return RowDot(f->b_t, alpha, nu, [&](int bb) {
+                         return Switch(i[2], alpha, [&](int e) {
+                           return RowDot(f->b_t, alpha, e, [&](int a) {
+                             return d(image, i[0], row + Index(a), col + Index(bb), i[4]);
+                           }, t);
+                         });
+                       }, t);
+                     });
+                   });
+}
 
-  Tensor v = b.Reduce(name + ".data_pack", te::ReduceKind::kSum, {alpha, alpha, cb, tiles, x}, {alpha, alpha},
-                      [&](const Axes& i, const Axes& rd) {
-                        const Expr& tile = i[3];
-                        Expr row = (tile / tiles_w) % te::IntImm(te::kIndexType, th) * mm + rd[0];
-                        Expr col = tile % tiles_w * mm + rd[1];
-                        Expr coefficient = Entry(f->b_t, alpha, i[0], rd[0], t) * Entry(f->b_t, alpha, i[1], rd[1], t);
-                        return d(tile / tiles_hw, i[2], row, col, i[4]) * coefficient;
-                      });
-  Tensor mat = b.Reduce(name + ".bgemm", te::ReduceKind::kSum, {alpha, alpha, kb, tiles, y}, {cb, x},
-                        [&](const Axes& i, const Axes& rd) {
-                          return v(i[0], i[1], rd[0], i[3], rd[1]) * u(i[0], i[1], i[2], rd[0], rd[1], i[4]);
-                        });
-  return b.Reduce(std::move(name), te::ReduceKind::kSum, {n, kb, oh, ow, y}, {alpha, alpha},
-                  [&](const Axes& i, const Axes& rd) {
-                    Expr tile = i[0] * tiles_hw + i[2] / mm * tiles_w + i[3] / mm;
-                    Expr coefficient = Entry(f->a_t, alpha, i[2] % mm, rd[0], t) * Entry(f->a_t, alpha, i[3] % mm, rd[1], t);
-                    return mat(rd[0], rd[1], i[1], tile, i[4]) * coefficient;
+absl::StatusOr<Tensor> WinogradBatchGemm(DagBuilder& b, const Tensor& v, const Tensor& u, std::string name) {
+  constexpr std::string_view kOp = "winograd_bgemm";
+  if (auto s = CheckRank(kOp, "V", v.shape, 5); !s.ok()) return s;
+  if (auto s = CheckRank(kOp, "weight", u.shape, 6); !s.ok()) return s;
+  if (auto s = CheckShape(kOp, "weight", u.shape); !s.ok()) return s;
+  if (u.dtype != v.dtype) return OpError(kOp, "data and weight have different dtypes");
+  if (u.shape[0] != v.shape[2] || u.shape[1] != v.shape[3] || u.shape[3] != v.shape[0] || u.shape[4] != v.shape[4])
+    return OpError(kOp, StrCat("weight ", ShapeString(u.shape), " is not the F(", v.shape[2] - 2, "x", v.shape[2] - 2,
+                               ", 3x3) transform [", v.shape[2], ",", v.shape[3], ",K/y,", v.shape[0], ",", v.shape[4],
+                               ",y] for data of ", v.shape[0] * v.shape[4], " channels"));
+  return b.Reduce(std::move(name), te::ReduceKind::kSum, {v.shape[2], v.shape[3], u.shape[2], v.shape[1], u.shape[5]},
+                  {v.shape[0], v.shape[4]}, [&](const Axes& i, const Axes& rd) {
+                    return v(rd[0], i[3], i[0], i[1], rd[1]) * u(i[0], i[1], i[2], rd[0], rd[1], i[4]);
                   });
+}
+
+absl::StatusOr<Tensor> WinogradInverse(DagBuilder& b, const Tensor& mat, int m, int64_t n, int64_t oh, int64_t ow,
+                                       std::string name) {
+  constexpr std::string_view kOp = "winograd_inverse";
+  const WinogradMatrices* f = WinogradF(m);
+  if (f == nullptr) return OpError(kOp, StrCat("tile size ", m, " is not 2 or 4"));
+  if (auto s = CheckRank(kOp, "M", mat.shape, 5); !s.ok()) return s;
+  const int alpha = f->alpha;
+  const int64_t th = Tiles(oh, m), tw = Tiles(ow, m);
+  if (mat.shape[0] != alpha || mat.shape[1] != alpha || mat.shape[3] != n * th * tw)
+    return OpError(kOp, StrCat("M ", ShapeString(mat.shape), " does not hold the ", n * th * tw, " tiles of F(", m,
+                               "x", m, ", 3x3) over ", n, "x", oh, "x", ow));
+  const DType t = mat.dtype;
+  // Y[i][j] = sum_b A^T[j][b] (sum_a A^T[i][a] M[a][b]) with i = oh % m, j = ow % m.
+  return b.Compute(std::move(name), {n, mat.shape[2], oh, ow, mat.shape[4]}, [&](const Axes& i) {
+    Expr tile = i[0] * Index(th * tw) + i[2] / Index(m) * Index(tw) + i[3] / Index(m);
+    return Switch(i[3] % Index(m), m, [&](int col) {
+      return RowDot(f->a_t, alpha, col, [&](int bb) {
+        return Switch(i[2] % Index(m), m, [&](int row) {
+          return RowDot(f->a_t, alpha, row, [&](int a) { return mat(Index(a), Index(bb), i[1], tile, i[4]); }, t);
+        });
+      }, t);
+    });
+  });
+}
+
+absl::StatusOr<Tensor> Conv2dWinogradNchwc(DagBuilder& b, const Tensor& data, const Tensor& u,
+                                           const WinogradParams& p, std::string name) {
+  constexpr std::string_view kOp = "conv2d_winograd";
+  const WinogradMatrices* f = WinogradF(p.m);
+  if (f == nullptr) return OpError(kOp, StrCat("tile size ", p.m, " is not 2 or 4"));
+  if (auto s = CheckRank(kOp, "data", data.shape, 5); !s.ok()) return s;
+  if (auto s = CheckDType(kOp, "data", data.dtype, DTypeSet::kFloat); !s.ok()) return s;
+  absl::StatusOr<Tensor> v = WinogradDataPack(b, data, p, name + ".data_pack");
+  if (!v.ok()) return v.status();
+  absl::StatusOr<Tensor> mat = WinogradBatchGemm(b, *v, u, name + ".bgemm");
+  if (!mat.ok()) return mat.status();
+  const int64_t oh = data.shape[2] + p.padding[0] + p.padding[2] - 2;
+  const int64_t ow = data.shape[3] + p.padding[1] + p.padding[3] - 2;
+  return WinogradInverse(b, *mat, p.m, data.shape[0], oh, ow, std::move(name));
 }
 
 }  // namespace tunefarm::ops

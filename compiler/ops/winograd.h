@@ -8,12 +8,13 @@
 // The weight transform G g G^T is done once at compile time (TransformWinogradWeight); the
 // DAG takes the transformed weights U and has four stages:
 //   <name>.pad        the input padded so that every tile is whole
-//   <name>.data_pack  V[e, n, C/x, P, x]   = sum_ab B[a][e] B[b][n] d[tile P][a][b]
-//   <name>.bgemm      M[e, n, K/y, P, y]   = sum_c V[e, n, c, P] U[e, n, K/y, c, y]
-//   <name>            Y[N, K/y, OH, OW, y] = sum_ab A[a][i] A[b][j] M[a, b, tile of (OH, OW)]
-// with P = N x ceil(OH/m) x ceil(OW/m) tiles. The transform matrices' entries are constants in
-// the expressions (select chains on the tile indices), which the code generator folds once the
-// tile loops are unrolled.
+//   <name>.data_pack  V[C/x, P, e, n, x]   = (B^T d B)[e][n] for the input tile d of tile P
+//                     (the tile element axes inner, so that the tuner can unroll them)
+//   <name>.bgemm      M[e, n, K/y, P, y]   = sum_c V[c, P, e, n] U[e, n, K/y, c, y]
+//   <name>            Y[N, K/y, OH, OW, y] = (A^T M A)[OH % m][OW % m] of the tile of (OH, OW)
+// with P = N x ceil(OH/m) x ceil(OW/m) tiles. The two transforms are written out row by row
+// (only the non-zero entries, +-1 as additions) as select chains on the tile element indices:
+// once the tuner unrolls those loops, the chains fold and each tile costs the closed form.
 #pragma once
 
 #include <array>
@@ -48,6 +49,16 @@ struct WinogradParams {
   int m = 2;                         // output tile size: 2 or 4
   std::array<int64_t, 4> padding{};  // top, left, bottom, right, as Conv2dParams
 };
+
+// The stages one by one (Conv2dWinogradNchwc chains them), so that each can also be a kernel
+// of its own. Tiles of the output [oh, ow]: ceil(oh / m) x ceil(ow / m).
+// data [N, C/x, H, W, x] -> V [C/x, P, alpha, alpha, x] (pad included).
+absl::StatusOr<Tensor> WinogradDataPack(DagBuilder& b, const Tensor& data, const WinogradParams& p, std::string name);
+// V [C/x, P, alpha, alpha, x], U [alpha, alpha, K/y, C/x, x, y] -> M [alpha, alpha, K/y, P, y].
+absl::StatusOr<Tensor> WinogradBatchGemm(DagBuilder& b, const Tensor& v, const Tensor& u, std::string name);
+// M [alpha, alpha, K/y, P, y] -> Y [n, K/y, oh, ow, y].
+absl::StatusOr<Tensor> WinogradInverse(DagBuilder& b, const Tensor& mat, int m, int64_t n, int64_t oh, int64_t ow,
+                                       std::string name);
 
 // data [N, C/x, H, W, x], u [alpha, alpha, K/y, C/x, x, y] from TransformWinogradWeight ->
 // [N, K/y, OH, OW, y], equal (up to rounding) to Conv2dNchwc with the untransformed weight,

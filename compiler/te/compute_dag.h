@@ -45,7 +45,7 @@ struct StageAnalysis {
   std::map<int, std::vector<std::vector<Expr>>> reads;
   bool is_output = false;
   bool has_reduction = false;
-  bool strictly_inlinable = false;  // no reduction, not an output, no expensive math
+  bool strictly_inlinable = false;  // no reduction, not an output, no expensive math, <= 16 loads
   bool needs_multi_level_tiling = false;  // a reduction with data reuse (GEMM, conv)
   double flops = 0;
 };

@@ -287,6 +287,14 @@ int main() {
   RunWorkload(bench::MatmulWorkload(inputs, 1024, 1024, 1024), target, settings, peak_gflops, &panels);
   for (const auto& p : bench::ResNet18Convs())
     RunWorkload(bench::ConvNchwcWorkload(inputs, "", p, lanes), target, settings, peak_gflops, &panels);
+  for (const auto& p : bench::ResNet18Convs()) {
+    if (p.r != 3 || p.stride != 1) continue;
+    for (int m : {2, 4}) {
+      RunWorkload(bench::ConvWinogradWorkload(inputs, p, lanes, m), target, settings, peak_gflops, &panels);
+      for (const bench::Workload& stage : bench::WinogradStageWorkloads(inputs, p, lanes, m))
+        RunWorkload(stage, target, settings, peak_gflops, &panels);
+    }
+  }
   std::ofstream(settings.svg) << tuner::LineChartsSvg(panels);
   std::printf("curves: %s\n", settings.svg.c_str());
   return 0;
