@@ -6,6 +6,7 @@
 #include "compiler/ops/layout.h"
 #include "compiler/ops/pooling.h"
 #include "compiler/ops/reduce.h"
+#include "compiler/ops/winograd.h"
 
 namespace tunefarm::graph {
 namespace {
@@ -29,6 +30,26 @@ Outputs ConvNchwcCompute(te::DagBuilder& b, const Node& n, const std::vector<TeT
   if (!y.ok() || in.size() < 3) return One(std::move(y));
   // bias [K/y, 1, 1, y] right-aligns with [N, K/y, OH, OW, y].
   TeTensor conv = *y, bias = in[2];
+  return std::vector<TeTensor>{
+      b.Compute(n.name, conv.shape, [&](const Axes& i) { return conv(i) + ops::BroadcastRead(bias, i); })};
+}
+
+Outputs WinogradDataPackCompute(te::DagBuilder& b, const Node& n, const std::vector<TeTensor>& in) {
+  std::vector<int64_t> pads = IntsOr(n, "pads", 4, 0);
+  ops::WinogradParams p{static_cast<int>(n.attrs.GetInt("tile")), {pads[0], pads[1], pads[2], pads[3]}};
+  return One(ops::WinogradDataPack(b, in[0], p, n.name));
+}
+
+Outputs WinogradBatchGemmCompute(te::DagBuilder& b, const Node& n, const std::vector<TeTensor>& in) {
+  return One(ops::WinogradBatchGemm(b, in[0], in[1], n.name));
+}
+
+Outputs WinogradInverseCompute(te::DagBuilder& b, const Node& n, const std::vector<TeTensor>& in) {
+  auto y = ops::WinogradInverse(b, in[0], static_cast<int>(n.attrs.GetInt("tile")), n.attrs.GetInt("batch"),
+                                n.attrs.GetInt("output_height"), n.attrs.GetInt("output_width"),
+                                in.size() == 2 ? StrCat(n.name, ".inverse") : n.name);
+  if (!y.ok() || in.size() < 2) return One(std::move(y));
+  TeTensor conv = *y, bias = in[1];
   return std::vector<TeTensor>{
       b.Compute(n.name, conv.shape, [&](const Axes& i) { return conv(i) + ops::BroadcastRead(bias, i); })};
 }
@@ -62,6 +83,9 @@ ComputeFn GlobalPoolNchwcFn(ops::ReduceOp op) {
 void RegisterLayoutComputes(OpRegistry* r) {
   Set(r, "LayoutTransform", LayoutTransformCompute);
   Set(r, "ConvNCHWc", ConvNchwcCompute);
+  Set(r, "WinogradDataPack", WinogradDataPackCompute);
+  Set(r, "WinogradBatchGemm", WinogradBatchGemmCompute);
+  Set(r, "WinogradInverse", WinogradInverseCompute);
   Set(r, "MaxPoolNCHWc", PoolNchwcFn(ops::PoolKind::kMax));
   Set(r, "AveragePoolNCHWc", PoolNchwcFn(ops::PoolKind::kAvg));
   Set(r, "GlobalAveragePoolNCHWc", GlobalPoolNchwcFn(ops::ReduceOp::kMean));

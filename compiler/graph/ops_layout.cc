@@ -4,6 +4,10 @@
 //   LayoutTransform   NCHW <-> NCHWc (src_layout/dst_layout "NCHW" or "NCHWc", block, channels)
 //   ConvNCHWc         data [N,C/x,H,W,x], weight [K/y,Cg/xi,R,S,xi,y], bias [K/y,1,1,y]
 //   MaxPoolNCHWc, AveragePoolNCHWc, GlobalAveragePoolNCHWc, GlobalMaxPoolNCHWc
+//   WinogradDataPack  data [N,C/x,H,W,x] -> V [C/x, P, a, a, x] (tile, pads; P tiles, a = tile + 2)
+//   WinogradBatchGemm V, U [a,a,K/y,C/x,x,y] -> M [a, a, K/y, P, y]
+//   WinogradInverse   M, bias [K/y,1,1,y] -> [N, K/y, OH, OW, y] (tile, batch, output_height/width)
+//                     (compiler/ops/winograd.h; passes/layout.h picks them for 3x3 stride-1 convs)
 #include "compiler/graph/ops_common.h"
 
 namespace tunefarm::graph {
@@ -69,6 +73,53 @@ absl::Status InferConvNchwc(const Node& n, const std::vector<TensorType>& in, st
   return absl::OkStatus();
 }
 
+int64_t TilesOf(int64_t extent, int64_t tile) { return (extent + tile - 1) / tile; }
+
+absl::Status NeedTile(const Node& n) {
+  const int64_t tile = n.attrs.GetInt("tile");
+  if (tile != 2 && tile != 4) return Error(StrCat("tile must be 2 or 4, got ", tile));
+  return absl::OkStatus();
+}
+
+absl::Status InferWinogradDataPack(const Node& n, const std::vector<TensorType>& in, std::vector<TensorType>* out) {
+  TF_RETURN_IF_ERROR(NeedBlocked(in[0], "data"));
+  TF_RETURN_IF_ERROR(NeedTile(n));
+  const int64_t tile = n.attrs.GetInt("tile"), alpha = tile + 2;
+  const std::vector<int64_t> pads = n.attrs.GetInts("pads");
+  if (pads.size() != 4) return Error("pads must have 4 values");
+  const auto& s = in[0].shape;
+  const int64_t oh = s[2] + pads[0] + pads[2] - 2, ow = s[3] + pads[1] + pads[3] - 2;
+  if (oh < 1 || ow < 1) return Error(StrCat("a 3x3 window does not fit ", in[0].ToString(), " with these pads"));
+  *out = {TensorType{in[0].dtype, {s[1], s[0] * TilesOf(oh, tile) * TilesOf(ow, tile), alpha, alpha, s[4]}}};
+  return absl::OkStatus();
+}
+
+absl::Status InferWinogradBatchGemm(const Node&, const std::vector<TensorType>& in, std::vector<TensorType>* out) {
+  TF_RETURN_IF_ERROR(NeedRank(in[0], 5, "V"));
+  TF_RETURN_IF_ERROR(NeedRank(in[1], 6, "weight"));
+  const auto& v = in[0].shape;
+  const auto& u = in[1].shape;
+  if (u[0] != v[2] || u[1] != v[3] || u[3] != v[0] || u[4] != v[4])
+    return Error(StrCat("weight ", in[1].ToString(), " does not fit V ", in[0].ToString()));
+  *out = {TensorType{in[0].dtype, {v[2], v[3], u[2], v[1], u[5]}}};
+  return absl::OkStatus();
+}
+
+absl::Status InferWinogradInverse(const Node& n, const std::vector<TensorType>& in, std::vector<TensorType>* out) {
+  TF_RETURN_IF_ERROR(NeedRank(in[0], 5, "M"));
+  TF_RETURN_IF_ERROR(NeedTile(n));
+  const int64_t tile = n.attrs.GetInt("tile"), batch = n.attrs.GetInt("batch");
+  const int64_t oh = n.attrs.GetInt("output_height"), ow = n.attrs.GetInt("output_width");
+  const auto& m = in[0].shape;
+  if (batch < 1 || oh < 1 || ow < 1 || m[0] != tile + 2 || m[1] != tile + 2 ||
+      m[3] != batch * TilesOf(oh, tile) * TilesOf(ow, tile))
+    return Error(StrCat("M ", in[0].ToString(), " does not hold the tiles of ", batch, "x", oh, "x", ow));
+  if (in.size() == 2 && in[1].shape != std::vector<int64_t>{m[2], 1, 1, m[4]})
+    return Error(StrCat("bias must be [", m[2], ",1,1,", m[4], "], got ", in[1].ToString()));
+  *out = {TensorType{in[0].dtype, {batch, m[2], oh, ow, m[4]}}};
+  return absl::OkStatus();
+}
+
 InferFn InferPoolNchwc(const char* op) {
   return [op](const Node& n, const std::vector<TensorType>& in, std::vector<TensorType>* out) -> absl::Status {
     TF_RETURN_IF_ERROR(NeedBlocked(in[0], "X"));
@@ -96,6 +147,15 @@ void RegisterLayoutOps(OpRegistry* r) {
                InferLayoutTransform, OpPattern::kInjective});
   r->Register({"ConvNCHWc", 2, 3, 1, With(kWindow, {Int("group", 1)}), InferConvNchwc,
                OpPattern::kOutElementwiseFusable});
+  // The transform and the batched GEMM stay kernels of their own (the tuner tunes each); the
+  // inverse takes the conv's epilogue.
+  r->Register({"WinogradDataPack", 1, 1, 1, {Required("tile", AttrKind::kInt), IntList("pads", {0, 0, 0, 0})},
+               InferWinogradDataPack, OpPattern::kOpaque});
+  r->Register({"WinogradBatchGemm", 2, 2, 1, {}, InferWinogradBatchGemm, OpPattern::kOpaque});
+  r->Register({"WinogradInverse", 1, 2, 1,
+               {Required("tile", AttrKind::kInt), Required("batch", AttrKind::kInt),
+                Required("output_height", AttrKind::kInt), Required("output_width", AttrKind::kInt)},
+               InferWinogradInverse, OpPattern::kOutElementwiseFusable});
   r->Register({"MaxPoolNCHWc", 1, 1, 1, With(kWindow, {Int("ceil_mode", 0), Int("storage_order", 0)}),
                InferPoolNchwc("MaxPool"), OpPattern::kOutElementwiseFusable});
   r->Register({"AveragePoolNCHWc", 1, 1, 1, With(kWindow, {Int("ceil_mode", 0), Int("count_include_pad", 0)}),

@@ -6,6 +6,7 @@
 #include "compiler/common/log.h"
 #include "compiler/common/strings.h"
 #include "compiler/graph/op_registry.h"
+#include "compiler/ops/winograd.h"
 #include "compiler/passes/graph_rewriter.h"
 #include "compiler/passes/layout_pack.h"
 
@@ -39,7 +40,7 @@ ParamForm ClassifyParam(const graph::TensorType& t, int64_t channels) {
 
 class LayoutRewrite {
  public:
-  LayoutRewrite(const graph::Graph& g, int64_t block) : g_(g), block_(block), rw_(g) {}
+  LayoutRewrite(const graph::Graph& g, int64_t block, bool winograd) : g_(g), winograd_(winograd), block_(block), rw_(g) {}
 
   // Decides, in order, which values are blocked and by how much (block_of_).
   int Plan() {
@@ -208,6 +209,7 @@ class LayoutRewrite {
     std::vector<NodeEntry> inputs;
     std::string op = n.op;
     graph::Attrs attrs = n.attrs;
+    if (n.op == "Conv" && WinogradTile(n) > 0) return EmitWinograd(id, WinogradTile(n));
     if (n.op == "Conv") {
       const HostTensor& w = g_.params().at(g_.node(n.inputs[1].node).name);
       const int64_t xi = n.attrs.GetInt("group") == 1 ? ChannelBlock(w.shape[1], block_) : 1;
@@ -250,7 +252,65 @@ class LayoutRewrite {
     return absl::OkStatus();
   }
 
+  // The Winograd tile size for a conv that runs as Winograd, else 0: a 3x3 stride-1 ungrouped
+  // float32 conv with enough channels that the batched GEMM is the bulk of the work (with few
+  // channels the transforms dominate). F(4x4) where the output has a few whole tiles of 4.
+  int WinogradTile(const Node& n) const {
+    if (!winograd_) return 0;
+    const auto& w = g_.type(n.inputs[1]).shape;
+    std::vector<int64_t> strides = n.attrs.GetInts("strides"), dilations = n.attrs.GetInts("dilations");
+    if (strides.empty()) strides = {1, 1};
+    if (dilations.empty()) dilations = {1, 1};
+    if (strides.size() != 2 || dilations.size() != 2) return 0;
+    if (!ops::WinogradApplies(w[2], w[3], {strides[0], strides[1]}, {dilations[0], dilations[1]},
+                              n.attrs.GetInt("group")))
+      return 0;
+    if (w[0] < kMinWinogradChannels || w[1] < kMinWinogradChannels) return 0;
+    const auto& out = n.outputs[0].shape;
+    return out[2] >= 8 && out[3] >= 8 ? 4 : 2;
+  }
+
+  absl::Status EmitWinograd(int id, int tile) {
+    const Node& n = g_.node(id);
+    const int64_t y = BlockOf({id, 0});
+    const HostTensor& w = g_.params().at(g_.node(n.inputs[1].node).name);
+    const int64_t x = ChannelBlock(w.shape[1], block_);
+    auto data = Blocked(n.inputs[0], x);
+    if (!data.ok()) return data.status();
+    auto weight = PackedParam(n.inputs[1], WinogradWeight(w, tile, x, y), tile == 2 ? ".winograd2" : ".winograd4");
+    if (!weight.ok()) return weight.status();
+    graph::Attrs pack_attrs;
+    pack_attrs.Set("tile", int64_t{tile});
+    std::vector<int64_t> pads = n.attrs.GetInts("pads");
+    pack_attrs.Set("pads", pads.empty() ? std::vector<int64_t>{0, 0, 0, 0} : pads);
+    auto packed = rw_.AddNode("WinogradDataPack", StrCat(n.name, ".data_pack"), {*data}, pack_attrs);
+    if (!packed.ok()) return packed.status();
+    auto product = rw_.AddNode("WinogradBatchGemm", StrCat(n.name, ".bgemm"), {*packed, *weight}, graph::Attrs{});
+    if (!product.ok()) return product.status();
+    std::vector<NodeEntry> inputs = {*product};
+    if (n.inputs.size() == 3) {
+      const HostTensor& bias = g_.params().at(g_.node(n.inputs[2].node).name);
+      auto blocked_bias = PackedParam(n.inputs[2], BlockPerChannel(bias, w.shape[0], y), ".nchwc");
+      if (!blocked_bias.ok()) return blocked_bias.status();
+      inputs.push_back(*blocked_bias);
+    }
+    const auto& out = n.outputs[0].shape;
+    graph::Attrs attrs;
+    attrs.Set("tile", int64_t{tile});
+    attrs.Set("batch", out[0]);
+    attrs.Set("output_height", out[2]);
+    attrs.Set("output_width", out[3]);
+    auto result = rw_.AddNode("WinogradInverse", n.name, inputs, attrs);
+    if (!result.ok()) return result.status();
+    blocked_[{id, 0}] = *result;
+    TF_LOG(DEBUG, "passes") << "layout: Conv '" << n.name << "' -> Winograd F(" << tile << "x" << tile << ", 3x3)";
+    return absl::OkStatus();
+  }
+
+  static constexpr int64_t kMinWinogradChannels = 16;
+
   const graph::Graph& g_;
+  const bool winograd_;
   const int64_t block_;
   GraphRewriter rw_;
   std::map<NodeEntry, int64_t> block_of_;        // old value -> its block (blocked values only)
@@ -261,9 +321,9 @@ class LayoutRewrite {
 
 }  // namespace
 
-absl::StatusOr<graph::Graph> ConvertLayout(const graph::Graph& g, int block) {
+absl::StatusOr<graph::Graph> ConvertLayout(const graph::Graph& g, int block, bool winograd) {
   if (block <= 1) return g;
-  LayoutRewrite rewrite(g, block);
+  LayoutRewrite rewrite(g, block, winograd);
   if (rewrite.Plan() == 0) {
     TF_LOG(INFO, "passes") << "layout: no convertible Conv, graph left in NCHW";
     return g;

@@ -12,6 +12,11 @@
 // A conv's NCHW input is converted once per value. So conversions sit only where the region
 // meets the rest of the graph.
 //
+// With `winograd`, a 3x3 stride-1 ungrouped conv with at least 16 input and output channels
+// runs as Winograd F(m x m, 3 x 3) instead (compiler/ops/winograd.h): WinogradDataPack,
+// WinogradBatchGemm with the weight transformed at compile time, and WinogradInverse with the
+// bias; m = 4 when the output is at least 8x8, else 2.
+//
 // Blocks: a value with C channels uses ChannelBlock(C, block), the largest divisor of C that is
 // <= block (3 for an RGB input), so no channel is ever padded and operands always agree.
 #pragma once
@@ -23,6 +28,6 @@ namespace tunefarm::passes {
 
 // block: the target's float vector lanes (8 AVX2, 16 AVX-512, 4 NEON); <= 1 returns g as is.
 // A graph without a convertible Conv is returned unchanged. Unused NCHW weights are left for DCE.
-absl::StatusOr<graph::Graph> ConvertLayout(const graph::Graph& g, int block);
+absl::StatusOr<graph::Graph> ConvertLayout(const graph::Graph& g, int block, bool winograd = false);
 
 }  // namespace tunefarm::passes

@@ -4,6 +4,7 @@
 #include <cstring>
 
 #include "compiler/common/check.h"
+#include "compiler/ops/winograd.h"
 
 namespace tunefarm::passes {
 
@@ -32,6 +33,16 @@ graph::HostTensor PackConvWeight(const graph::HostTensor& w, int64_t xi, int64_t
             std::memcpy(&out.bytes[dst * elem], &w.bytes[src * elem], elem);
           }
   return out;
+}
+
+graph::HostTensor WinogradWeight(const graph::HostTensor& w, int m, int64_t x, int64_t y) {
+  TF_CHECK(w.dtype == te::DType::kFloat32 && w.shape.size() == 4 && w.shape[2] == 3 && w.shape[3] == 3,
+           "WinogradWeight: not a float32 3x3 weight");
+  const int64_t k = w.shape[0], c = w.shape[1], alpha = m + 2;
+  std::vector<float> values(static_cast<size_t>(w.NumElements()));
+  std::memcpy(values.data(), w.bytes.data(), values.size() * sizeof(float));
+  return graph::HostTensor::FromFloats(ops::TransformWinogradWeight(values, k, c, m, x, y),
+                                      {alpha, alpha, k / y, c / x, x, y});
 }
 
 graph::HostTensor BlockPerChannel(const graph::HostTensor& t, int64_t channels, int64_t block) {

@@ -15,6 +15,10 @@ int64_t ChannelBlock(int64_t channels, int64_t block);
 // Conv weight [K, Cg, R, S] -> [K/y, Cg/xi, R, S, xi, y] (xi divides Cg, y divides K).
 graph::HostTensor PackConvWeight(const graph::HostTensor& w, int64_t xi, int64_t y);
 
+// Conv weight [K, C, 3, 3] float32 -> the Winograd F(m x m, 3 x 3) transform
+// [m+2, m+2, K/y, C/x, x, y] (compiler/ops/winograd.h).
+graph::HostTensor WinogradWeight(const graph::HostTensor& w, int m, int64_t x, int64_t y);
+
 // A per-channel operand (C values, every other dim 1: conv bias [C], BN shift [C,1,1]) as
 // [C/x, 1, 1, x], which right-aligns with [N, C/x, H, W, x]. Same bytes: c = cb*x + ci.
 graph::HostTensor BlockPerChannel(const graph::HostTensor& t, int64_t channels, int64_t block);

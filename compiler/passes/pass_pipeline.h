@@ -16,6 +16,8 @@ struct PassOptions {
   // NCHW[x]c block for the conv region (layout.h), normally the target's float vector lanes;
   // 0 leaves the graph in NCHW. build::PlanModel sets it from the target.
   int layout_block = 0;
+  // In the NCHW[x]c region, 3x3 stride-1 convs by Winograd (layout.h).
+  bool winograd = true;
 };
 
 // Runs constant folding, conv+BN folding, constant folding again, dense weight

@@ -277,6 +277,11 @@ absl::Status ReductionApply(State* s, int stage, const RuleContext& ctx) {
   return ParallelizeOuter(s, stage, static_cast<int>(outer.size()), StagePoints(*s, stage));
 }
 
+// Inner loops of a many-load stage left serial for unrolling: at most this many iterations,
+// unrolled up to this many statements.
+constexpr int64_t kMaxUnrolledTransform = 64;
+constexpr int kTransformUnrollSteps = 512;
+
 bool ElementwiseCondition(const State& s, int stage, const RuleContext&) { return AtRoot(s, stage); }
 // Vectorizes the innermost axis on its own and runs the loops around it (fused) in parallel.
 // Fusing every axis before splitting off the vector would give each lane an index that is a
@@ -292,7 +297,19 @@ absl::Status ElementwiseApply(State* s, int stage, const RuleContext& ctx) {
     if (auto st = s->Split(stage, n - 1, {vf}); !st.ok()) return st;
     outer = n;
   }
-  if (auto st = ParallelizeOuter(s, stage, outer, StagePoints(*s, stage)); !st.ok()) return st;
+  // A stage reading many elements per point (a Winograd transform: select chains over its
+  // small inner axes) keeps those axes serial and unrolled, so that the chains fold.
+  int unrolled = 0;
+  if (Analysis(*s, stage).loads > te::StageAnalysis::kMaxInlinedLoads) {
+    int64_t product = 1;
+    for (int i = outer - 1; i > 0 && product * s->stage(stage).node_of(i).extent <= kMaxUnrolledTransform; --i) {
+      product *= s->stage(stage).node_of(i).extent;
+      ++unrolled;
+    }
+  }
+  if (auto st = ParallelizeOuter(s, stage, outer - unrolled, StagePoints(*s, stage)); !st.ok()) return st;
+  if (unrolled > 0)
+    if (auto st = s->PragmaAutoUnroll(stage, 0, kTransformUnrollSteps); !st.ok()) return st;
   const int last = static_cast<int>(s->stage(stage).iters.size()) - 1;
   if (s->stage(stage).node_of(last).extent <= 1) return absl::OkStatus();
   return s->Annotate(stage, last, IterAnnotation::kVectorize);

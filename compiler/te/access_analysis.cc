@@ -49,10 +49,9 @@ std::vector<StageAnalysis> AnalyzeStages(const ComputeDag& dag) {
     a.has_reduction = t.reduce != ReduceKind::kNone;
     // A body with many loads (a Winograd transform reads a whole tile) would be recomputed
     // per element of every reader: it stays a stage of its own.
-    constexpr size_t kMaxInlinedLoads = 16;
-    size_t loads = 0;
-    for (const auto& [src, index_lists] : a.reads) loads += index_lists.size();
-    a.strictly_inlinable = !a.has_reduction && !a.is_output && !HasExpensiveMath(t.body) && loads <= kMaxInlinedLoads;
+    for (const auto& [src, index_lists] : a.reads) a.loads += static_cast<int>(index_lists.size());
+    a.strictly_inlinable = !a.has_reduction && !a.is_output && !HasExpensiveMath(t.body) &&
+                           a.loads <= StageAnalysis::kMaxInlinedLoads;
     double points = static_cast<double>(t.NumElements());
     for (int64_t r : t.reduce_extents) points *= static_cast<double>(r);
     a.flops = points * (CountOps(t.body) + (a.has_reduction ? 1 : 0));

@@ -45,8 +45,10 @@ struct StageAnalysis {
   std::map<int, std::vector<std::vector<Expr>>> reads;
   bool is_output = false;
   bool has_reduction = false;
-  bool strictly_inlinable = false;  // no reduction, not an output, no expensive math, <= 16 loads
+  bool strictly_inlinable = false;  // no reduction, not an output, no expensive math, <= kMaxInlinedLoads
+  static constexpr int kMaxInlinedLoads = 16;
   bool needs_multi_level_tiling = false;  // a reduction with data reuse (GEMM, conv)
+  int loads = 0;  // loads in the body (a Winograd transform reads a whole tile)
   double flops = 0;
 };
 

@@ -183,10 +183,25 @@ TEST(LayoutPassTest, SharedCnnsConvertOnlyAtTheirInput) {
       auto out = OptimizeGraph(*g, options);
       ASSERT_TRUE(out.ok()) << out.status();
       EXPECT_EQ(Count(*out, "Conv"), 0) << model;
-      EXPECT_EQ(Count(*out, "ConvNCHWc"), Count(*g, "Conv")) << model;
+      EXPECT_EQ(Count(*out, "ConvNCHWc") + Count(*out, "WinogradInverse"), Count(*g, "Conv")) << model;
+      EXPECT_EQ(Count(*out, "WinogradDataPack"), Count(*out, "WinogradInverse")) << model;
       EXPECT_EQ(Count(*out, "LayoutTransform"), 1) << model << " block " << block;
-      for (const graph::Node& n : out->nodes())
-        if (n.op == "ConvNCHWc") EXPECT_TRUE(out->node(n.inputs[1].node).IsParam()) << n.name;
+      for (const graph::Node& n : out->nodes()) {
+        if (n.op == "ConvNCHWc" || n.op == "WinogradBatchGemm")
+          EXPECT_TRUE(out->node(n.inputs[1].node).IsParam()) << n.name;
+      }
+      // resnet18: every 3x3 stride-1 conv (all have >= 64 channels) by Winograd; the depthwise
+      // and 1x1 convs of the other two never.
+      const int winograd = Count(*out, "WinogradInverse");
+      if (std::string(model) == "resnet18") {
+        EXPECT_GT(winograd, 0);
+      } else if (std::string(model) == "mobilenet_v2") {
+        EXPECT_EQ(winograd, 0);
+      }
+      options.winograd = false;
+      auto direct = OptimizeGraph(*g, options);
+      ASSERT_TRUE(direct.ok()) << direct.status();
+      EXPECT_EQ(Count(*direct, "ConvNCHWc"), Count(*g, "Conv")) << model;
     }
   }
 }
@@ -300,7 +315,7 @@ TEST_P(LayoutNumericsTest, MatchesTheNodeByNodeReference) {
   auto plan = build::PlanModel(g, options);
   ASSERT_TRUE(plan.ok()) << plan.status();
   EXPECT_EQ(Count(plan->graph, "Conv"), 0) << plan->graph.Dump();
-  EXPECT_GT(Count(plan->graph, "ConvNCHWc"), 0);
+  EXPECT_GT(Count(plan->graph, "ConvNCHWc") + Count(plan->graph, "WinogradInverse"), 0);
   auto bytes = build::BuildArtifact(&*plan, options);
   ASSERT_TRUE(bytes.ok()) << bytes.status();
   std::vector<std::vector<float>> got = RunArtifact(*bytes, inputs);

@@ -8,6 +8,7 @@
 #include "compiler/ops/conv2d_nchwc.h"
 #include "compiler/ops/layout.h"
 #include "compiler/ops/transform.h"
+#include "compiler/ops/winograd.h"
 #include "compiler/schedule/default_rules.h"
 #include "compiler/tir/interpreter.h"
 #include "compiler/tir/lower.h"
@@ -174,6 +175,26 @@ TEST(DefaultRules, ElementwiseStagesVectorizeTheInnermostAxisAlone) {
     EXPECT_EQ(state.stage(out).node_of(static_cast<int>(it.size()) - 1).extent, c.vector_extent) << state.ToString();
     EXPECT_EQ(it.front().annotation == IterAnnotation::kParallel, c.parallel) << state.ToString();
   }
+}
+
+// A Winograd transform reads a whole tile per point: its tile element axes stay serial inside
+// the parallel loop and are unrolled, so that the select chains over them fold.
+TEST(DefaultRules, ATileTransformKeepsItsSmallInnerAxesForUnrolling) {
+  te::DagBuilder b;
+  auto x = b.Placeholder("x", te::DType::kFloat32, {1, 2, 10, 10, 16});
+  auto dag = b.Build({ops::OrDie(ops::WinogradDataPack(b, x, ops::WinogradParams{4, {1, 1, 1, 1}}, "pack"))});
+  schedule::State state(dag);
+  EXPECT_LT(DefaultScheduleError(dag, &state, 16), 1e-5);
+  const int out = dag->outputs()[0];
+  const auto& it = state.stage(out).iters;
+  // [C/x * tiles fused] (parallel when the stage is large enough), e (6), nu (6), lanes (16)
+  // vectorized.
+  ASSERT_EQ(it.size(), 4u) << state.ToString();
+  EXPECT_EQ(state.stage(out).node_of(0).extent, 2 * 9);
+  EXPECT_EQ(state.stage(out).node_of(1).extent, 6);
+  EXPECT_EQ(state.stage(out).node_of(2).extent, 6);
+  EXPECT_EQ(it[3].annotation, IterAnnotation::kVectorize) << state.ToString();
+  EXPECT_GT(state.stage(out).auto_unroll_max_step, 0) << state.ToString();
 }
 
 TEST(DefaultRules, LargeGemmAndChainAreCorrect) {
