@@ -186,16 +186,22 @@ absl::StatusOr<Tensor> WinogradInverse(DagBuilder& b, const Tensor& mat, int m, 
     return OpError(kOp, StrCat("M ", ShapeString(mat.shape), " does not hold the ", n * th * tw, " tiles of F(", m,
                                "x", m, ", 3x3) over ", n, "x", oh, "x", ow));
   const DType t = mat.dtype;
-  // Y[i][j] = sum_b A^T[j][b] (sum_a A^T[i][a] M[a][b]) with i = oh % m, j = ow % m.
-  return b.Compute(std::move(name), {n, mat.shape[2], oh, ow, mat.shape[4]}, [&](const Axes& i) {
-    Expr tile = i[0] * Index(th * tw) + i[2] / Index(m) * Index(tw) + i[3] / Index(m);
-    return Switch(i[3] % Index(m), m, [&](int col) {
+  // Tile by tile, with the tile's element axes (i, j) inner so that they unroll and the select
+  // chains fold: T[n, k, th, tw, i, j] = sum_b A^T[j][b] (sum_a A^T[i][a] M[a][b]). Computing Y
+  // directly would switch on oh % m and ow % m, which no loop of Y's makes constant.
+  Tensor tiles = b.Compute(name + ".tiles", {n, mat.shape[2], th, tw, m, m, mat.shape[4]}, [&](const Axes& i) {
+    Expr tile = (i[0] * Index(th) + i[2]) * Index(tw) + i[3];
+    return Switch(i[5], m, [&](int col) {
       return RowDot(f->a_t, alpha, col, [&](int bb) {
-        return Switch(i[2] % Index(m), m, [&](int row) {
-          return RowDot(f->a_t, alpha, row, [&](int a) { return mat(Index(a), Index(bb), i[1], tile, i[4]); }, t);
+        return Switch(i[4], m, [&](int row) {
+          return RowDot(f->a_t, alpha, row, [&](int a) { return mat(Index(a), Index(bb), i[1], tile, i[6]); }, t);
         });
       }, t);
     });
+  });
+  // Y in NCHW[x]c: a copy that the conv's epilogue absorbs (the last tiles may hang over).
+  return b.Compute(std::move(name), {n, mat.shape[2], oh, ow, mat.shape[4]}, [&](const Axes& i) {
+    return tiles(i[0], i[1], i[2] / Index(m), i[3] / Index(m), i[2] % Index(m), i[3] % Index(m), i[4]);
   });
 }
 

@@ -6,12 +6,14 @@
 // m = 4), paid for with two small transforms that the tuner schedules like any other stage.
 //
 // The weight transform G g G^T is done once at compile time (TransformWinogradWeight); the
-// DAG takes the transformed weights U and has four stages:
+// DAG takes the transformed weights U and has these stages:
 //   <name>.pad        the input padded so that every tile is whole
 //   <name>.data_pack  V[C/x, P, e, n, x]   = (B^T d B)[e][n] for the input tile d of tile P
 //                     (the tile element axes inner, so that the tuner can unroll them)
 //   <name>.bgemm      M[e, n, K/y, P, y]   = sum_c V[c, P, e, n] U[e, n, K/y, c, y]
-//   <name>            Y[N, K/y, OH, OW, y] = (A^T M A)[OH % m][OW % m] of the tile of (OH, OW)
+//   <name>.tiles      T[N, K/y, TH, TW, m, m, y] = A^T M A per tile (tile element axes inner)
+//   <name>            Y[N, K/y, OH, OW, y] = T[.., OH / m, OW / m, OH % m, OW % m, ..], a copy
+//                     that takes the conv's epilogue
 // with P = N x ceil(OH/m) x ceil(OW/m) tiles. The two transforms are written out row by row
 // (only the non-zero entries, +-1 as additions) as select chains on the tile element indices:
 // once the tuner unrolls those loops, the chains fold and each tile costs the closed form.
