@@ -45,7 +45,8 @@ struct EmbeddedFarm::Servers {
 
 EmbeddedFarm::~EmbeddedFarm() = default;
 
-absl::StatusOr<std::unique_ptr<EmbeddedFarm>> EmbeddedFarm::Start(const std::string& key) {
+absl::StatusOr<std::unique_ptr<EmbeddedFarm>> EmbeddedFarm::Start(const std::string& key,
+                                                                const std::string& measure_helper) {
   auto token = RandomToken();
   if (!token.ok()) return token.status();
   std::unique_ptr<EmbeddedFarm> farm(new EmbeddedFarm());
@@ -65,7 +66,7 @@ absl::StatusOr<std::unique_ptr<EmbeddedFarm>> EmbeddedFarm::Start(const std::str
   agent_options.host = "127.0.0.1";
   agent_options.token = farm->token_;
   agent_options.identity = {key, agent::ReadHardwareFacts()};
-  agent_options.limits.helper_path = agent::ResolveMeasureHelper("");
+  agent_options.limits.helper_path = agent::ResolveMeasureHelper(measure_helper);
   auto agent = agent::AgentServer::Start(agent_options);
   if (!agent.ok()) return absl::UnavailableError(StrCat("local farm: agent: ", std::string(agent.status().message())));
   farm->servers_->agent = std::move(*agent);

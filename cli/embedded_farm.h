@@ -13,8 +13,10 @@ namespace tunefarm::cli {
 
 class EmbeddedFarm {
  public:
-  // Starts both and waits until the agent is registered under `key`.
-  static absl::StatusOr<std::unique_ptr<EmbeddedFarm>> Start(const std::string& key);
+  // Starts both and waits until the agent is registered under `key`. `measure_helper`: the
+  // tunefarm-measure executable; empty: the one next to this executable.
+  static absl::StatusOr<std::unique_ptr<EmbeddedFarm>> Start(const std::string& key,
+                                                            const std::string& measure_helper = "");
   ~EmbeddedFarm();
 
   const std::string& tracker_address() const { return tracker_address_; }

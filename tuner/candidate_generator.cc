@@ -4,6 +4,7 @@
 #include "tuner/search_space/initial_population.h"
 #include "tuner/search_space/random_annotation.h"
 #include "tuner/search_space/sketch_rules.h"
+#include "tuner/tuning_profile.h"
 
 namespace tunefarm::tuner {
 // Lowering catches what replay cannot (e.g. a region that does not fit); such a state would
@@ -11,7 +12,10 @@ namespace tunefarm::tuner {
 absl::StatusOr<Candidate> MakeCandidate(schedule::State state, const SearchTarget& target,
                                         std::shared_ptr<const tir::PrimFunc> lowered) {
   if (lowered == nullptr) {
-    auto func = LowerProgram(state, target);
+    absl::StatusOr<tir::PrimFunc> func = [&] {
+      StageTimer timer(TuningStage::kLower);
+      return LowerProgram(state, target);
+    }();
     if (!func.ok()) return func.status();
     lowered = std::make_shared<const tir::PrimFunc>(std::move(*func));
   }

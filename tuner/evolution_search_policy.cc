@@ -9,6 +9,7 @@
 #include "tuner/features/program_features.h"
 #include "tuner/search_space/initial_population.h"
 #include "tuner/search_space/sketch_rules.h"
+#include "tuner/tuning_profile.h"
 
 namespace tunefarm::tuner {
 namespace {
@@ -68,15 +69,24 @@ std::vector<float> EvolutionSearchPolicy::Score(const std::vector<schedule::Stat
     auto it = features_.find(hash);
     if (it == features_.end()) {
       std::shared_ptr<const FeatureMatrix> features;
-      if (auto func = LowerProgram(programs[i], target_); func.ok())
+      absl::StatusOr<tir::PrimFunc> func = [&] {
+        StageTimer timer(TuningStage::kLower);
+        return LowerProgram(programs[i], target_);
+      }();
+      if (func.ok()) {
+        StageTimer timer(TuningStage::kFeatures);
         if (auto f = ExtractFeatures(*func); f.ok()) features = std::make_shared<const FeatureMatrix>(std::move(*f));
+      }
       it = features_.emplace(std::move(hash), std::move(features)).first;
     }
     if (it->second == nullptr) continue;
     batch.push_back(*it->second);
     where.push_back(i);
   }
-  auto predicted = model_->Predict(batch);
+  absl::StatusOr<std::vector<float>> predicted = [&] {
+    StageTimer timer(TuningStage::kCostModel);
+    return model_->Predict(batch);
+  }();
   if (!predicted.ok()) {
     // Untrained or failing model: every valid program scores the same (random order).
     for (size_t i : where) scores[i] = 1;
@@ -133,14 +143,17 @@ std::vector<Candidate> EvolutionSearchPolicy::NextBatch(int n, const std::set<st
 void EvolutionSearchPolicy::Observe(const std::vector<MeasuredCandidate>& results) {
   for (const MeasuredCandidate& m : results) {
     const double cost = m.record->IsValid() ? m.record->MeanCost() : 0.0;
-    if (m.candidate->lowered != nullptr)
+    if (m.candidate->lowered != nullptr) {
+      StageTimer timer(TuningStage::kFeatures);
       if (auto f = ExtractFeatures(*m.candidate->lowered); f.ok()) model_->Add(workload_key_, std::move(*f), cost);
+    }
     if (cost > 0) best_measured_.push_back({cost, m.candidate->state});
   }
   std::stable_sort(best_measured_.begin(), best_measured_.end(),
                    [](const auto& a, const auto& b) { return a.first < b.first; });
   if (best_measured_.size() > kBestMeasuredKept)
     best_measured_.erase(best_measured_.begin() + kBestMeasuredKept, best_measured_.end());
+  StageTimer timer(TuningStage::kCostModel);
   if (absl::Status s = model_->Retrain(); !s.ok() && options_.log)
     options_.log(StrCat("cost model: retraining failed (", std::string(s.message()), "); the previous model stays"));
 }

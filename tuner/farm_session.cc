@@ -3,6 +3,7 @@
 #include <map>
 
 #include "compiler/common/strings.h"
+#include "tuner/tuning_profile.h"
 
 namespace tunefarm::tuner {
 namespace {
@@ -75,6 +76,7 @@ absl::Status FarmSession::CheckLease() {
 
 absl::Status FarmSession::Upload(const BuiltKernel& kernel, bool force) {
   if (!force && uploaded_.count(kernel.sha256)) return absl::OkStatus();
+  StageTimer timer(TuningStage::kUpload);
   auto reply = agent_->Upload(kernel.bytes, &kernel.metadata);
   if (!reply.ok()) {
     return absl::Status(reply.status().code(), StrCat("upload to ", grant_.device_address(), ": ",
@@ -98,7 +100,14 @@ absl::Status FarmSession::MeasureOnce(const v1::MeasureOptions& options, const B
     c->mutable_kernel()->set_sha256(kernel->sha256);
     c->mutable_kernel()->set_entry(kTuneEntry);
   }
+  // The call's time beyond the agent's own measurements is queue wait (tuning_profile.h).
+  StageTimer call(TuningStage::kQueueWait);
   absl::Status status = agent_->Measure(request, [&](const v1::MeasureResult& result) {
+    if (result.finished_unix_us() > result.started_unix_us() && result.started_unix_us() > 0) {
+      const double seconds = 1e-6 * static_cast<double>(result.finished_unix_us() - result.started_unix_us());
+      TuningProfile::Global().Add(TuningStage::kMeasure, seconds);
+      TuningProfile::Global().Add(TuningStage::kQueueWait, -seconds, 0);
+    }
     if (not_found != nullptr && result.error_kind() == v1::ERROR_KIND_NOT_FOUND) {
       not_found->insert(result.id());
       return;

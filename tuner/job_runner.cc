@@ -19,6 +19,7 @@
 #include "tuner/task_name.h"
 #include "tuner/task_scheduler.h"
 #include "tuner/tuning_task.h"
+#include "tuner/tuning_profile.h"
 
 namespace tunefarm::tuner {
 namespace {
@@ -274,7 +275,10 @@ absl::Status JobRun::WriteRecord(TaskState& task, db::TuningRecord record) {
   if (!id.ok()) return id.status();
   record.record_id = *id;
   if (record.measured_unix_ms == 0) record.measured_unix_ms = UnixMillisNow();
-  auto written = db_->AddRecord(record);
+  auto written = [&] {
+    StageTimer timer(TuningStage::kDbWrite);
+    return db_->AddRecord(record);
+  }();
   if (!written.ok()) return written.status();
   ++stats_->records_written;
   task.measured.insert(record.schedule_hash);
@@ -284,7 +288,10 @@ absl::Status JobRun::WriteRecord(TaskState& task, db::TuningRecord record) {
     ++task.valid;
     if (task.best == 0 || record.MeanCost() < task.best) task.best = record.MeanCost();
   }
-  absl::Status updated = db_->UpdateJobProgress(job_id_, trials_done_);
+  absl::Status updated = [&] {
+    StageTimer timer(TuningStage::kDbWrite);
+    return db_->UpdateJobProgress(job_id_, trials_done_);
+  }();
   if (updated.code() == absl::StatusCode::kFailedPrecondition) {
     cancelled_ = true;  // final in the database: CancelJob got there first
   } else if (!updated.ok()) {
@@ -327,7 +334,10 @@ absl::Status JobRun::RunRound(int index) {
     }
     task.reference = std::move(*reference);
   }
-  std::vector<Candidate> batch = task.policy->NextBatch(RoundSize(index), task.measured);
+  std::vector<Candidate> batch = [&] {
+    StageTimer timer(TuningStage::kSampleReplay);
+    return task.policy->NextBatch(RoundSize(index), task.measured);
+  }();
   stats_->generated += static_cast<int64_t>(batch.size());
   if (batch.empty()) {
     task.exhausted = true;

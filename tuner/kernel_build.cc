@@ -1,9 +1,11 @@
 #include "tuner/kernel_build.h"
 
 #include "compiler/codegen/codegen.h"
+#include "compiler/codegen/shared_object.h"
 #include "compiler/common/sha256.h"
 #include "compiler/tir/lower.h"
 #include "deploy/tunefarm_abi.h"
+#include "tuner/tuning_profile.h"
 
 namespace tunefarm::tuner {
 namespace {
@@ -44,14 +46,25 @@ v1::KernelMetadata Describe(const tir::PrimFunc& f, const codegen::Target& targe
 }  // namespace
 
 absl::StatusOr<BuiltKernel> BuildKernel(const schedule::State& state, const codegen::Target& target) {
-  auto func = tir::Lower(state, kTuneEntry);
+  absl::StatusOr<tir::PrimFunc> func = [&] {
+    StageTimer timer(TuningStage::kLower);
+    return tir::Lower(state, kTuneEntry);
+  }();
   if (!func.ok()) return func.status();
   return BuildKernel(std::move(*func), target);
 }
 
 absl::StatusOr<BuiltKernel> BuildKernel(tir::PrimFunc func, const codegen::Target& target) {
   func.name = kTuneEntry;
-  auto bytes = codegen::BuildSharedObject({func}, target);
+  absl::StatusOr<std::string> object = [&] {
+    StageTimer timer(TuningStage::kCodegen);
+    return codegen::BuildObject({func}, target, {});
+  }();
+  if (!object.ok()) return object.status();
+  absl::StatusOr<std::string> bytes = [&] {
+    StageTimer timer(TuningStage::kLink);
+    return codegen::LinkSharedObject(*object);
+  }();
   if (!bytes.ok()) return bytes.status();
   BuiltKernel kernel;
   kernel.sha256 = Sha256Hex(*bytes);

@@ -1,0 +1,133 @@
+// Where a tuning job's time goes (issue "tuning throughput", part 1): a real job through the
+// embedded local farm (a tracker and an agent on loopback in this process, measuring in the
+// tunefarm-measure helper, as `tunefarm tune` without --tracker does), for GEMM 1024^3 and a
+// ResNet-18 conv, with the time per trial of every stage (tuner/tuning_profile.h) and the
+// trials per minute. The tuner and the agent share this machine's cores, so builds and
+// measurements never overlap (tuner/measurer.h): the stages add up to the wall time.
+//
+// Environment:
+//   TUNEFARM_STAGES_TRIALS      trials per workload (default 128)
+//   TUNEFARM_STAGES_THREADS     threads of the kernels (default: the machine's cores)
+//   TUNEFARM_STAGES_POPULATION  evolution population (default the job default, 2048)
+//   TUNEFARM_BENCH_FILTER       only the workloads whose name contains the text
+#include <unistd.h>
+
+#include <chrono>
+#include <cstdio>
+#include <cstdlib>
+#include <string>
+#include <thread>
+#include <vector>
+
+#include "bench/compiler/bench_kernels.h"
+#include "bench/compiler/bench_workloads.h"
+#include "cli/embedded_farm.h"
+#include "compiler/codegen/host_target.h"
+#include "db/tuning_database.h"
+#include "tuner/job_runner.h"
+#include "tuner/job_spec.h"
+#include "tuner/tuning_profile.h"
+
+using namespace tunefarm;
+
+namespace {
+
+int EnvInt(const char* name, int fallback) {
+  const char* v = std::getenv(name);
+  return v != nullptr && *v != '\0' ? std::atoi(v) : fallback;
+}
+
+struct Row {
+  std::string name;
+  std::shared_ptr<const te::ComputeDag> dag;
+};
+
+void PrintProfile(const std::string& name, int64_t trials, double wall_s) {
+  const tuner::TuningProfile& profile = tuner::TuningProfile::Global();
+  std::printf("\n%s: %lld trials in %.1f s: %.1f trials per minute\n", name.c_str(), static_cast<long long>(trials),
+              wall_s, trials > 0 ? 60.0 * static_cast<double>(trials) / wall_s : 0.0);
+  std::printf("  %-18s %9s %10s %7s %8s\n", "stage", "total s", "ms/trial", "share", "runs");
+  double staged = 0;
+  for (int s = 0; s < static_cast<int>(tuner::TuningStage::kCount); ++s) {
+    const auto stage = static_cast<tuner::TuningStage>(s);
+    const tuner::StageTotal total = profile.Get(stage);
+    staged += total.seconds;
+    std::printf("  %-18s %9.2f %10.1f %6.1f%% %8lld\n", std::string(tuner::TuningStageName(stage)).c_str(),
+                total.seconds, trials > 0 ? 1e3 * total.seconds / static_cast<double>(trials) : 0.0,
+                100.0 * total.seconds / wall_s, static_cast<long long>(total.count));
+  }
+  std::printf("  %-18s %9.2f %10.1f %6.1f%%\n", "(not in a stage)", wall_s - staged,
+              trials > 0 ? 1e3 * (wall_s - staged) / static_cast<double>(trials) : 0.0,
+              100.0 * (wall_s - staged) / wall_s);
+}
+
+}  // namespace
+
+int main() {
+  const int trials = EnvInt("TUNEFARM_STAGES_TRIALS", 128);
+  const int threads = EnvInt("TUNEFARM_STAGES_THREADS", static_cast<int>(std::thread::hardware_concurrency()));
+  const int population = EnvInt("TUNEFARM_STAGES_POPULATION", 0);
+  const char* filter = std::getenv("TUNEFARM_BENCH_FILTER");
+  const codegen::Target target = codegen::HostTarget();
+  const int lanes = target.VectorLanes(te::DType::kFloat32);
+  std::printf("target: %s\ncpu: %s\n%d trials per workload, %d threads, population %s\n", target.ToString().c_str(),
+              bench::CpuModelName().c_str(), trials, threads,
+              population > 0 ? std::to_string(population).c_str() : "default");
+
+  const bench::ConvShape conv = bench::ResNet18Convs()[0];
+  const int64_t block = std::min<int64_t>(lanes, 64);
+  std::vector<Row> rows = {
+      {"gemm 1024x1024x1024", bench::MatmulDag(1024, 1024, 1024)},
+      {"resnet-18 conv 64x56x56 3x3 nchw" + std::to_string(block) + "c", bench::ConvNchwcDag(conv, block, block)},
+  };
+
+  char dir_template[] = "/tmp/tunefarm-stages-XXXXXX";
+  if (mkdtemp(dir_template) == nullptr) {
+    std::perror("mkdtemp");
+    return 1;
+  }
+  const std::string db_path = std::string(dir_template) + "/stages.db";
+  auto farm = cli::EmbeddedFarm::Start("stages-bench", TUNEFARM_MEASURE_HELPER);
+  if (!farm.ok()) {
+    std::fprintf(stderr, "%s\n", std::string(farm.status().message()).c_str());
+    return 1;
+  }
+  for (const Row& row : rows) {
+    if (filter != nullptr && row.name.find(filter) == std::string::npos) continue;
+    auto database = db::TuningDatabase::Open(db_path);
+    if (!database.ok() || !(*database)->RegisterWorkload(row.dag->WorkloadKey(), row.dag->CanonicalText()).ok()) {
+      std::fprintf(stderr, "%s: cannot register the workload in %s\n", row.name.c_str(), db_path.c_str());
+      return 1;
+    }
+    v1::JobSpec spec;
+    spec.mutable_tasks()->add_tasks()->set_workload_key(row.dag->WorkloadKey());
+    spec.set_device_key("stages-bench");
+    spec.set_trial_budget(trials);
+    spec.set_threads(threads);
+    spec.set_name(row.name);
+    if (population > 0) spec.mutable_search()->set_population(population);
+    auto job = (*database)->CreateJob(tuner::SpecToJson(spec), trials);
+    if (!job.ok()) {
+      std::fprintf(stderr, "%s\n", std::string(job.status().message()).c_str());
+      return 1;
+    }
+    database->reset();
+
+    tuner::RunnerOptions options;
+    options.db_path = db_path;
+    options.farm.tracker = (*farm)->tracker_address();
+    options.farm.token = (*farm)->token();
+    tuner::JobRunner runner(options);
+    tuner::TuningProfile::Global().Reset();
+    const auto start = std::chrono::steady_clock::now();
+    v1::JobProgress last = runner.Run(job->job_id);
+    const double wall_s = std::chrono::duration<double>(std::chrono::steady_clock::now() - start).count();
+    if (last.state() != v1::JOB_STATE_SUCCEEDED)
+      std::printf("%s: job ended %s: %s\n", row.name.c_str(), v1::JobState_Name(last.state()).c_str(),
+                  last.message().c_str());
+    PrintProfile(row.name, runner.stats().records_written, wall_s);
+  }
+  std::error_code ec;
+  std::filesystem::remove_all(dir_template, ec);
+  return 0;
+}

@@ -1,0 +1,57 @@
+// The tuning profile: stages add up, and a timer nested in another pauses it, so that the
+// stages of one thread sum to its wall time (tuner/tuning_profile.h).
+#include "tuner/tuning_profile.h"
+
+#include <gtest/gtest.h>
+
+#include <chrono>
+#include <thread>
+
+namespace tunefarm::tuner {
+namespace {
+
+using namespace std::chrono_literals;
+
+TEST(TuningProfile, NestedStagesAreExclusive) {
+  TuningProfile& profile = TuningProfile::Global();
+  profile.Reset();
+  const auto start = std::chrono::steady_clock::now();
+  {
+    StageTimer outer(TuningStage::kSampleReplay);
+    std::this_thread::sleep_for(20ms);
+    {
+      StageTimer inner(TuningStage::kLower);
+      std::this_thread::sleep_for(40ms);
+    }
+    std::this_thread::sleep_for(20ms);
+  }
+  const double wall = std::chrono::duration<double>(std::chrono::steady_clock::now() - start).count();
+  const StageTotal outer = profile.Get(TuningStage::kSampleReplay), inner = profile.Get(TuningStage::kLower);
+  EXPECT_EQ(outer.count, 1);
+  EXPECT_EQ(inner.count, 1);
+  EXPECT_GE(inner.seconds, 0.040);
+  EXPECT_GE(outer.seconds, 0.040);
+  // Exclusive: the outer stage does not count the inner one's 40 ms again.
+  EXPECT_LE(outer.seconds + inner.seconds, wall + 1e-3);
+  EXPECT_LT(outer.seconds, wall - 0.035);
+}
+
+TEST(TuningProfile, AddAndResetAndNames) {
+  TuningProfile& profile = TuningProfile::Global();
+  profile.Reset();
+  profile.Add(TuningStage::kMeasure, 0.5);
+  profile.Add(TuningStage::kMeasure, 0.25, 2);
+  profile.Add(TuningStage::kQueueWait, 1.0);
+  profile.Add(TuningStage::kQueueWait, -0.75, 0);  // the agent's share of a call, moved to kMeasure
+  EXPECT_NEAR(profile.Get(TuningStage::kMeasure).seconds, 0.75, 1e-9);
+  EXPECT_EQ(profile.Get(TuningStage::kMeasure).count, 3);
+  EXPECT_NEAR(profile.Get(TuningStage::kQueueWait).seconds, 0.25, 1e-9);
+  EXPECT_EQ(profile.Get(TuningStage::kQueueWait).count, 1);
+  profile.Reset();
+  EXPECT_EQ(profile.Get(TuningStage::kMeasure).count, 0);
+  for (int s = 0; s < static_cast<int>(TuningStage::kCount); ++s)
+    EXPECT_NE(TuningStageName(static_cast<TuningStage>(s)), "?");
+}
+
+}  // namespace
+}  // namespace tunefarm::tuner
