@@ -8,8 +8,9 @@
 
 namespace tunefarm::passes {
 
-// The largest divisor of `channels` that is <= block: every value with C channels is blocked by
-// it, so values that meet in one op (Add, Concat) agree without padding.
+// The block of a value with `channels` channels: a divisor of it <= block, so values that meet
+// in one op (Add, Concat) agree without padding. The largest power-of-two divisor when it is at
+// least half the largest divisor (1000 -> 8, 24 -> 8), else the largest (3 -> 3, 12 -> 12).
 int64_t ChannelBlock(int64_t channels, int64_t block);
 
 // Conv weight [K, Cg, R, S] -> [K/y, Cg/xi, R, S, xi, y] (xi divides Cg, y divides K).

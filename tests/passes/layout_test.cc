@@ -106,11 +106,16 @@ int Count(const Graph& g, const std::string& op) {
   return counts.count(op) ? counts.at(op) : 0;
 }
 
-TEST(LayoutPassTest, ChannelBlockIsTheLargestDivisor) {
+// A divisor, preferring a power of two (whole vector registers) unless a larger divisor is
+// more than twice as wide.
+TEST(LayoutPassTest, ChannelBlockIsADivisorPreferringPowersOfTwo) {
   EXPECT_EQ(ChannelBlock(64, 16), 16);
   EXPECT_EQ(ChannelBlock(3, 16), 3);
-  EXPECT_EQ(ChannelBlock(1000, 16), 10);
-  EXPECT_EQ(ChannelBlock(12, 8), 6);
+  EXPECT_EQ(ChannelBlock(1000, 16), 8);
+  EXPECT_EQ(ChannelBlock(24, 16), 8);
+  EXPECT_EQ(ChannelBlock(12, 16), 12);
+  EXPECT_EQ(ChannelBlock(12, 8), 4);
+  EXPECT_EQ(ChannelBlock(20, 16), 10);
   EXPECT_EQ(ChannelBlock(7, 4), 1);
 }
 
@@ -329,7 +334,7 @@ TEST_P(LayoutNumericsTest, MatchesTheNodeByNodeReference) {
 }
 
 const Channels kDivisible = {16, 32, 16, 16};
-// Blocks at 8 / 16: 3 -> 3, 12 -> 6 / 12, 6 -> 6, 10 -> 5 / 10 (their concat 20 -> 5 / 10).
+// Blocks at 8 / 16: 3 -> 3, 12 -> 4 / 12, 6 -> 6, 10 -> 5 / 10 (their concat 20 -> 5 / 10).
 const Channels kRagged = {3, 12, 6, 10};
 
 INSTANTIATE_TEST_SUITE_P(
