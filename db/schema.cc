@@ -1,7 +1,10 @@
 // Opening a database: identify the file, set the pragmas, run migrations.
+#include <unistd.h>
+
 #include <array>
 #include <cstring>
 #include <filesystem>
+#include <fstream>
 #include <string>
 
 #include "absl/strings/str_cat.h"
@@ -186,11 +189,20 @@ absl::Status Migrate(Connection& connection) {
 
 // Whether a read-only open failed only because the WAL index (PATH-shm) cannot be created
 // beside a WAL database, and no PATH-wal holds changes the main file lacks.
+// Only then is reading the main file alone (immutable) the same as reading the database: it is
+// in WAL mode (header bytes 18 and 19 are 2), nothing beside it holds changes (no -wal, -shm or
+// hot -journal), and we cannot write its directory (so SQLite could not create the index).
 bool NeedsWalIndexItCannotCreate(Connection& connection, const std::string& path) {
   const int rc = sqlite3_errcode(connection.handle()) & 0xff;
   if (rc != SQLITE_READONLY && rc != SQLITE_CANTOPEN) return false;
   std::error_code error;
-  return !std::filesystem::exists(path + "-wal", error) && !std::filesystem::exists(path + "-shm", error);
+  for (const char* companion : {"-wal", "-shm", "-journal"})
+    if (std::filesystem::exists(path + companion, error)) return false;
+  std::ifstream in(path, std::ios::binary);
+  char header[20] = {};
+  if (!in.read(header, sizeof header) || header[18] != 2 || header[19] != 2) return false;
+  const std::filesystem::path parent = std::filesystem::absolute(path, error).parent_path();
+  return access(parent.c_str(), W_OK) != 0;
 }
 
 }  // namespace
@@ -215,6 +227,12 @@ absl::StatusOr<std::unique_ptr<TuningDatabase>> TuningDatabase::Open(const std::
     connection = Connection::Open(path, flags, "immutable=1");
     if (!connection.ok()) return connection.status();
     identity = ReadIdentity(**connection);
+  }
+  if (!identity.ok() && options.read_only && (sqlite3_errcode((*connection)->handle()) & 0xff) == SQLITE_READONLY) {
+    return absl::FailedPreconditionError(internal::Cat(
+        path, ": cannot be read here: SQLite reads this WAL database through ", path,
+        "-shm, which it cannot create or open (is the directory writable? is a -wal or -shm left beside it by a "
+        "writer that did not finish? then its owner can open it once to clean up)"));
   }
   if (!identity.ok()) return identity.status();
   Connection& c = **connection;

@@ -1,5 +1,7 @@
 #include "tuner/farm_session.h"
 
+#include <algorithm>
+#include <chrono>
 #include <map>
 
 #include "compiler/common/strings.h"
@@ -100,20 +102,27 @@ absl::Status FarmSession::MeasureOnce(const v1::MeasureOptions& options, const B
     c->mutable_kernel()->set_sha256(kernel->sha256);
     c->mutable_kernel()->set_entry(kTuneEntry);
   }
-  // The call's time beyond the agent's own measurements is queue wait (tuning_profile.h).
-  StageTimer call(TuningStage::kQueueWait);
+  // The call's time beyond the agent's own measurements and our handling of its results
+  // (which overlaps the agent's next measurement, so the remainder is clamped at 0) is queue
+  // wait (tuning_profile.h).
+  const auto call_start = std::chrono::steady_clock::now();
+  double measured = 0, handling = 0;
   absl::Status status = agent_->Measure(request, [&](const v1::MeasureResult& result) {
+    const auto handling_start = std::chrono::steady_clock::now();
     if (result.finished_unix_us() > result.started_unix_us() && result.started_unix_us() > 0) {
       const double seconds = 1e-6 * static_cast<double>(result.finished_unix_us() - result.started_unix_us());
       TuningProfile::Global().Add(TuningStage::kMeasure, seconds);
-      TuningProfile::Global().Add(TuningStage::kQueueWait, -seconds, 0);
+      measured += seconds;
     }
     if (not_found != nullptr && result.error_kind() == v1::ERROR_KIND_NOT_FOUND) {
       not_found->insert(result.id());
-      return;
+    } else {
+      on_result(result);
     }
-    on_result(result);
+    handling += std::chrono::duration<double>(std::chrono::steady_clock::now() - handling_start).count();
   });
+  const double call = std::chrono::duration<double>(std::chrono::steady_clock::now() - call_start).count();
+  TuningProfile::Global().Add(TuningStage::kQueueWait, std::max(0.0, call - measured - handling));
   if (!status.ok()) {
     return absl::Status(status.code(), StrCat("measure on ", grant_.device_address(), ": ", Text(status)));
   }

@@ -6,9 +6,10 @@
 // Stages are exclusive: a timer started inside another (a lowering inside the search) pauses the
 // outer one on that thread, so the stages of one thread add up to its wall time. Seconds are
 // summed over threads (a stage run on two threads for one second counts two).
-// Measurement and queue wait come from the agent's own clock per candidate (MeasureResult's
-// started/finished), so they hold for a remote agent too: queue wait is what a measure call
-// spent beyond the agent's measurements (transport, queueing behind other work, helper start).
+// Measurement comes from the agent's own clock per candidate (MeasureResult's started/finished,
+// which include starting its helper process), so it holds for a remote agent too; queue wait is
+// what a measure call spent beyond those measurements and the tuner's handling of the results
+// (transport, queueing behind other work), at least 0 per call.
 #pragma once
 
 #include <array>

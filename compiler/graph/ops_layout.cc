@@ -87,6 +87,8 @@ absl::Status InferWinogradDataPack(const Node& n, const std::vector<TensorType>&
   const int64_t tile = n.attrs.GetInt("tile"), alpha = tile + 2;
   const std::vector<int64_t> pads = n.attrs.GetInts("pads");
   if (pads.size() != 4) return Error("pads must have 4 values");
+  for (int64_t pad : pads)
+    if (pad < 0) return Error("pads must be >= 0");
   const auto& s = in[0].shape;
   const int64_t oh = s[2] + pads[0] + pads[2] - 2, ow = s[3] + pads[1] + pads[3] - 2;
   if (oh < 1 || ow < 1) return Error(StrCat("a 3x3 window does not fit ", in[0].ToString(), " with these pads"));
@@ -97,6 +99,7 @@ absl::Status InferWinogradDataPack(const Node& n, const std::vector<TensorType>&
 absl::Status InferWinogradBatchGemm(const Node&, const std::vector<TensorType>& in, std::vector<TensorType>* out) {
   TF_RETURN_IF_ERROR(NeedRank(in[0], 5, "V"));
   TF_RETURN_IF_ERROR(NeedRank(in[1], 6, "weight"));
+  if (in[0].dtype != in[1].dtype) return Error("V and the weight have different dtypes");
   const auto& v = in[0].shape;
   const auto& u = in[1].shape;
   if (u[0] != v[2] || u[1] != v[3] || u[3] != v[0] || u[4] != v[4])

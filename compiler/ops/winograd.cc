@@ -2,6 +2,7 @@
 
 #include <functional>
 
+#include "compiler/common/check.h"
 #include "compiler/common/strings.h"
 #include "compiler/ops/pad.h"
 
@@ -83,6 +84,9 @@ bool WinogradApplies(int64_t r, int64_t s, const std::array<int64_t, 2>& stride,
 
 std::vector<float> TransformWinogradWeight(const std::vector<float>& w, int64_t k, int64_t c, int m, int64_t x,
                                            int64_t y) {
+  TF_CHECK(WinogradF(m) != nullptr && x > 0 && y > 0 && k % y == 0 && c % x == 0 &&
+               static_cast<int64_t>(w.size()) == k * c * 9,
+           "TransformWinogradWeight: weight, tile size or blocks do not fit");
   const WinogradMatrices& f = *WinogradF(m);
   const int alpha = f.alpha;
   std::vector<float> u(static_cast<size_t>(alpha * alpha * k * c));

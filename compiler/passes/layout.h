@@ -17,8 +17,9 @@
 // WinogradBatchGemm with the weight transformed at compile time, and WinogradInverse with the
 // bias; m = 4 when the output is at least 8x8, else 2.
 //
-// Blocks: a value with C channels uses ChannelBlock(C, block), the largest divisor of C that is
-// <= block (3 for an RGB input), so no channel is ever padded and operands always agree.
+// Blocks: a value with C channels uses ChannelBlock(C, block) (layout_pack.h), a divisor of C
+// that is <= block (3 for an RGB input, 8 for 1000 classes), so no channel is ever padded and
+// operands always agree.
 #pragma once
 
 #include "absl/status/statusor.h"

@@ -1,6 +1,9 @@
 #include "compiler/te/access_analysis.h"
 
 #include <set>
+#include <string>
+
+#include "compiler/te/expr_text.h"
 
 namespace tunefarm::te {
 namespace {
@@ -49,7 +52,16 @@ std::vector<StageAnalysis> AnalyzeStages(const ComputeDag& dag) {
     a.has_reduction = t.reduce != ReduceKind::kNone;
     // A body with many loads (a Winograd transform reads a whole tile) would be recomputed
     // per element of every reader: it stays a stage of its own.
-    for (const auto& [src, index_lists] : a.reads) a.loads += static_cast<int>(index_lists.size());
+    // Distinct elements read: a body may repeat one load many times (Sin's polynomial reads
+    // x(i) over a hundred times), which inlining does not multiply.
+    std::set<std::string> distinct;
+    for (const auto& [src, index_lists] : a.reads)
+      for (const auto& indices : index_lists) {
+        std::string key = std::to_string(src);
+        for (const Expr& i : indices) key += "," + ExprToText(i);
+        distinct.insert(std::move(key));
+      }
+    a.loads = static_cast<int>(distinct.size());
     a.strictly_inlinable = !a.has_reduction && !a.is_output && !HasExpensiveMath(t.body) &&
                            a.loads <= StageAnalysis::kMaxInlinedLoads;
     double points = static_cast<double>(t.NumElements());

@@ -46,9 +46,10 @@ struct StageAnalysis {
   bool is_output = false;
   bool has_reduction = false;
   bool strictly_inlinable = false;  // no reduction, not an output, no expensive math, <= kMaxInlinedLoads
-  static constexpr int kMaxInlinedLoads = 16;
+  // A 4x4 Winograd tile reads 16 distinct elements; a Concat or a linear Resize reads a few.
+  static constexpr int kMaxInlinedLoads = 8;
   bool needs_multi_level_tiling = false;  // a reduction with data reuse (GEMM, conv)
-  int loads = 0;  // loads in the body (a Winograd transform reads a whole tile)
+  int loads = 0;  // distinct elements the body reads (a Winograd transform reads a whole tile)
   double flops = 0;
 };
 

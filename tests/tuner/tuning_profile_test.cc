@@ -42,7 +42,7 @@ TEST(TuningProfile, AddAndResetAndNames) {
   profile.Add(TuningStage::kMeasure, 0.5);
   profile.Add(TuningStage::kMeasure, 0.25, 2);
   profile.Add(TuningStage::kQueueWait, 1.0);
-  profile.Add(TuningStage::kQueueWait, -0.75, 0);  // the agent's share of a call, moved to kMeasure
+  profile.Add(TuningStage::kQueueWait, -0.75, 0);  // a correction: time only, no run
   EXPECT_NEAR(profile.Get(TuningStage::kMeasure).seconds, 0.75, 1e-9);
   EXPECT_EQ(profile.Get(TuningStage::kMeasure).count, 3);
   EXPECT_NEAR(profile.Get(TuningStage::kQueueWait).seconds, 0.25, 1e-9);
