@@ -67,6 +67,20 @@ absl::StatusOr<FusionPlan> FuseOps(const graph::Graph& g) {
         if (join < 0 || (building[gid].master >= 0 && building[join].master < 0)) join = gid;
       }
     }
+    if (p == OpPattern::kReduction) {
+      // A reduction reads each element of its input once, so an elementwise chain that only it
+      // reads (a layer norm's square) runs inside it at no extra cost: it joins that chain as
+      // its master, and its own epilogue follows.
+      for (NodeEntry e : n.inputs) {
+        int gid = group_of[e.node];
+        if (gid < 0 || building[gid].master >= 0 || building[gid].opaque || uses.NumConsumers(e) != 1 ||
+            uses.IsOutput(e))
+          continue;
+        join = gid;
+        building[gid].master = id;
+        break;
+      }
+    }
     if (join < 0) {
       join = static_cast<int>(building.size());
       building.push_back({});

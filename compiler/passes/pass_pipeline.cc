@@ -8,6 +8,7 @@
 #include "compiler/passes/dense_weights.h"
 #include "compiler/passes/graph_rewriter.h"
 #include "compiler/passes/layout.h"
+#include "compiler/passes/square_by_multiplication.h"
 
 namespace tunefarm::passes {
 namespace {
@@ -39,6 +40,7 @@ absl::StatusOr<graph::Graph> OptimizeGraph(const graph::Graph& input, const Pass
       {"bn-fold", FoldBatchNorm, options.fold_batch_norm},
       {"const-fold", FoldConstants, options.fold_constants},
       {"dense-weights", PretransposeDenseWeights, options.pretranspose_dense_weights},
+      {"square-by-mul", SquareByMultiplication, options.square_by_multiplication},
       {"cse", EliminateCommonSubexpressions, options.eliminate_common_subexpressions},
       {"dce", EliminateDeadCode, true},
   };

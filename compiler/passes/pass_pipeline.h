@@ -13,6 +13,8 @@ struct PassOptions {
   bool eliminate_common_subexpressions = true;
   // Gemm weights given as [out, in] (transB = 1) transposed at compile time (dense_weights.h).
   bool pretranspose_dense_weights = true;
+  // Pow(x, 2) as Mul(x, x) (square_by_multiplication.h).
+  bool square_by_multiplication = true;
   // NCHW[x]c block for the conv region (layout.h), normally the target's float vector lanes;
   // 0 leaves the graph in NCHW. build::PlanModel sets it from the target.
   int layout_block = 0;
@@ -21,8 +23,8 @@ struct PassOptions {
 };
 
 // Runs constant folding, conv+BN folding, constant folding again, dense weight
-// pre-transposition, CSE, DCE, then (with a layout_block) the NCHW[x]c layout pass and DCE
-// again; returns the rewritten graph. Graph inputs and outputs keep their names.
+// pre-transposition, squares by multiplication, CSE, DCE, then (with a layout_block) the
+// NCHW[x]c layout pass and DCE again; returns the rewritten graph. Graph inputs and outputs keep their names.
 absl::StatusOr<graph::Graph> OptimizeGraph(const graph::Graph& g, const PassOptions& options = {});
 
 }  // namespace tunefarm::passes

@@ -2,6 +2,7 @@
 #include <algorithm>
 
 #include "compiler/common/strings.h"
+#include "compiler/schedule/compute_at_check.h"
 #include "compiler/schedule/step_common.h"
 
 namespace tunefarm::schedule {
@@ -51,23 +52,27 @@ std::string AttachmentProblem(const State& state, int stage, int target, int nod
   return "";
 }
 
+std::string ComputeAtProblem(const State& state, int stage_id, int target_stage, int target_iter) {
+  if (target_iter < 0) return "negative target iterator";
+  const Stage& stage = state.stage(stage_id);
+  const Stage& target = state.stage(target_stage);
+  const te::ComputeDag& dag = state.dag();
+  if (dag.analysis(stage.tensor_id).is_output) return "an output stage cannot be computed inside another stage";
+  if (stage.location == ComputeLocation::kInlined) return "the stage is inlined";
+  if (target_stage == stage_id) return "a stage cannot be computed inside itself";
+  // Any loop of a stage that reads this one, directly or through a chain of readers, as long
+  // as every reader runs inside that loop.
+  if (!Reaches(dag, stage_id, target_stage))
+    return StrCat("stage ", target_stage, " does not read this stage, directly or through other stages");
+  return AttachmentProblem(state, stage_id, target_stage, target.iters[target_iter].node);
+}
+
 absl::Status ApplyComputeAt(const ComputeAtStep& step, State* state) {
   if (auto s = CheckStageIter(*state, "CA", step.stage, -1); !s.ok()) return s;
   if (auto s = CheckStageIter(*state, "CA", step.target_stage, step.target_iter); !s.ok()) return s;
-  auto error = [&](std::string_view why) { return StepError("CA", step.stage, -1, why); };
-  if (step.target_iter < 0) return error("negative target iterator");
-  const Stage& stage = state->stage(step.stage);
+  std::string problem = ComputeAtProblem(*state, step.stage, step.target_stage, step.target_iter);
+  if (!problem.empty()) return StepError("CA", step.stage, -1, problem);
   const Stage& target = state->stage(step.target_stage);
-  const te::ComputeDag& dag = state->dag();
-  if (dag.analysis(stage.tensor_id).is_output) return error("an output stage cannot be computed inside another stage");
-  if (stage.location == ComputeLocation::kInlined) return error("the stage is inlined");
-  if (step.target_stage == step.stage) return error("a stage cannot be computed inside itself");
-  // Any loop of a stage that reads this one, directly or through a chain of readers, as long
-  // as every reader runs inside that loop.
-  if (!Reaches(dag, step.stage, step.target_stage))
-    return error(StrCat("stage ", step.target_stage, " does not read this stage, directly or through other stages"));
-  std::string problem = AttachmentProblem(*state, step.stage, step.target_stage, target.iters[step.target_iter].node);
-  if (!problem.empty()) return error(problem);
   Stage& st = state->mutable_stage(step.stage);
   st.location = ComputeLocation::kAt;
   st.attach_stage = step.target_stage;

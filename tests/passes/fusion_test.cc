@@ -101,18 +101,63 @@ TEST(FusionTest, InjectiveChainsReductionEpilogueOpaqueAndViews) {
   auto plan = FuseOps(g);
   ASSERT_TRUE(plan.ok());
   ExpectValidPlan(g, *plan);
-  ASSERT_EQ(plan->groups.size(), 5u) << FusionPlanToString(g, *plan);
-  EXPECT_EQ(Ops(g, plan->groups[0]), (std::vector<std::string>{"Transpose", "Exp"}));
-  EXPECT_EQ(plan->groups[0].anchor, e.node);
-  EXPECT_EQ(Ops(g, plan->groups[1]), (std::vector<std::string>{"ReduceSum", "Sqrt"}));
-  EXPECT_EQ(plan->groups[1].pattern, graph::OpPattern::kReduction);
-  EXPECT_EQ(Ops(g, plan->groups[2]), (std::vector<std::string>{"Softmax"}));
-  EXPECT_EQ(Ops(g, plan->groups[3]), (std::vector<std::string>{"Relu"}));
-  EXPECT_EQ(Ops(g, plan->groups[4]), (std::vector<std::string>{"Reshape"}));
-  EXPECT_TRUE(plan->groups[4].is_view);
+  ASSERT_EQ(plan->groups.size(), 4u) << FusionPlanToString(g, *plan);
+  // The reduction reads each element of the chain once: the chain is its prologue.
+  EXPECT_EQ(Ops(g, plan->groups[0]), (std::vector<std::string>{"Transpose", "Exp", "ReduceSum", "Sqrt"}));
+  EXPECT_EQ(plan->groups[0].anchor, sum.node);
+  EXPECT_EQ(plan->groups[0].pattern, graph::OpPattern::kReduction);
+  EXPECT_EQ(plan->groups[0].outputs, std::vector<NodeEntry>{sq});
+  EXPECT_EQ(Ops(g, plan->groups[1]), (std::vector<std::string>{"Softmax"}));
+  EXPECT_EQ(Ops(g, plan->groups[2]), (std::vector<std::string>{"Relu"}));
+  EXPECT_EQ(Ops(g, plan->groups[3]), (std::vector<std::string>{"Reshape"}));
+  EXPECT_TRUE(plan->groups[3].is_view);
   EXPECT_FALSE(plan->groups[0].is_view);
   std::string text = FusionPlanToString(g, *plan);
-  EXPECT_NE(text.find("#1 ReduceSum+Sqrt anchor=ReduceSum 'sum' (reduction)"), std::string::npos) << text;
+  EXPECT_NE(text.find("#0 Transpose+Exp+ReduceSum+Sqrt anchor=ReduceSum 'sum' (reduction)"), std::string::npos) << text;
+}
+
+TEST(FusionTest, ALayerNormSquaresInsideItsSecondReduction) {
+  // PyTorch's decomposed layer norm: d = x - mean(x) is read twice (the square and the
+  // division), so it ends the first reduction's group; the square joins the second reduction.
+  Graph g;
+  NodeEntry x = Input(g, "x", {4, 8});
+  Attrs axes;
+  axes.Set("axes", std::vector<int64_t>{1});
+  NodeEntry mean = Op(g, "ReduceMean", "mean", {x}, axes);
+  NodeEntry d = Op(g, "Sub", "d", {x, mean});
+  NodeEntry square = Op(g, "Mul", "square", {d, d});
+  NodeEntry var = Op(g, "ReduceMean", "var", {square}, axes);
+  NodeEntry stddev = Op(g, "Sqrt", "stddev", {var});
+  NodeEntry y = Op(g, "Div", "y", {d, stddev});
+  g.AddOutput("y", y);
+  auto plan = FuseOps(g);
+  ASSERT_TRUE(plan.ok());
+  ExpectValidPlan(g, *plan);
+  ASSERT_EQ(plan->groups.size(), 2u) << FusionPlanToString(g, *plan);
+  EXPECT_EQ(Ops(g, plan->groups[0]), (std::vector<std::string>{"ReduceMean", "Sub"}));
+  EXPECT_EQ(Ops(g, plan->groups[1]), (std::vector<std::string>{"Mul", "ReduceMean", "Sqrt", "Div"}));
+  EXPECT_EQ(plan->groups[1].anchor, var.node);
+}
+
+TEST(FusionTest, AReductionLeavesAChainThatOthersReadOrAnOpaqueOp) {
+  Graph g;
+  NodeEntry x = Input(g, "x", {4, 8});
+  Attrs axes;
+  axes.Set("axes", std::vector<int64_t>{1});
+  NodeEntry e = Op(g, "Exp", "e", {x});
+  NodeEntry sum = Op(g, "ReduceSum", "sum", {e}, axes);  // e is also read by the Div below
+  NodeEntry y = Op(g, "Div", "y", {e, sum});
+  NodeEntry sm = Op(g, "Softmax", "sm", {y});
+  NodeEntry max = Op(g, "ReduceMax", "max", {sm}, axes);  // an opaque group stays whole
+  g.AddOutput("max", max);
+  auto plan = FuseOps(g);
+  ASSERT_TRUE(plan.ok());
+  ExpectValidPlan(g, *plan);
+  ASSERT_EQ(plan->groups.size(), 4u) << FusionPlanToString(g, *plan);
+  EXPECT_EQ(Ops(g, plan->groups[0]), (std::vector<std::string>{"Exp"}));
+  EXPECT_EQ(Ops(g, plan->groups[1]), (std::vector<std::string>{"ReduceSum", "Div"}));
+  EXPECT_EQ(Ops(g, plan->groups[2]), (std::vector<std::string>{"Softmax"}));
+  EXPECT_EQ(Ops(g, plan->groups[3]), (std::vector<std::string>{"ReduceMax"}));
 }
 
 }  // namespace

@@ -11,6 +11,7 @@
 #include "compiler/passes/graph_memory.h"
 #include "compiler/passes/graph_rewriter.h"
 #include "compiler/passes/pass_pipeline.h"
+#include "compiler/passes/square_by_multiplication.h"
 #include "tests/passes/plan_checker.h"
 #include "tests/passes/test_graphs.h"
 
@@ -42,6 +43,7 @@ Optimized Prepare(const std::string& model) {
   const std::pair<const char*, Pass> passes[] = {{"const-fold", FoldConstants},
                                                  {"bn-fold", FoldBatchNorm},
                                                  {"const-fold", FoldConstants},
+                                                 {"square-by-mul", SquareByMultiplication},
                                                  {"cse", EliminateCommonSubexpressions},
                                                  {"dce", EliminateDeadCode}};
   for (const auto& [name, pass] : passes) {

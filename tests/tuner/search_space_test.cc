@@ -21,6 +21,7 @@
 #include "compiler/tir/lower.h"
 #include "tests/common/dag_evaluator.h"
 #include "tests/common/test_dags.h"
+#include "tuner/search_space/compute_location_choices.h"
 #include "tuner/search_space/initial_population.h"
 #include "tuner/search_space/random_annotation.h"
 #include "tuner/search_space/sketch_rules.h"
@@ -398,6 +399,45 @@ TEST(RandomAnnotation, OneCoreMeansNoParallelLoop) {
     for (const schedule::Stage& st : program->stages())
       for (const schedule::Iterator& it : st.iters) EXPECT_NE(it.annotation, schedule::IterAnnotation::kParallel);
   }
+}
+
+bool HasChoice(const std::vector<schedule::Step>& choices, int stage, int target, int iter) {
+  for (const schedule::Step& c : choices) {
+    const auto* at = std::get_if<schedule::ComputeAtStep>(&c);
+    if (at && at->stage == stage && at->target_stage == target && at->target_iter == iter) return true;
+  }
+  return false;
+}
+
+TEST(ComputeLocations, AStageWithTwoReadersJoinsThemInsideTheirCommonReader) {
+  // softmax: max -> exp -> {sum, out}, sum -> out. With the sum computed at the division's row
+  // loop, the exp (read by both) can go there too, and then the max through the chain.
+  te::DagBuilder b;
+  auto x = b.Placeholder("x", DType::kFloat32, {6, 40});
+  auto dag = b.Build({ops::Softmax(b, x)});
+  State s(dag);
+  const int max = StageNamed(s, "softmax.max"), exp = StageNamed(s, "softmax.exp");
+  const int sum = StageNamed(s, "softmax.sum"), out = StageNamed(s, "softmax");
+  ASSERT_TRUE(s.ComputeAt(sum, out, 0).ok());
+  ASSERT_TRUE(HasChoice(ComputeLocationChoices(s, exp), exp, out, 0)) << s.ToString();
+  EXPECT_FALSE(HasChoice(ComputeLocationChoices(s, exp), exp, out, 1)) << "inside the loop that hosts the sum";
+  ASSERT_TRUE(s.ComputeAt(exp, out, 0).ok());
+  std::vector<schedule::Step> max_choices = ComputeLocationChoices(s, max);
+  EXPECT_TRUE(HasChoice(max_choices, max, exp, 0)) << "its direct reader's loops stay choices";
+  ASSERT_TRUE(HasChoice(max_choices, max, out, 0)) << s.ToString();
+  ASSERT_TRUE(s.ComputeAt(max, out, 0).ok());
+  EXPECT_TRUE(RunAndCompare(s, MakeReference(*dag, 3)).ok()) << s.ToString();
+  // Random annotation draws such programs.
+  std::mt19937_64 rng(21);
+  int joined = 0;
+  for (const State& sketch : Sketches(dag))
+    for (int i = 0; i < 40; ++i) {
+      auto program = AnnotateRandomly(sketch, TestTarget(), rng);
+      ASSERT_TRUE(program.ok()) << program.status();
+      const schedule::Stage& e = program->stage(StageNamed(*program, "softmax.exp"));
+      joined += e.location == ComputeLocation::kAt && e.attach_stage == StageNamed(*program, "softmax");
+    }
+  EXPECT_GT(joined, 0);
 }
 
 // Every op family: 200 distinct sampled programs each lower and compute what the DAG means.

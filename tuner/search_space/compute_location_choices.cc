@@ -1,5 +1,7 @@
 #include "tuner/search_space/compute_location_choices.h"
 
+#include "compiler/schedule/compute_at_check.h"
+
 namespace tunefarm::tuner {
 
 using schedule::ComputeLocation;
@@ -23,14 +25,17 @@ std::vector<Step> ComputeLocationChoices(const State& s, int stage) {
   std::vector<Step> out;
   if (!s.dag().analysis(s.stage(stage).tensor_id).has_reduction) out.push_back(schedule::ComputeInlineStep{stage});
   out.push_back(schedule::ComputeRootStep{stage});
-  std::vector<int> readers = s.EffectiveConsumers(stage);
-  if (readers.size() != 1) return out;
-  const schedule::Stage& reader = s.stage(readers[0]);
-  for (int i = 0; i < static_cast<int>(reader.iters.size()) && reader.node_of(i).kind == schedule::IterKind::kSpace;
-       ++i) {
-    if (reader.node_of(i).extent == 1) continue;
-    out.push_back(schedule::ComputeAtStep{stage, readers[0], i});
-    if (!s.AttachedAt(readers[0], reader.iters[i].node).empty()) break;
+  // Stages are in topological order: every stage that reads this one, directly or through a
+  // chain, comes after it. (A softmax's exp is read by the sum and the division: with the sum
+  // computed at the division's row loop, the exp can be computed there too.)
+  for (int target = stage + 1; target < static_cast<int>(s.stages().size()); ++target) {
+    const schedule::Stage& t = s.stage(target);
+    if (t.is_placeholder || t.location == ComputeLocation::kInlined) continue;
+    for (int i = 0; i < static_cast<int>(t.iters.size()) && t.node_of(i).kind == schedule::IterKind::kSpace; ++i) {
+      if (t.node_of(i).extent == 1) continue;
+      if (schedule::ComputeAtProblem(s, stage, target, i).empty()) out.push_back(schedule::ComputeAtStep{stage, target, i});
+      if (!s.AttachedAt(target, t.iters[i].node).empty()) break;
+    }
   }
   return out;
 }

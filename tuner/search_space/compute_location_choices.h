@@ -16,9 +16,10 @@ bool HostsStages(const schedule::State& s, int stage);
 // other stage: annotation chooses its place.
 bool Relocatable(const schedule::State& s, int stage);
 
-// Its choices: inline (when it has no reduction), root, and each of its only reader's loops
-// outside the reader's first reduce loop, except loops of one iteration (the same place as the
-// loop around them) and loops inside one that already hosts other stages.
+// Its choices: inline (when it has no reduction), root, and each loop outside the first reduce
+// loop of a stage that reads it (directly or through a chain of readers) where every reader
+// runs inside that loop, except loops of one iteration (the same place as the loop around
+// them) and loops inside one that already hosts other stages.
 std::vector<schedule::Step> ComputeLocationChoices(const schedule::State& s, int stage);
 
 }  // namespace tunefarm::tuner

@@ -8,9 +8,10 @@
 //                     the accumulators of a register tile fit the register file.
 //  2. compute         each stage that no rule tiled and that is no output (a stage with costly
 //     locations       math, a plain reduction, an rfactor stage) is inlined (when it can be),
-//                     kept at the root, or computed at one of its only reader's loops outside
-//                     the reader's first reduce loop (not a loop of one iteration, and none
-//                     inside a loop that hosts other stages): uniformly among those choices.
+//                     kept at the root, or computed at a loop of a stage that reads it,
+//                     directly or through a chain, where all its readers run (outside that
+//                     stage's first reduce loop, not a loop of one iteration, and none inside a
+//                     loop that hosts other stages): uniformly among those choices.
 //  3. parallel        each root stage's outer space loops are fused until they have at least
 //                     `cores` iterations and run in parallel. Fusing stops early at a reduce
 //                     loop, at a loop other stages are computed at (fused last, they move to
