@@ -49,10 +49,16 @@ class LayoutRewrite {
       const Node& n = g_.node(id);
       if (n.IsInput() || n.IsParam() || n.outputs.size() != 1) continue;
       if (n.op == "Conv" && ConvertibleConv(n)) {
-        block_of_[{id, 0}] = ChannelBlock(n.outputs[0].shape[1], block_);
+        const int64_t k = n.outputs[0].shape[1];
+        block_of_[{id, 0}] = ChannelBlock(k, block_);
+        if (PadsOutputChannels(n)) {
+          block_of_[{id, 0}] = block_;
+          padded_[{id, 0}] = (k + block_ - 1) / block_ * block_;
+        }
         ++convs;
       } else if (int64_t b = FollowBlock(n); b > 0) {
         block_of_[{id, 0}] = b;
+        if (padded_.count(n.inputs[0])) padded_[{id, 0}] = padded_.at(n.inputs[0]);
       }
     }
     return convs;
@@ -95,12 +101,23 @@ class LayoutRewrite {
     const auto& x = g_.type(n.inputs[0]);
     const auto& w = g_.type(n.inputs[1]).shape;
     if (x.shape.size() != 4 || x.dtype != te::DType::kFloat32) return false;
+    // Its input channels must be the real ones (a conv after a padded one reads NCHW).
+    if (padded_.count(n.inputs[0])) return false;
     for (size_t i = 1; i < n.inputs.size(); ++i)
       if (!IsParam(g_, n.inputs[i])) return false;
     int64_t group = n.attrs.GetInt("group"), c = x.shape[1], k = w[0];
     if (group == 1) return true;
     // Depthwise: one input and one output channel per group.
     return group == c && k == c && w[1] == 1;
+  }
+
+  // A conv whose output channels have no divisor that fills a vector (1000 classes: blocks of
+  // 8 in 16 lanes ran squeezenet's classifier at half the FMA rate) computes whole vectors of
+  // channels, the last one padded with zero weights, when that pads at most a quarter more.
+  bool PadsOutputChannels(const Node& n) const {
+    const int64_t k = n.outputs[0].shape[1];
+    return n.attrs.GetInt("group") == 1 && WinogradTile(n) == 0 && k >= 4 * block_ &&
+           2 * ChannelBlock(k, block_) <= block_;
   }
 
   // The block a non-conv node's output takes when it can run blocked, else 0.
@@ -113,8 +130,13 @@ class LayoutRewrite {
     if (schema == nullptr) return 0;
     if (kPools.count(n.op) || (schema->pattern == graph::OpPattern::kElementwise && n.inputs.size() == 1)) {
       const auto& in = g_.type(n.inputs[0]);
-      return BlockOf(n.inputs[0]) > 0 && in.shape.size() == 4 && in.shape[1] == c ? b : 0;
+      if (BlockOf(n.inputs[0]) == 0 || in.shape.size() != 4 || in.shape[1] != c) return 0;
+      // Channel by channel, so the padding channels (whatever they hold) stay apart until a
+      // conversion to NCHW drops them.
+      return padded_.count(n.inputs[0]) ? BlockOf(n.inputs[0]) : b;
     }
+    for (NodeEntry e : n.inputs)
+      if (padded_.count(e)) return 0;
     if (kBinary.count(n.op)) {
       bool any_blocked = false;
       for (NodeEntry e : n.inputs) {
@@ -141,7 +163,7 @@ class LayoutRewrite {
   // A Flatten/Reshape of a blocked [N, C/x, 1, 1, x] value whose result only depends on the
   // byte order, which both layouts share (Flatten axis 0/1; Reshape copying no dim by a 0).
   bool ReadsBytesOnly(const Node& n) const {
-    if (n.inputs.size() != 1 || BlockOf(n.inputs[0]) == 0) return false;
+    if (n.inputs.size() != 1 || BlockOf(n.inputs[0]) == 0 || padded_.count(n.inputs[0])) return false;
     const auto& s = g_.type(n.inputs[0]).shape;
     if (s[2] != 1 || s[3] != 1) return false;
     if (n.op == "Flatten") {
@@ -177,7 +199,7 @@ class LayoutRewrite {
     const graph::TensorType& t = g_.type(e);
     const Node& src = g_.node(e.node);
     absl::StatusOr<NodeEntry> plain;
-    if (t.shape[2] == 1 && t.shape[3] == 1) {
+    if (t.shape[2] == 1 && t.shape[3] == 1 && !padded_.count(e)) {
       // [N, C/x, 1, 1, x] and [N, C, 1, 1] have the same byte order: a view, no kernel.
       graph::Attrs attrs;
       attrs.Set("shape", t.shape);
@@ -211,7 +233,8 @@ class LayoutRewrite {
     graph::Attrs attrs = n.attrs;
     if (n.op == "Conv" && WinogradTile(n) > 0) return EmitWinograd(id, WinogradTile(n));
     if (n.op == "Conv") {
-      const HostTensor& w = g_.params().at(g_.node(n.inputs[1].node).name);
+      const int64_t k = padded_.count({id, 0}) ? padded_.at({id, 0}) : n.outputs[0].shape[1];
+      const HostTensor w = PadChannels(g_.params().at(g_.node(n.inputs[1].node).name), k);
       const int64_t xi = n.attrs.GetInt("group") == 1 ? ChannelBlock(w.shape[1], block_) : 1;
       auto data = Blocked(n.inputs[0], ChannelBlock(g_.type(n.inputs[0]).shape[1], block_));
       if (!data.ok()) return data.status();
@@ -219,8 +242,8 @@ class LayoutRewrite {
       if (!weight.ok()) return weight.status();
       inputs = {*data, *weight};
       if (n.inputs.size() == 3) {
-        const HostTensor& bias = g_.params().at(g_.node(n.inputs[2].node).name);
-        auto packed = PackedParam(n.inputs[2], BlockPerChannel(bias, w.shape[0], b), ".nchwc");
+        const HostTensor bias = PadChannels(g_.params().at(g_.node(n.inputs[2].node).name), k);
+        auto packed = PackedParam(n.inputs[2], BlockPerChannel(bias, k, b), ".nchwc");
         if (!packed.ok()) return packed.status();
         inputs.push_back(*packed);
       }
@@ -314,6 +337,7 @@ class LayoutRewrite {
   const int64_t block_;
   GraphRewriter rw_;
   std::map<NodeEntry, int64_t> block_of_;        // old value -> its block (blocked values only)
+  std::map<NodeEntry, int64_t> padded_;          // old value -> its channels with the padding
   std::map<NodeEntry, NodeEntry> blocked_;       // old blocked value -> new blocked value
   std::map<NodeEntry, NodeEntry> to_blocked_;    // old NCHW value -> its conversion in
   int conversions_out_ = 0, views_out_ = 0;

@@ -18,8 +18,12 @@
 // bias; m = 4 when the output is at least 8x8, else 2.
 //
 // Blocks: a value with C channels uses ChannelBlock(C, block) (layout_pack.h), a divisor of C
-// that is <= block (3 for an RGB input, 8 for 1000 classes), so no channel is ever padded and
-// operands always agree.
+// that is <= block (3 for an RGB input), so operands always agree. One exception: an ungrouped
+// conv with at least 4 x block output channels whose best divisor fills at most half a vector
+// (1000 classes: 8 of 16 lanes) computes ceil(K / block) whole blocks, the last padded with zero
+// weights. Only unary elementwise ops and pools follow such a value (channel by channel, the
+// padding stays apart); it leaves the region through a LayoutTransform that drops the padding,
+// never as a view, and a conv never reads it blocked.
 #pragma once
 
 #include "absl/status/statusor.h"

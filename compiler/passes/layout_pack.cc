@@ -20,6 +20,15 @@ int64_t ChannelBlock(int64_t channels, int64_t block) {
   return 2 * power_of_two >= largest ? power_of_two : largest;
 }
 
+graph::HostTensor PadChannels(const graph::HostTensor& t, int64_t channels) {
+  TF_CHECK(!t.shape.empty() && t.shape[0] <= channels, "PadChannels: more channels than the padded count");
+  if (t.shape[0] == channels) return t;
+  graph::HostTensor out = t;
+  out.shape[0] = channels;
+  out.bytes.resize(t.bytes.size() / static_cast<size_t>(t.shape[0]) * static_cast<size_t>(channels), 0);
+  return out;
+}
+
 graph::HostTensor PackConvWeight(const graph::HostTensor& w, int64_t xi, int64_t y) {
   TF_CHECK(w.shape.size() == 4 && w.shape[0] % y == 0 && w.shape[1] % xi == 0, "PackConvWeight: bad blocks");
   const int64_t k = w.shape[0], cg = w.shape[1], rs = w.shape[2] * w.shape[3];

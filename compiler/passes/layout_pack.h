@@ -20,6 +20,9 @@ graph::HostTensor PackConvWeight(const graph::HostTensor& w, int64_t xi, int64_t
 // [m+2, m+2, K/y, C/x, x, y] (compiler/ops/winograd.h).
 graph::HostTensor WinogradWeight(const graph::HostTensor& w, int m, int64_t x, int64_t y);
 
+// `t` (conv weights [K, ...] or bias [K]) with zeros appended along axis 0 up to `channels`.
+graph::HostTensor PadChannels(const graph::HostTensor& t, int64_t channels);
+
 // A per-channel operand (C values, every other dim 1: conv bias [C], BN shift [C,1,1]) as
 // [C/x, 1, 1, x], which right-aligns with [N, C/x, H, W, x]. Same bytes: c = cb*x + ci.
 graph::HostTensor BlockPerChannel(const graph::HostTensor& t, int64_t channels, int64_t block);

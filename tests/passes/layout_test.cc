@@ -46,6 +46,9 @@ struct Channels {
   int64_t c, k, s, e;  // input, conv, squeeze, expand
 };
 
+// 72 classes: blocks of 8 at 8 and 16 lanes; at 16 lanes the classifier computes 80 channels.
+const Channels kClasses = {16, 72, 0, 0};
+
 // conv -> relu -> maxpool -> conv -> residual add -> relu -> per-channel mul -> scalar add
 // -> global pool -> flatten -> gemm; the spatial relu output is a second graph output.
 Graph ResidualGraph(const Channels& ch, std::mt19937& rng) {
@@ -98,6 +101,22 @@ Graph DepthwiseGraph(const Channels& ch, std::mt19937& rng) {
   NodeEntry p = Conv(g, "project", d, ch.k, ch.c, 1, 1, rng);
   NodeEntry other = Input(g, "other", {1, ch.c, 6, 6});
   g.AddOutput("y", Op(g, "Add", "sum", {p, other}));
+  return g;
+}
+
+// squeezenet's classifier: conv 1x1 to k classes -> relu -> global average pool -> flatten, and
+// beside it a max pool and a per-channel add of the relu output (an add cannot follow a padded
+// value: the region ends there).
+Graph ClassifierGraph(const Channels& ch, std::mt19937& rng) {
+  Graph g;
+  NodeEntry x = Input(g, "x", {1, ch.c, 6, 6});
+  NodeEntry a = Op(g, "Relu", "relu1", {Conv(g, "conv1", x, ch.c, ch.c, 3, 1, rng)});
+  NodeEntry r = Op(g, "Relu", "relu2", {Conv(g, "classes", a, ch.c, ch.k, 1, 1, rng)});
+  Attrs flat;
+  flat.Set("axis", int64_t{1});
+  g.AddOutput("logits", Op(g, "Flatten", "flat", {Op(g, "GlobalAveragePool", "gap", {r})}, flat));
+  g.AddOutput("pooled", Op(g, "MaxPool", "pool", {r}, Window({2, 2}, {2, 2}, {0, 0, 0, 0})));
+  g.AddOutput("shifted", Op(g, "Add", "shift", {r, Param(g, "shift.c", RandomTensor({ch.k, 1, 1}, rng))}));
   return g;
 }
 
@@ -177,7 +196,9 @@ TEST(LayoutPassTest, ConcatOfMismatchedBlocksStaysNchw) {
 }
 
 // The shared CNNs after the whole pipeline: every Conv blocked, one conversion (the input),
-// the classifier reading the global pool's output directly; at blocks 8 and 16.
+// the classifier reading the global pool's output directly; at blocks 8 and 16. (At 16,
+// squeezenet's 1000 classes are padded to 63 blocks of 16, and the pooled [1, 63, 1, 1, 16]
+// leaves through a second, 1008-float conversion that drops the padding.)
 TEST(LayoutPassTest, SharedCnnsConvertOnlyAtTheirInput) {
   for (const char* model : {"resnet18", "mobilenet_v2", "squeezenet1_1"}) {
     auto g = frontend::ImportOnnxFile(StrCat(TUNEFARM_SHARED_DIR, "/models/", model, ".onnx"));
@@ -190,10 +211,15 @@ TEST(LayoutPassTest, SharedCnnsConvertOnlyAtTheirInput) {
       EXPECT_EQ(Count(*out, "Conv"), 0) << model;
       EXPECT_EQ(Count(*out, "ConvNCHWc") + Count(*out, "WinogradInverse"), Count(*g, "Conv")) << model;
       EXPECT_EQ(Count(*out, "WinogradDataPack"), Count(*out, "WinogradInverse")) << model;
-      EXPECT_EQ(Count(*out, "LayoutTransform"), 1) << model << " block " << block;
+      const bool padded = std::string(model) == "squeezenet1_1" && block == 16;
+      EXPECT_EQ(Count(*out, "LayoutTransform"), padded ? 2 : 1) << model << " block " << block;
       for (const graph::Node& n : out->nodes()) {
-        if (n.op == "ConvNCHWc" || n.op == "WinogradBatchGemm")
+        if (n.op == "ConvNCHWc" || n.op == "WinogradBatchGemm") {
           EXPECT_TRUE(out->node(n.inputs[1].node).IsParam()) << n.name;
+        }
+        if (n.op == "LayoutTransform" && n.attrs.GetString("dst_layout") == "NCHW") {
+          EXPECT_EQ(out->type(n.inputs[0]).NumElements(), 1008) << model << " block " << block;
+        }
       }
       // resnet18: every 3x3 stride-1 conv (all have >= 64 channels) by Winograd; the depthwise
       // and 1x1 convs of the other two never.
@@ -253,6 +279,33 @@ std::vector<std::vector<float>> RunArtifact(const std::string& bytes, const std:
 // conv -> relu -> MaxPoolWithIndices -> conv: the two-output pool is not a pool the layout pass
 // blocks, so it reads and writes NCHW between the blocked convs, and the whole build (fusion, its
 // own kernel, the runtime) gives the reference's Y and (exact) Indices; relu zeros make ties.
+TEST(LayoutPassTest, ClassesWithoutAWholeVectorDivisorArePaddedToWholeVectors) {
+  std::mt19937 rng(5);
+  Graph g = ClassifierGraph(kClasses, rng);
+  auto converted = ConvertLayout(g, 16);
+  ASSERT_TRUE(converted.ok()) << converted.status();
+  const std::string dump = converted->Dump();
+  bool padded_weight = false, dropped = false;
+  for (const graph::Node& n : converted->nodes()) {
+    if (n.op == "ConvNCHWc" && n.name == "classes")
+      padded_weight = converted->type(n.inputs[1]).shape == std::vector<int64_t>{5, 1, 1, 1, 16, 16};
+    if (n.op == "LayoutTransform" && n.attrs.GetString("dst_layout") == "NCHW")
+      dropped |= n.attrs.GetInt("channels") == 72 && converted->type(n.inputs[0]).shape[1] == 5;
+  }
+  EXPECT_TRUE(padded_weight) << "80 output channels in 5 blocks of 16\n" << dump;
+  EXPECT_TRUE(dropped) << dump;
+  EXPECT_EQ(Count(*converted, "MaxPoolNCHWc"), 1) << dump;
+  EXPECT_EQ(Count(*converted, "GlobalAveragePoolNCHWc"), 1) << dump;
+  for (const graph::Node& n : converted->nodes())
+    if (n.op == "Add") EXPECT_EQ(converted->type(n.inputs[0]).shape.size(), 4u) << "the add reads NCHW\n" << dump;
+  // At 8 lanes 72 = 9 blocks of 8: nothing to pad.
+  auto at8 = ConvertLayout(g, 8);
+  ASSERT_TRUE(at8.ok()) << at8.status();
+  for (const graph::Node& n : at8->nodes())
+    if (n.op == "ConvNCHWc" && n.name == "classes")
+      EXPECT_EQ(at8->type(n.inputs[1]).shape, (std::vector<int64_t>{9, 2, 1, 1, 8, 8})) << at8->Dump();
+}
+
 TEST(LayoutPassTest, MaxPoolWithIndicesStaysNchwAndBuilds) {
   std::mt19937 rng(4);
   Graph g;
@@ -344,7 +397,8 @@ INSTANTIATE_TEST_SUITE_P(
                       Case{"fire", FireGraph, kDivisible, 8}, Case{"fire", FireGraph, kDivisible, 16},
                       Case{"fire", FireGraph, kRagged, 8}, Case{"fire", FireGraph, kRagged, 16},
                       Case{"depthwise", DepthwiseGraph, kDivisible, 8}, Case{"depthwise", DepthwiseGraph, kDivisible, 16},
-                      Case{"depthwise", DepthwiseGraph, kRagged, 8}, Case{"depthwise", DepthwiseGraph, kRagged, 16}),
+                      Case{"depthwise", DepthwiseGraph, kRagged, 8}, Case{"depthwise", DepthwiseGraph, kRagged, 16},
+                      Case{"classifier", ClassifierGraph, kClasses, 8}, Case{"classifier", ClassifierGraph, kClasses, 16}),
     PrintCase);
 
 }  // namespace
