@@ -24,6 +24,7 @@ struct PlanValue {
   ValueSpace space = ValueSpace::kArena;
   int64_t offset = 0;  // bytes into the arena or the parameter blob
   int alias_of = -1;   // a view: the value whose bytes it shares
+  int64_t alias_offset = 0;  // where its bytes start in alias_of's: a part of a concat computed in place
 };
 
 struct Task {

@@ -58,6 +58,9 @@ absl::StatusOr<MemoryPlan> PlanMemory(const std::vector<PlanValue>& values, cons
     if (root[v] < 0) return absl::InvalidArgumentError(StrCat("value ", v, " aliases a missing value or a cycle"));
     if (values[root[v]].external != values[v].external)
       return absl::InvalidArgumentError(StrCat("value ", v, " and its root ", root[v], " differ in external"));
+    if (values[v].alias_offset < 0 || (values[v].alias_of >= 0 && values[v].alias_offset + values[v].bytes >
+                                                                      values[values[v].alias_of].bytes))
+      return absl::InvalidArgumentError(StrCat("value ", v, " does not lie inside the value it aliases"));
   }
   // Lifetimes of roots, widened by their views; pinned anywhere in the family means whole run.
   std::vector<Block> block_of(num_values);
@@ -109,8 +112,12 @@ absl::StatusOr<MemoryPlan> PlanMemory(const std::vector<PlanValue>& values, cons
     plan.offsets[b.value] = offset;
     plan.arena_bytes = std::max(plan.arena_bytes, offset + AlignArena(b.bytes));
   }
-  for (int v = 0; v < num_values; ++v)
-    if (!values[v].external) plan.offsets[v] = plan.offsets[root[v]];
+  for (int v = 0; v < num_values; ++v) {
+    if (values[v].external) continue;
+    int64_t inside = 0;
+    for (int a = v; a != root[v]; a = values[a].alias_of) inside += values[a].alias_offset;
+    plan.offsets[v] = plan.offsets[root[v]] + inside;
+  }
   TF_LOG(INFO, "passes") << "memory-plan: arena " << plan.arena_bytes << " bytes, peak live " << plan.peak_live_bytes
                          << ", naive " << plan.naive_bytes << " (" << blocks.size() << " buffers, " << num_calls
                          << " calls)";

@@ -4,6 +4,7 @@
 #include <gtest/gtest.h>
 #include <unistd.h>
 
+#include <algorithm>
 #include <cmath>
 #include <cstdio>
 #include <fstream>
@@ -161,6 +162,65 @@ TEST(BuildTest, OutputsThatAliasOtherBytesAreCopied) {
   std::set<int> distinct(plan->exec.outputs.begin(), plan->exec.outputs.end());
   EXPECT_EQ(distinct.size(), plan->exec.outputs.size());
   for (int v : plan->exec.outputs) EXPECT_LT(plan->exec.values[v].alias_of, 0);
+}
+
+NodeEntry ConvRelu(Graph& g, NodeEntry x, int cin, int cout, int k, std::mt19937& rng, const std::string& p) {
+  Attrs conv;
+  const int64_t pad = k / 2;
+  conv.Set("pads", std::vector<int64_t>{pad, pad, pad, pad});
+  return Node(g, "Relu", {Node(g, "Conv", {x, Param(g, p + ".w", Random({cout, cin, k, k}, rng)),
+                                          Param(g, p + ".b", Random({cout}, rng))}, conv)});
+}
+
+// Two squeezenet fire modules: the first's concat is computed in place (its expand convs write
+// straight into their ranges of it); the second's first part is also a graph output, so that
+// concat stays a copy.
+TEST(BuildTest, AConcatOfPartsOnlyItReadsIsComputedInPlace) {
+  std::mt19937 rng(5);
+  Graph g;
+  NodeEntry x = *g.AddInput("x", {te::DType::kFloat32, {1, 8, 6, 6}});
+  Attrs axis;
+  axis.Set("axis", int64_t{1});
+  NodeEntry s1 = ConvRelu(g, x, 8, 16, 1, rng, "s1");
+  NodeEntry c1 = Node(g, "Concat", {ConvRelu(g, s1, 16, 16, 1, rng, "e1"), ConvRelu(g, s1, 16, 32, 3, rng, "e3")}, axis);
+  NodeEntry s2 = ConvRelu(g, c1, 48, 16, 1, rng, "s2");
+  NodeEntry shared = ConvRelu(g, s2, 16, 16, 1, rng, "f1");
+  NodeEntry c2 = Node(g, "Concat", {shared, ConvRelu(g, s2, 16, 16, 3, rng, "f3")}, axis);
+  g.AddOutput("y", ConvRelu(g, c2, 32, 8, 1, rng, "out"));
+  g.AddOutput("shared", shared);
+  std::vector<float> input(8 * 36);
+  for (float& v : input) v = std::uniform_real_distribution<float>(-1, 1)(rng);
+  std::vector<std::vector<double>> want = testing::EvaluateGraph(g, {std::vector<double>(input.begin(), input.end())});
+
+  for (bool nchwc : {true, false}) {
+    BuildOptions options = Options(2);
+    options.nchwc_layout = nchwc;
+    auto plan = PlanModel(g, options);
+    ASSERT_TRUE(plan.ok()) << plan.status();
+    int concat_calls = 0;
+    for (const KernelCall& c : plan->exec.calls) concat_calls += std::count(c.ops.begin(), c.ops.end(), "Concat");
+    EXPECT_EQ(concat_calls, 1) << "only the concat with a shared part copies (nchwc " << nchwc << ")";
+    int parts = 0;
+    for (const PlanValue& v : plan->exec.values) {
+      if (v.alias_of < 0) continue;  // no views in this graph: only the parts of c1 alias
+      const PlanValue& whole = plan->exec.values[v.alias_of];
+      EXPECT_EQ(whole.type.NumElements(), 48 * 36) << v.name;
+      EXPECT_EQ(v.offset, whole.offset + v.alias_offset) << v.name;
+      EXPECT_EQ(v.alias_offset, parts == 0 ? 0 : 16 * 36 * 4) << v.name << " lies after the 16 channels of e1";
+      ++parts;
+    }
+    EXPECT_EQ(parts, 2) << "e1 and e3 are parts of c1 (nchwc " << nchwc << ")";
+    auto bytes = BuildArtifact(&*plan, options);
+    ASSERT_TRUE(bytes.ok()) << bytes.status();
+    Artifact artifact(*bytes);
+    std::vector<std::vector<float>> got = RunArtifact(artifact.path(), 2, {input});
+    ASSERT_EQ(got.size(), want.size());
+    for (size_t o = 0; o < got.size(); ++o) {
+      ASSERT_EQ(got[o].size(), want[o].size());
+      for (size_t i = 0; i < got[o].size(); ++i)
+        ASSERT_NEAR(got[o][i], want[o][i], 1e-4 + 1e-4 * std::fabs(want[o][i])) << g.output_names()[o] << "[" << i << "]";
+    }
+  }
 }
 
 // Two blocks with equal shapes are one workload: one kernel, two calls.

@@ -38,6 +38,25 @@ TEST(MemoryPlanTest, ViewsExtendTheirRootAndExternalsAreIgnored) {
   EXPECT_NE(plan->offsets[1], plan->offsets[4]);
 }
 
+TEST(MemoryPlanTest, PartsOfAConcatComputedInPlaceLieInsideIt) {
+  // 3 is the concat of 1 (written by call 0) and 2 (call 1), read by call 2: 1 and 2 are ranges
+  // of 3, which lives from call 0; 0, read by calls 0 and 1, must not share 3's bytes.
+  std::vector<PlanValue> v = {{.bytes = 256}, {.bytes = 128, .alias_of = 3}, {.bytes = 192, .alias_of = 3, .alias_offset = 128},
+                              {.bytes = 320}, {.bytes = 64, .pinned = true}};
+  std::vector<PlanCall> calls = {{{0, 1}}, {{0, 2}}, {{3, 4}}};
+  auto plan = PlanMemory(v, calls);
+  ASSERT_TRUE(plan.ok()) << plan.status();
+  CheckPlan(v, calls, *plan);
+  EXPECT_EQ(plan->offsets[1], plan->offsets[3]);
+  EXPECT_EQ(plan->offsets[2], plan->offsets[3] + 128);
+  EXPECT_TRUE(plan->offsets[0] + 256 <= plan->offsets[3] || plan->offsets[3] + 320 <= plan->offsets[0]);
+  // A part that would run past the end of its whole is refused.
+  v[2].alias_offset = 192;
+  auto bad = PlanMemory(v, calls);
+  ASSERT_FALSE(bad.ok());
+  EXPECT_NE(std::string(bad.status().message()).find("does not lie inside"), std::string::npos) << bad.status();
+}
+
 TEST(MemoryPlanTest, RejectsBadIds) {
   EXPECT_FALSE(PlanMemory({{.bytes = 1, .alias_of = 5}}, {}).ok());
   EXPECT_FALSE(PlanMemory({{.bytes = 1, .alias_of = 0}}, {}).ok());  // a cycle

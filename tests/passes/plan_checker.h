@@ -38,10 +38,13 @@ inline void CheckPlan(const std::vector<PlanValue>& values, const std::vector<Pl
       continue;
     }
     int r = RootValue(values, v);
-    EXPECT_EQ(plan.offsets[v], plan.offsets[r]) << "view " << v << " must share its root's offset";
+    int64_t inside = 0;
+    for (int a = v; a != r; a = values[a].alias_of) inside += values[a].alias_offset;
+    EXPECT_EQ(plan.offsets[v], plan.offsets[r] + inside) << "view " << v << " must lie at its place in its root";
+    EXPECT_LE(inside + values[v].bytes, values[r].bytes) << "view " << v << " must lie inside its root";
     EXPECT_EQ(plan.offsets[v] % kArenaAlignment, 0) << "value " << v;
     EXPECT_GE(plan.offsets[v], 0);
-    EXPECT_LE(plan.offsets[v] + values[r].bytes, plan.arena_bytes) << "value " << v;
+    EXPECT_LE(plan.offsets[r] + values[r].bytes, plan.arena_bytes) << "value " << v;
   }
   for (int a = 0; a < n; ++a)
     for (int b = a + 1; b < n; ++b) {
