@@ -12,7 +12,7 @@
 // A conv's NCHW input is converted once per value. So conversions sit only where the region
 // meets the rest of the graph.
 //
-// With `winograd`, a 3x3 stride-1 ungrouped conv with at least 16 input and output channels
+// With `winograd`, a 3x3 stride-1 ungrouped conv with at least 64 input and output channels
 // runs as Winograd F(m x m, 3 x 3) instead (compiler/ops/winograd.h): WinogradDataPack,
 // WinogradBatchGemm with the weight transformed at compile time, and WinogradInverse with the
 // bias; m = 4 when the output is at least 8x8, else 2.
