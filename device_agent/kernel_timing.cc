@@ -6,7 +6,7 @@
 namespace tunefarm::agent {
 
 Timing TimeRuns(const std::function<int32_t()>& run, int32_t number, int32_t repeat,
-                int32_t min_repeat_ms, const std::function<void()>& before_run) {
+                int32_t min_repeat_ms, const std::function<void()>& before_run, double stop_above_sec) {
   using Clock = std::chrono::steady_clock;
   constexpr double kMaxNumber = 1 << 30;
   Timing timing;
@@ -37,6 +37,7 @@ Timing TimeRuns(const std::function<int32_t()>& run, int32_t number, int32_t rep
       duration_ms = before_run ? runs_ms : std::chrono::duration<double, std::milli>(Clock::now() - start).count();
     } while (duration_ms < min_repeat_ms && timing.number < kMaxNumber);
     timing.costs_sec.push_back(duration_ms / 1e3 / timing.number);
+    if (stop_above_sec > 0 && timing.costs_sec.back() > stop_above_sec) break;
   }
   return timing;
 }

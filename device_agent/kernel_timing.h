@@ -2,7 +2,9 @@
 // repeat lasts less than min_repeat_ms, `number` grows (to what the last repeat suggests, at
 // least x1.618) and the repeat is run again; `repeat` repeats give one cost each. With
 // `before_run`, it is called before every run and each run is timed alone (the call is not
-// timed): that is how caches are flushed between runs.
+// timed): that is how caches are flushed between runs. With `stop_above_sec` > 0, a first
+// repeat that costs more than that per run is the only one: a hopeless candidate is not worth
+// its other repeats.
 #ifndef TUNEFARM_DEVICE_AGENT_KERNEL_TIMING_H_
 #define TUNEFARM_DEVICE_AGENT_KERNEL_TIMING_H_
 
@@ -20,7 +22,8 @@ struct Timing {
 
 // `run` calls the kernel once and returns its code. number and repeat below 1 count as 1.
 Timing TimeRuns(const std::function<int32_t()>& run, int32_t number, int32_t repeat,
-                int32_t min_repeat_ms, const std::function<void()>& before_run = nullptr);
+                int32_t min_repeat_ms, const std::function<void()>& before_run = nullptr,
+                double stop_above_sec = 0);
 
 }  // namespace tunefarm::agent
 

@@ -86,6 +86,7 @@ std::vector<std::string> MeasureArgs(const MeasureSpec& spec) {
       "--number",        std::to_string(spec.number),
       "--repeat",        std::to_string(spec.repeat),
       "--min-repeat-ms", std::to_string(spec.min_repeat_ms),
+      "--stop-above-sec", Exact(spec.stop_above_sec),
       "--threads",       std::to_string(spec.threads),
       "--flush-cache",   spec.flush_cache ? "1" : "0",
       "--seed",          std::to_string(spec.seed),
@@ -117,6 +118,7 @@ Result<MeasureSpec> ParseMeasureArgs(int argc, const char* const* argv) {
     else if (name == "--number") ok = ParseInteger(value, &spec.number);
     else if (name == "--repeat") ok = ParseInteger(value, &spec.repeat);
     else if (name == "--min-repeat-ms") ok = ParseInteger(value, &spec.min_repeat_ms);
+    else if (name == "--stop-above-sec") ok = ParseDouble(value, &spec.stop_above_sec) && spec.stop_above_sec >= 0;
     else if (name == "--threads") ok = ParseInteger(value, &spec.threads);
     else if (name == "--flush-cache") {
       ok = value == "0" || value == "1";

@@ -28,6 +28,7 @@ struct MeasureSpec {
   int32_t number = 1;
   int32_t repeat = 1;
   int32_t min_repeat_ms = 0;
+  double stop_above_sec = 0;    // a first repeat slower than this per run ends the timing; 0: never
   int32_t threads = 1;          // thread pool size of the candidate (the reference runs inline)
   bool flush_cache = false;     // evict inputs and parameters from the caches before each run
   uint64_t seed = 0;

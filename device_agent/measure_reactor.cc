@@ -15,10 +15,10 @@ constexpr int32_t kMaxThreads = 1024;
 absl::Status ValidateMeasureRequest(const v1::MeasureRequest& request) {
   const v1::MeasureOptions& o = request.options();
   if (o.number() < 0 || o.repeat() < 0 || o.min_repeat_ms() < 0 || o.timeout_ms() < 0 ||
-      o.threads() < 0 || o.atol() < 0 || o.rtol() < 0) {
+      o.threads() < 0 || o.atol() < 0 || o.rtol() < 0 || !(o.stop_above_sec() >= 0)) {
     return absl::InvalidArgumentError(
-        "options: number, repeat, min_repeat_ms, timeout_ms, threads, atol and rtol must not "
-        "be negative");
+        "options: number, repeat, min_repeat_ms, timeout_ms, threads, atol, rtol and "
+        "stop_above_sec must not be negative");
   }
   if (o.threads() > kMaxThreads) {
     return absl::InvalidArgumentError(StrCat("options.threads ", o.threads(),

@@ -60,6 +60,7 @@ MeasureSpec MakeMeasureSpec(const v1::MeasureOptions& options, const MeasureLimi
   spec.number = std::max(options.number(), 1);
   spec.repeat = std::max(options.repeat(), 1);
   spec.min_repeat_ms = std::max(options.min_repeat_ms(), 0);
+  spec.stop_above_sec = std::max(options.stop_above_sec(), 0.0);
   spec.threads = std::max(options.threads(), 1);
   spec.flush_cache = options.flush_cache();
   spec.seed = options.seed();

@@ -283,7 +283,7 @@ void MeasureSession::Time() {
     };
   }
   const Timing timing = TimeRuns([&] { return c.fn(c.args.data(), num_args, workspace); },
-                                 spec_.number, spec_.repeat, spec_.min_repeat_ms, flush);
+                                 spec_.number, spec_.repeat, spec_.min_repeat_ms, flush, spec_.stop_above_sec);
   outcome_.number = timing.number;
   outcome_.costs_sec = timing.costs_sec;
   if (timing.error_code != 0) {

@@ -352,7 +352,7 @@ absl::Status JobRun::RunRound(int index) {
   for (size_t begin = 0; begin < batch.size() && !Stopping(); begin += step) {
     const size_t end = std::min(batch.size(), begin + step);
     std::vector<Candidate> part(batch.begin() + begin, batch.begin() + end);
-    absl::Status measured = measurer_->Measure(*task.reference, part, [&](size_t i, db::TuningRecord outcome) {
+    absl::Status measured = measurer_->Measure(*task.reference, part, task.best, [&](size_t i, db::TuningRecord outcome) {
       const Candidate& c = part[i];
       outcome.workload_key = task.task.workload_key;
       outcome.target = target_.ToString();

@@ -64,7 +64,7 @@ void FillOutcome(const v1::MeasureResult& r, db::TuningRecord* rec) {
 }
 
 absl::Status Measurer::Measure(const BuiltKernel& reference, const std::vector<Candidate>& candidates,
-                               const OnOutcome& on_outcome) {
+                               double best_cost_sec, const OnOutcome& on_outcome) {
   // Build phase: every kernel of the batch, before anything is measured.
   auto build_start = std::chrono::steady_clock::now();
   std::vector<BuiltKernel> kernels;
@@ -95,7 +95,9 @@ absl::Status Measurer::Measure(const BuiltKernel& reference, const std::vector<C
   FarmSession::Batch batch;
   for (size_t k = 0; k < kernels.size(); ++k) batch.push_back({k, &kernels[k]});
   absl::Status outcome_error;
-  absl::Status measured = farm_->Measure(options_, reference, batch, [&](const v1::MeasureResult& r) {
+  v1::MeasureOptions options = options_;
+  options.set_stop_above_sec(best_cost_sec > 0 ? kSlowCandidateFactor * best_cost_sec : 0);
+  absl::Status measured = farm_->Measure(options, reference, batch, [&](const v1::MeasureResult& r) {
     ++counters_.measured;
     if (r.id() >= built.size() || !outcome_error.ok()) return;
     if (r.error_kind() == v1::ERROR_KIND_NOT_FOUND) return;  // evicted twice: not a trial

@@ -19,6 +19,12 @@
 
 namespace tunefarm::tuner {
 
+// A candidate whose first timed repeat is this many times slower than its task's best so far
+// gets no more repeats (MeasureOptions.stop_above_sec): it will never be chosen, and the cost
+// model only needs to know that it is slow. Random programs of GEMM 1024^3 ran 10-100x slower
+// than the best; their repeats were 94% of a job's time.
+inline constexpr double kSlowCandidateFactor = 4;
+
 struct MeasureCounters {
   int64_t built = 0;
   int64_t build_errors = 0;
@@ -36,9 +42,10 @@ class Measurer {
   // The outcome of candidates[index], as a record with only the measurement fields set.
   using OnOutcome = std::function<absl::Status(size_t index, db::TuningRecord outcome)>;
 
-  // Builds and measures `candidates` against `reference`. Stops early (OK) when `stopping`
-  // turns true; returns the first error of the farm or of `on_outcome`.
-  absl::Status Measure(const BuiltKernel& reference, const std::vector<Candidate>& candidates,
+  // Builds and measures `candidates` against `reference`; `best_cost_sec` is the task's best
+  // so far (0: none yet). Stops early (OK) when `stopping` turns true; returns the first error
+  // of the farm or of `on_outcome`.
+  absl::Status Measure(const BuiltKernel& reference, const std::vector<Candidate>& candidates, double best_cost_sec,
                        const OnOutcome& on_outcome);
 
   const MeasureCounters& counters() const { return counters_; }

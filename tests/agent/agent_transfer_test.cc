@@ -5,6 +5,7 @@
 
 #include <algorithm>
 #include <atomic>
+#include <cmath>
 #include <mutex>
 #include <thread>
 
@@ -190,6 +191,14 @@ TEST(AgentTransfer, BadMeasureRequestsAreRefusedWhole) {
   request.mutable_options()->set_check_correctness(true);  // but no reference
   results = agent->client().MeasureAll(request);
   EXPECT_TRUE(absl::IsInvalidArgument(results.status())) << results.status();
+
+  for (double stop : {-1.0, std::nan("")}) {
+    request = OneCandidate(1, std::string(64, 'a'), "vadd");
+    request.mutable_options()->set_stop_above_sec(stop);
+    results = agent->client().MeasureAll(request);
+    EXPECT_TRUE(absl::IsInvalidArgument(results.status())) << results.status();
+    EXPECT_NE(results.status().message().find("stop_above_sec"), std::string::npos) << results.status();
+  }
 
   request = OneCandidate(1, std::string(64, 'a'), "vadd");
   request.mutable_options()->set_repeat(-1);

@@ -24,6 +24,7 @@ TEST(MeasureProtocol, ArgumentsRoundTrip) {
   spec.batch_cpu_limit_sec = 41;
   spec.result_fd = 3;
   spec.flush_cache = true;
+  spec.stop_above_sec = 3.7e-4;
   const std::vector<std::string> args = MeasureArgs(spec);
   std::vector<const char*> argv = {"tunefarm-measure"};
   for (const std::string& a : args) argv.push_back(a.c_str());
@@ -39,6 +40,7 @@ TEST(MeasureProtocol, ArgumentsRoundTrip) {
   EXPECT_EQ(parsed->cpu_limit_sec, 11);
   EXPECT_EQ(parsed->batch_cpu_limit_sec, 41);
   EXPECT_TRUE(parsed->flush_cache);
+  EXPECT_EQ(parsed->stop_above_sec, 3.7e-4);
 }
 
 TEST(MeasureProtocol, JobLinesRoundTripAndBadOnesAreNamed) {

@@ -112,6 +112,26 @@ TEST(KernelTiming, BeforeRunIsCalledBeforeEveryRunAndNotTimed) {
   EXPECT_LT(*std::min_element(t.costs_sec.begin(), t.costs_sec.end()), 2e-3);
 }
 
+// A first repeat slower than stop_above_sec per run is the only one; one as fast goes on.
+TEST(KernelTiming, AFirstRepeatSlowerThanTheStopIsTheOnlyOne) {
+  int calls = 0;
+  const auto slow = [&] {
+    ++calls;
+    const auto until = std::chrono::steady_clock::now() + std::chrono::microseconds(500);
+    while (std::chrono::steady_clock::now() < until) {
+    }
+    return 0;
+  };
+  const Timing stopped = TimeRuns(slow, 2, 5, 0, nullptr, /*stop_above_sec=*/100e-6);
+  ASSERT_EQ(stopped.costs_sec.size(), 1u);
+  EXPECT_GE(stopped.costs_sec[0], 490e-6);
+  EXPECT_EQ(calls, 2);
+  calls = 0;
+  const Timing kept = TimeRuns(slow, 2, 5, 0, nullptr, /*stop_above_sec=*/10.0);
+  EXPECT_EQ(kept.costs_sec.size(), 5u);
+  EXPECT_EQ(calls, 10);
+}
+
 TEST(KernelTiming, StopsAtTheFirstError) {
   int calls = 0;
   const Timing t = TimeRuns([&] { return ++calls == 5 ? 9 : 0; }, 3, 10, 0);
