@@ -10,6 +10,8 @@
 //   TUNEFARM_STAGES_THREADS     threads of the kernels (default: the machine's cores)
 //   TUNEFARM_STAGES_POPULATION  evolution population (default the job default, 2048)
 //   TUNEFARM_BENCH_FILTER       only the workloads whose name contains the text
+//   TUNEFARM_STAGES_KEEP_DB     1: keep the jobs' database (its path is printed) to look at
+//                               the records (`tunefarm db export --db PATH`)
 #include <unistd.h>
 
 #include <chrono>
@@ -126,6 +128,10 @@ int main() {
       std::printf("%s: job ended %s: %s\n", row.name.c_str(), v1::JobState_Name(last.state()).c_str(),
                   last.message().c_str());
     PrintProfile(row.name, runner.stats().records_written, wall_s);
+  }
+  if (EnvInt("TUNEFARM_STAGES_KEEP_DB", 0) == 1) {
+    std::printf("the records: %s\n", db_path.c_str());
+    return 0;
   }
   std::error_code ec;
   std::filesystem::remove_all(dir_template, ec);
