@@ -13,7 +13,10 @@
 
 namespace tunefarm::agent {
 
-CachedKernel::~CachedKernel() { unlink(path_.c_str()); }
+CachedKernel::~CachedKernel() {
+  unlink(path_.c_str());
+  unlink(outputs_path().c_str());
+}
 
 absl::StatusOr<std::unique_ptr<KernelCache>> KernelCache::Create(int64_t limit_bytes,
                                                                  const std::string& parent) {

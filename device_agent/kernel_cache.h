@@ -19,7 +19,8 @@
 
 namespace tunefarm::agent {
 
-// One cached kernel file; the file is deleted with the object.
+// One cached kernel file; the file is deleted with the object, and so is the file of its saved
+// outputs when it served as a reference (reference_outputs.h).
 class CachedKernel {
  public:
   CachedKernel(std::string sha256, std::string path, int64_t size_bytes)
@@ -30,6 +31,7 @@ class CachedKernel {
 
   const std::string& sha256() const { return sha256_; }
   const std::string& path() const { return path_; }
+  std::string outputs_path() const { return path_ + ".outputs"; }
   int64_t size_bytes() const { return size_bytes_; }
 
  private:

@@ -100,6 +100,9 @@ std::vector<std::string> MeasureArgs(const MeasureSpec& spec) {
   if (!spec.reference_path.empty()) {
     args.insert(args.end(), {"--reference", spec.reference_path, "--reference-entry",
                              spec.reference_entry});
+    if (!spec.reference_outputs_path.empty()) {
+      args.insert(args.end(), {"--reference-outputs", spec.reference_outputs_path});
+    }
   }
   return args;
 }
@@ -115,6 +118,7 @@ Result<MeasureSpec> ParseMeasureArgs(int argc, const char* const* argv) {
     bool ok = true;
     if (name == "--reference") spec.reference_path = value;
     else if (name == "--reference-entry") spec.reference_entry = value;
+    else if (name == "--reference-outputs") spec.reference_outputs_path = value;
     else if (name == "--number") ok = ParseInteger(value, &spec.number);
     else if (name == "--repeat") ok = ParseInteger(value, &spec.repeat);
     else if (name == "--min-repeat-ms") ok = ParseInteger(value, &spec.min_repeat_ms);

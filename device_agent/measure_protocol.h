@@ -25,6 +25,7 @@ namespace tunefarm::agent {
 struct MeasureSpec {
   std::string reference_path;   // empty: no correctness check
   std::string reference_entry;
+  std::string reference_outputs_path;  // where the reference's outputs are saved; empty: nowhere
   int32_t number = 1;
   int32_t repeat = 1;
   int32_t min_repeat_ms = 0;

@@ -141,9 +141,10 @@ absl::Status MeasureRunner::Measure(const v1::MeasureRequest& request,
   // Held until the batch is done, so eviction cannot delete a file a helper reads.
   std::shared_ptr<const CachedKernel> reference;
   if (options.check_correctness()) reference = cache_.Find(request.reference().sha256());
-  const MeasureSpec spec =
+  MeasureSpec spec =
       MakeMeasureSpec(options, limits_, reference ? reference->path() : "",
                       reference ? request.reference().entry() : "", timeout_ms);
+  if (reference) spec.reference_outputs_path = reference->outputs_path();
   std::unique_ptr<HelperProcess> helper;  // killed when the batch ends, however it ends
   for (int i = 0; i < request.candidates_size(); ++i) {
     if (cancelled != nullptr && cancelled->load()) {

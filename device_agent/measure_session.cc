@@ -1,14 +1,17 @@
 #include "device_agent/measure_session.h"
 
 #include <algorithm>
+#include <chrono>
 #include <cstdio>
 #include <cstring>
+#include <optional>
 
 #include "device_agent/elf_check.h"
 #include "device_agent/input_generator.h"
 #include "device_agent/cache_eviction.h"
 #include "device_agent/kernel_timing.h"
 #include "device_agent/output_compare.h"
+#include "device_agent/reference_outputs.h"
 
 namespace tunefarm::agent {
 namespace {
@@ -82,11 +85,20 @@ MeasureOutcome MeasureSession::Measure(const CandidateJob& job) {
   if (!MakeInputs(*candidate_.info) || !Allocate(&candidate_)) return outcome_;
 
   report_stage_(kStageRun);
+  const auto run_start = std::chrono::steady_clock::now();
   if (!RunOnce(candidate_, "the candidate")) return outcome_;
+  const double run_sec = std::chrono::duration<double>(std::chrono::steady_clock::now() - run_start).count();
   if (checking()) {
     Compare();
     // A wrong kernel is recorded as wrong, never as fast: no timing.
     if (outcome_.kind != OutcomeKind::kOk) return outcome_;
+  }
+  if (spec_.stop_above_sec > 0 && run_sec > kUntimedStopFactor * spec_.stop_above_sec) {
+    // So slow already (its caches not flushed, its first run) that no timed run could make it
+    // worth more: that run is its one cost.
+    outcome_.number = 1;
+    outcome_.costs_sec = {run_sec};
+    return outcome_;
   }
   report_stage_(kStageTime);
   Time();
@@ -156,6 +168,14 @@ bool MeasureSession::RunReference() {
       !CheckSameSignature(reference.info->args)) {
     return false;
   }
+  // An earlier batch's helper may have saved them (reference_outputs.h).
+  if (std::optional<std::vector<FrozenBuffer>> saved =
+          LoadReferenceOutputs(spec_.reference_outputs_path, spec_.seed, reference.info->args)) {
+    reference_args_ = reference.info->args;
+    reference_outputs_ = std::move(*saved);
+    reference_ready_ = true;
+    return true;
+  }
   report_stage_(kStageAllocate);
   if (!MakeInputs(*reference.info) || !Allocate(&reference)) return false;
   report_stage_(kStageReference);
@@ -174,6 +194,7 @@ bool MeasureSession::RunReference() {
   reference_args_ = reference.info->args;
   reference_outputs_ = std::move(outputs);
   reference_ready_ = true;
+  SaveReferenceOutputs(spec_.reference_outputs_path, spec_.seed, reference_args_, reference_outputs_);
   return true;  // `reference` is unloaded here
 }
 

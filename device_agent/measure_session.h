@@ -6,7 +6,7 @@
 // one: the generated inputs and the reference's outputs, kept read-only (FrozenBuffer). The
 // reference is loaded, run and unloaded during the first candidate that needs it (so that a
 // reference that crashes is reported for that candidate, as before batching), and again after
-// a fresh helper starts. Each candidate gets its own thread pool, buffers and workspace, and
+// a fresh helper starts, unless an earlier helper saved its outputs (reference_outputs.h). Each candidate gets its own thread pool, buffers and workspace, and
 // its library is unloaded by Unload(), which the helper calls after reporting the outcome (so
 // that a library destructor cannot crash before the outcome is out).
 #ifndef TUNEFARM_DEVICE_AGENT_MEASURE_SESSION_H_
@@ -24,6 +24,10 @@
 #include "device_agent/measure_protocol.h"
 
 namespace tunefarm::agent {
+
+// A candidate whose untimed correctness run already took this many times the stop limit
+// (MeasureSpec::stop_above_sec) is not timed: that run is its one cost.
+inline constexpr double kUntimedStopFactor = 2;
 
 class MeasureSession {
  public:

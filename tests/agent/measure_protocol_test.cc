@@ -12,6 +12,7 @@ TEST(MeasureProtocol, ArgumentsRoundTrip) {
   MeasureSpec spec;
   spec.reference_path = "/tmp/r with space.so";
   spec.reference_entry = "conv_ref";
+  spec.reference_outputs_path = "/tmp/r with space.so.outputs";
   spec.number = 3;
   spec.repeat = 5;
   spec.min_repeat_ms = 100;
@@ -32,6 +33,7 @@ TEST(MeasureProtocol, ArgumentsRoundTrip) {
   ASSERT_TRUE(parsed.ok()) << parsed.status().ToString();
   EXPECT_EQ(parsed->reference_path, spec.reference_path);
   EXPECT_EQ(parsed->reference_entry, "conv_ref");
+  EXPECT_EQ(parsed->reference_outputs_path, spec.reference_outputs_path);
   EXPECT_EQ(parsed->seed, spec.seed);
   EXPECT_EQ(parsed->atol, 0.1);  // exact: printed with 17 digits
   EXPECT_EQ(parsed->rtol, 1e-7);

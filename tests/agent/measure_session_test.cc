@@ -5,6 +5,10 @@
 
 #include <gtest/gtest.h>
 
+#include <algorithm>
+#include <filesystem>
+#include <fstream>
+#include <iterator>
 #include <string>
 #include <vector>
 
@@ -65,6 +69,83 @@ TEST(MeasureSession, AReferenceThatCannotLoadIsReportedForEachCandidate) {
         << outcome.message;
     EXPECT_FALSE(session.reference_cached());
   }
+}
+
+// A helper saves the reference's outputs; the next helper (a new session) reads them instead of
+// running the reference, for the same seed only. A damaged file is ignored and rewritten.
+TEST(MeasureSession, SavedReferenceOutputsServeTheNextHelper) {
+  char dir[] = "/tmp/tunefarm_refout_XXXXXX";
+  ASSERT_NE(mkdtemp(dir), nullptr);
+  MeasureSpec spec = CheckedSpec();
+  spec.reference_outputs_path = std::string(dir) + "/ref.outputs";
+  auto measure = [&](const MeasureSpec& s, std::vector<std::string>* stages) {
+    MeasureSession session(s, [&](const char* stage) { stages->push_back(stage); });
+    return session.Measure({AGENT_KERNEL_GOOD, "vadd"});
+  };
+  auto ran_reference = [](const std::vector<std::string>& stages) {
+    return std::find(stages.begin(), stages.end(), kStageReference) != stages.end();
+  };
+  std::vector<std::string> first, second, reseeded;
+  MeasureOutcome outcome = measure(spec, &first);
+  EXPECT_TRUE(outcome.correct) << outcome.message;
+  EXPECT_TRUE(ran_reference(first));
+  outcome = measure(spec, &second);
+  EXPECT_TRUE(outcome.correct) << outcome.message;
+  EXPECT_FALSE(ran_reference(second)) << "read from " << spec.reference_outputs_path;
+
+  // The saved bytes are what the candidate is compared with: changed, the candidate is wrong.
+  std::string bytes;
+  {
+    std::ifstream in(spec.reference_outputs_path, std::ios::binary);
+    bytes.assign(std::istreambuf_iterator<char>(in), {});
+  }
+  ASSERT_GT(bytes.size(), 64u);
+  std::string changed = bytes;
+  changed[changed.size() - 2] ^= 0x40;
+  std::ofstream(spec.reference_outputs_path, std::ios::binary | std::ios::trunc) << changed;
+  std::vector<std::string> stages;
+  outcome = measure(spec, &stages);
+  EXPECT_EQ(outcome.kind, OutcomeKind::kWrongResult) << outcome.message;
+
+  // Another seed, or a truncated file: the reference runs, and the file is written again.
+  MeasureSpec other = spec;
+  other.seed = 8;
+  outcome = measure(other, &reseeded);
+  EXPECT_TRUE(outcome.correct) << outcome.message;
+  EXPECT_TRUE(ran_reference(reseeded));
+  std::ofstream(spec.reference_outputs_path, std::ios::binary | std::ios::trunc) << bytes.substr(0, bytes.size() - 4);
+  stages.clear();
+  outcome = measure(spec, &stages);
+  EXPECT_TRUE(outcome.correct) << outcome.message;
+  EXPECT_TRUE(ran_reference(stages));
+  stages.clear();
+  outcome = measure(spec, &stages);
+  EXPECT_TRUE(outcome.correct) << outcome.message;
+  EXPECT_FALSE(ran_reference(stages)) << "the rewritten file serves again";
+  std::filesystem::remove_all(dir);
+}
+
+// A candidate whose correctness run already took over twice the stop limit is not timed: that
+// run is its one cost. Under a generous limit it is timed as asked.
+TEST(MeasureSession, ACandidateFarOverTheStopIsNotTimed) {
+  MeasureSpec spec = CheckedSpec();
+  spec.repeat = 3;
+  spec.stop_above_sec = 1e-12;
+  std::vector<std::string> stages;
+  MeasureSession session(spec, [&](const char* stage) { stages.push_back(stage); });
+  MeasureOutcome outcome = session.Measure({AGENT_KERNEL_GOOD, "vadd"});
+  EXPECT_EQ(outcome.kind, OutcomeKind::kOk) << outcome.message;
+  EXPECT_TRUE(outcome.correct);
+  ASSERT_EQ(outcome.costs_sec.size(), 1u);
+  EXPECT_GT(outcome.costs_sec[0], 0);
+  EXPECT_EQ(outcome.number, 1);
+  EXPECT_EQ(std::count(stages.begin(), stages.end(), std::string(kStageTime)), 0);
+
+  spec.stop_above_sec = 100;
+  MeasureSession patient(spec, [](const char*) {});
+  outcome = patient.Measure({AGENT_KERNEL_GOOD, "vadd"});
+  EXPECT_EQ(outcome.kind, OutcomeKind::kOk) << outcome.message;
+  EXPECT_EQ(outcome.costs_sec.size(), 3u);
 }
 
 TEST(FrozenBuffer, IsACopyThatCannotBeWritten) {
