@@ -1,7 +1,10 @@
 #include "tuner/measurer.h"
 
+#include <algorithm>
+#include <atomic>
 #include <chrono>
 #include <limits>
+#include <thread>
 
 #include "compiler/common/strings.h"
 #include "compiler/common/unix_time.h"
@@ -65,14 +68,27 @@ void FillOutcome(const v1::MeasureResult& r, db::TuningRecord* rec) {
 
 absl::Status Measurer::Measure(const BuiltKernel& reference, const std::vector<Candidate>& candidates,
                                double best_cost_sec, const OnOutcome& on_outcome) {
-  // Build phase: every kernel of the batch, before anything is measured.
+  // Build phase: every kernel of the batch, before anything is measured, on one worker per
+  // core of this host (lld links one at a time; LLVM's code generation runs side by side).
   auto build_start = std::chrono::steady_clock::now();
+  if (stopping_()) return absl::OkStatus();
+  std::vector<absl::StatusOr<BuiltKernel>> results(candidates.size(), absl::UnknownError("not built"));
+  std::atomic<size_t> next{0};
+  auto build = [&] {
+    for (size_t i = next++; i < candidates.size(); i = next++) {
+      const Candidate& c = candidates[i];
+      results[i] = c.lowered != nullptr ? BuildKernel(*c.lowered, target_) : BuildKernel(c.state, target_);
+    }
+  };
+  std::vector<std::thread> workers;
+  for (size_t w = 1; w < std::min<size_t>(build_threads_, candidates.size()); ++w) workers.emplace_back(build);
+  build();
+  for (std::thread& w : workers) w.join();
   std::vector<BuiltKernel> kernels;
   std::vector<size_t> built;  // index into candidates of each kernel
   kernels.reserve(candidates.size());
-  for (size_t i = 0; i < candidates.size() && !stopping_(); ++i) {
-    const Candidate& c = candidates[i];
-    auto kernel = c.lowered != nullptr ? BuildKernel(*c.lowered, target_) : BuildKernel(c.state, target_);
+  for (size_t i = 0; i < candidates.size(); ++i) {
+    absl::StatusOr<BuiltKernel>& kernel = results[i];
     if (kernel.ok()) {
       kernels.push_back(std::move(*kernel));
       built.push_back(i);

@@ -1,13 +1,15 @@
 // The measurer: a round's candidates built into kernels and timed on the farm. The build
-// phase finishes before the measure phase starts (on a small machine a build running beside
-// a measurement would disturb its timings). Every outcome, a build error or the agent's
+// phase (one worker per core) finishes before the measure phase starts (on a small machine a
+// build running beside a measurement would disturb its timings). Every outcome, a build error or the agent's
 // result, becomes the measurement part of a tuning record (costs, error kind and message,
 // errors against the reference) and is handed on as it arrives, so the caller writes it at
 // once and nothing measured is lost when the tuner dies.
 #pragma once
 
+#include <algorithm>
 #include <cstdint>
 #include <functional>
+#include <thread>
 #include <vector>
 
 #include "absl/status/status.h"
@@ -36,8 +38,14 @@ struct MeasureCounters {
 class Measurer {
  public:
   // `options` are the agent's timing and checking settings of every batch.
-  Measurer(FarmSession* farm, codegen::Target target, v1::MeasureOptions options, std::function<bool()> stopping)
-      : farm_(farm), target_(std::move(target)), options_(std::move(options)), stopping_(std::move(stopping)) {}
+  // Kernels are built on `build_threads` workers (0: one per core of this host).
+  Measurer(FarmSession* farm, codegen::Target target, v1::MeasureOptions options, std::function<bool()> stopping,
+           int build_threads = 0)
+      : farm_(farm),
+        target_(std::move(target)),
+        options_(std::move(options)),
+        stopping_(std::move(stopping)),
+        build_threads_(build_threads > 0 ? build_threads : std::max(1u, std::thread::hardware_concurrency())) {}
 
   // The outcome of candidates[index], as a record with only the measurement fields set.
   using OnOutcome = std::function<absl::Status(size_t index, db::TuningRecord outcome)>;
@@ -56,6 +64,7 @@ class Measurer {
   codegen::Target target_;
   v1::MeasureOptions options_;
   std::function<bool()> stopping_;
+  size_t build_threads_;
   MeasureCounters counters_;
 };
 
