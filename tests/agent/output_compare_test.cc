@@ -66,13 +66,18 @@ TEST(OutputCompare, IntegersCompareExactlyWithZeroTolerance) {
   EXPECT_EQ(c.max_abs_error, 1);
 }
 
+// Spins (not sleeps) for `d`, so the time is spent running, as a kernel's would be.
+void BusyWait(std::chrono::microseconds d) {
+  const auto until = std::chrono::steady_clock::now() + d;
+  while (std::chrono::steady_clock::now() < until) {
+  }
+}
+
 TEST(KernelTiming, GrowsNumberUntilARepeatLastsMinRepeatMs) {
   int calls = 0;
   const auto sleepy = [&] {
     ++calls;
-    const auto until = std::chrono::steady_clock::now() + std::chrono::microseconds(200);
-    while (std::chrono::steady_clock::now() < until) {
-    }
+    BusyWait(std::chrono::microseconds(200));
     return 0;
   };
   const Timing t = TimeRuns(sleepy, 1, 3, /*min_repeat_ms=*/10);
@@ -98,12 +103,7 @@ TEST(KernelTiming, WithoutMinRepeatMsNumberStaysAsAsked) {
 // called before every run and never counted.
 TEST(KernelTiming, BeforeRunIsCalledBeforeEveryRunAndNotTimed) {
   int calls = 0, flushes = 0;
-  auto wait = [](std::chrono::microseconds d) {
-    const auto until = std::chrono::steady_clock::now() + d;
-    while (std::chrono::steady_clock::now() < until) {
-    }
-  };
-  const Timing t = TimeRuns([&] { return ++calls, 0; }, 3, 4, 0, [&] { wait(std::chrono::microseconds(2000)), ++flushes; });
+  const Timing t = TimeRuns([&] { return ++calls, 0; }, 3, 4, 0, [&] { BusyWait(std::chrono::microseconds(2000)), ++flushes; });
   EXPECT_EQ(calls, 12);
   EXPECT_EQ(flushes, 12);
   ASSERT_EQ(t.costs_sec.size(), 4u);
@@ -117,9 +117,7 @@ TEST(KernelTiming, AFirstRepeatSlowerThanTheStopIsTheOnlyOne) {
   int calls = 0;
   const auto slow = [&] {
     ++calls;
-    const auto until = std::chrono::steady_clock::now() + std::chrono::microseconds(500);
-    while (std::chrono::steady_clock::now() < until) {
-    }
+    BusyWait(std::chrono::microseconds(500));
     return 0;
   };
   const Timing stopped = TimeRuns(slow, 2, 5, 0, nullptr, /*stop_above_sec=*/100e-6);
