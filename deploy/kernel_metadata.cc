@@ -62,6 +62,15 @@ class Parser : public JsonReader {
       }
       out->entries.push_back(std::move(entry));
     }
+    for (size_t i = 0; i < out->entries.size(); ++i) {
+      const std::vector<ArgInfo>& args = out->entries[i].args;
+      for (size_t a = 0; a < args.size(); ++a) {
+        if (args[a].prepared_by.empty()) continue;
+        const std::string where =
+            "entries[" + std::to_string(i) + "].args[" + std::to_string(a) + "].prepared_by";
+        if (!PreparingEntry(*out, args[a], where)) return false;
+      }
+    }
     return true;
   }
 
@@ -146,8 +155,30 @@ class Parser : public JsonReader {
       return Fail(where + ".role", "expected \"in\", \"out\" or \"param\", got \"" + role_name + "\"");
     }
 
+    const json* prepared_by = Member(value, where, "prepared_by", /*required=*/false);
+    if (prepared_by != nullptr) {
+      if (!String(*prepared_by, where + ".prepared_by", &out->prepared_by)) return false;
+      if (out->role == ArgRole::kOut) return Fail(where + ".prepared_by", "an output cannot be prepared");
+    }
     const json* range = Member(value, where, "range", /*required=*/false);
     if (range != nullptr) return Range(*range, where + ".range", *info, out);
+    return true;
+  }
+
+  // The entry that prepares `arg` takes [source, arg]: an input and an output of arg's type.
+  bool PreparingEntry(const KernelMetadata& metadata, const ArgInfo& arg, const std::string& where) {
+    const EntryInfo* entry = metadata.FindEntry(arg.prepared_by);
+    if (entry == nullptr) return Fail(where, "no entry \"" + arg.prepared_by + "\" in this library");
+    const std::vector<ArgInfo>& its = entry->args;
+    if (its.size() != 2 || its[0].role == ArgRole::kOut || its[1].role != ArgRole::kOut) {
+      return Fail(where, "entry \"" + arg.prepared_by + "\" must take one input and one output");
+    }
+    if (!its[0].prepared_by.empty()) {
+      return Fail(where, "entry \"" + arg.prepared_by + "\" takes a prepared argument itself");
+    }
+    if (its[1].dtype != arg.dtype || its[1].shape != arg.shape) {
+      return Fail(where, "entry \"" + arg.prepared_by + "\" makes a tensor of another type or shape");
+    }
     return true;
   }
 

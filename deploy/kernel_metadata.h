@@ -35,6 +35,11 @@ struct ArgInfo {
   std::vector<int64_t> shape;   // every extent >= 0; empty for a scalar
   ArgRole role = ArgRole::kIn;
   std::optional<ValueRange> range;  // integer args only: the values a kernel accepts
+  // Inputs only, empty for most: the entry (of the same library) that makes this argument from
+  // a "source" argument of another layout, e.g. weights in the order a tuned kernel's tiles read
+  // them. That entry takes [source (in/param), this argument (out)]; a caller that holds the
+  // source runs it once, untimed, and passes its output here.
+  std::string prepared_by;
 
   int64_t NumElements() const;
   int64_t NumBytes() const { return NumElements() * static_cast<int64_t>(DTypeBytes(dtype)); }

@@ -82,7 +82,7 @@ MeasureOutcome MeasureSession::Measure(const CandidateJob& job) {
 
   if (checking() && !RunReference()) return outcome_;
   report_stage_(kStageAllocate);
-  if (!MakeInputs(*candidate_.info) || !Allocate(&candidate_)) return outcome_;
+  if (!MakeInputs(candidate_.info->name, SourceArgs(candidate_)) || !Allocate(&candidate_)) return outcome_;
 
   report_stage_(kStageRun);
   const auto run_start = std::chrono::steady_clock::now();
@@ -140,8 +140,19 @@ bool MeasureSession::Load(const std::string& path, const std::string& entry,
   return true;
 }
 
+// The arguments a caller provides: a prepared argument's source in its place.
+std::vector<deploy::ArgInfo> MeasureSession::SourceArgs(const Bound& bound) const {
+  std::vector<deploy::ArgInfo> args = bound.info->args;
+  for (deploy::ArgInfo& arg : args) {
+    if (arg.prepared_by.empty()) continue;
+    // The metadata parser checked that this entry exists and takes [source, prepared].
+    arg = bound.library->metadata().FindEntry(arg.prepared_by)->args[0];
+  }
+  return args;
+}
+
 bool MeasureSession::CheckSameSignature(const std::vector<deploy::ArgInfo>& theirs) {
-  const auto& mine = candidate_.info->args;
+  const std::vector<deploy::ArgInfo> mine = SourceArgs(candidate_);
   const std::string what = "entry " + Quoted(job_.entry) + " and reference entry " +
                            Quoted(spec_.reference_entry);
   if (mine.size() != theirs.size()) {
@@ -150,8 +161,11 @@ bool MeasureSession::CheckSameSignature(const std::vector<deploy::ArgInfo>& thei
   }
   for (size_t i = 0; i < mine.size(); ++i) {
     if (!SameArg(mine[i], theirs[i])) {
+      const std::string prepared = candidate_.info->args[i].prepared_by.empty()
+                                       ? ""
+                                       : " (the source of its prepared argument)";
       return Fail(OutcomeKind::kLoadError, what + " differ in argument " + std::to_string(i) +
-                                               ": " + ArgText(mine[i]) + " vs " +
+                                               prepared + ": " + ArgText(mine[i]) + " vs " +
                                                ArgText(theirs[i]));
     }
   }
@@ -177,7 +191,7 @@ bool MeasureSession::RunReference() {
     return true;
   }
   report_stage_(kStageAllocate);
-  if (!MakeInputs(*reference.info) || !Allocate(&reference)) return false;
+  if (!MakeInputs(reference.info->name, reference.info->args) || !Allocate(&reference)) return false;
   report_stage_(kStageReference);
   if (!RunOnce(reference, "the reference")) return false;
   std::vector<FrozenBuffer> outputs(reference.args.size());
@@ -209,23 +223,23 @@ bool MeasureSession::TooLarge(const std::string& what, const std::string& entry,
                                              " bytes)" + limit);
 }
 
-bool MeasureSession::MakeInputs(const deploy::EntryInfo& entry) {
-  if (inputs_ready_ && SameInputs(entry.args, input_args_)) return true;
+bool MeasureSession::MakeInputs(const std::string& entry, const std::vector<deploy::ArgInfo>& args) {
+  if (inputs_ready_ && SameInputs(args, input_args_)) return true;
   inputs_ready_ = false;
   inputs_.clear();
-  std::vector<FrozenBuffer> inputs(entry.args.size());
-  for (size_t i = 0; i < entry.args.size(); ++i) {
-    const deploy::ArgInfo& arg = entry.args[i];
+  std::vector<FrozenBuffer> inputs(args.size());
+  for (size_t i = 0; i < args.size(); ++i) {
+    const deploy::ArgInfo& arg = args[i];
     if (arg.role == deploy::ArgRole::kOut) continue;
     deploy::Result<FrozenBuffer> generated =
         FrozenBuffer::Make(static_cast<size_t>(arg.NumBytes()), [&](void* data) {
           FillInput(arg, static_cast<int32_t>(i), spec_.seed, data);
         });
-    if (!generated.ok()) return TooLarge("argument " + Quoted(arg.name), entry.name, arg.NumBytes());
+    if (!generated.ok()) return TooLarge("argument " + Quoted(arg.name), entry, arg.NumBytes());
     inputs[i] = std::move(generated).value();
   }
   inputs_ = std::move(inputs);
-  input_args_ = entry.args;
+  input_args_ = args;
   inputs_ready_ = true;
   return true;
 }
@@ -242,6 +256,8 @@ bool MeasureSession::Allocate(Bound* bound) {
     // A copy of the inputs each time: a kernel that writes its inputs changes only its own.
     if (arg.role == deploy::ArgRole::kOut) {
       FillPoison(arg, buffer->data());
+    } else if (!arg.prepared_by.empty()) {
+      if (!Prepare(*bound, arg.prepared_by, inputs_[i], buffer->data())) return false;
     } else if (inputs_[i].size() > 0) {
       std::memcpy(buffer->data(), inputs_[i].data(), inputs_[i].size());
     }
@@ -254,6 +270,28 @@ bool MeasureSession::Allocate(Bound* bound) {
   if (!workspace.ok()) return TooLarge("the workspace", bound->info->name, workspace_bytes);
   bound->workspace = std::move(workspace).value();
   return true;
+}
+
+// Runs `entry` of the bound library on a copy of `source`, writing `out`: untimed, once per
+// candidate, like the compiler's build-time rewrite of the model's weights.
+bool MeasureSession::Prepare(const Bound& bound, const std::string& entry, const FrozenBuffer& source, void* out) {
+  const deploy::EntryInfo* info = bound.library->metadata().FindEntry(entry);
+  tunefarm_kernel_fn fn = bound.library->FindFunction(entry);
+  if (fn == nullptr) return Fail(OutcomeKind::kLoadError, bound.library->name() + ": no function " + Quoted(entry));
+  deploy::Result<deploy::AlignedBuffer> in = deploy::AlignedBuffer::Allocate(source.size());
+  deploy::Result<deploy::AlignedBuffer> workspace =
+      deploy::AlignedBuffer::Allocate(static_cast<size_t>(info->workspace_bytes));
+  if (!in.ok()) return TooLarge("argument " + Quoted(info->args[0].name), entry, source.size());
+  if (!workspace.ok()) return TooLarge("the workspace", entry, info->workspace_bytes);
+  if (source.size() > 0) std::memcpy(in->data(), source.data(), source.size());
+  void* args[2] = {in->data(), out};
+  deploy::ScopedCurrentPool bind(bound.pool);
+  const int32_t code = fn(args, 2, workspace->empty() ? nullptr : workspace->data());
+  if (code == 0) return true;
+  return Fail(OutcomeKind::kRuntimeError,
+              "the layout entry " + Quoted(entry) + " of " + bound.library->name() + " returned error " +
+                  std::to_string(code),
+              code);
 }
 
 bool MeasureSession::RunOnce(Bound& bound, const char* what) {

@@ -1,6 +1,7 @@
 // The measurements of one batch inside the tunefarm-measure helper. For each candidate: refuse
 // a kernel for another machine before loading it, load it, give it fresh copies of the inputs
-// and poisoned outputs, run it, compare with the reference, and time it.
+// and poisoned outputs (a prepared argument, e.g. weights in a tuned layout, made from its
+// generated source by the library's own entry), run it, compare with the reference, and time it.
 //
 // What a batch shares is only what does not depend on a candidate and cannot be changed by
 // one: the generated inputs and the reference's outputs, kept read-only (FrozenBuffer). The
@@ -61,8 +62,10 @@ class MeasureSession {
   bool Load(const std::string& path, const std::string& entry, deploy::ThreadPool* pool,
             Bound* bound);
   bool CheckSameSignature(const std::vector<deploy::ArgInfo>& reference_args);
-  bool MakeInputs(const deploy::EntryInfo& entry);
+  std::vector<deploy::ArgInfo> SourceArgs(const Bound& bound) const;
+  bool MakeInputs(const std::string& entry, const std::vector<deploy::ArgInfo>& args);
   bool Allocate(Bound* bound);
+  bool Prepare(const Bound& bound, const std::string& entry, const FrozenBuffer& source, void* out);
   bool RunReference();
   bool RunOnce(Bound& bound, const char* what);
   void Compare();

@@ -14,6 +14,10 @@ namespace tunefarm::tuner {
 
 // Every tuning kernel exports this entry (reference and candidates live in separate libraries).
 inline constexpr char kTuneEntry[] = "tf_tune";
+// A candidate whose schedule rewrites the layout of constant weights (the "LR" step) also
+// exports tf_tune_layout<k>, which makes its k-th rewritten argument from the original weights;
+// the agent runs it once, untimed, on the weights it generated (kernel metadata "prepared_by").
+inline constexpr char kTuneLayoutEntryPrefix[] = "tf_tune_layout";
 
 struct BuiltKernel {
   std::string bytes;   // the shared object
@@ -22,8 +26,9 @@ struct BuiltKernel {
 };
 
 // Lowering or code generation failing is an error: the tuner records it as a build error.
-absl::StatusOr<BuiltKernel> BuildKernel(const schedule::State& state, const codegen::Target& target);
-// The same from a program already lowered (named anything: the entry is renamed kTuneEntry).
-absl::StatusOr<BuiltKernel> BuildKernel(tir::PrimFunc func, const codegen::Target& target);
+// `lowered`: the state's program already lowered (any name: the entry is renamed kTuneEntry),
+// or null to lower it here.
+absl::StatusOr<BuiltKernel> BuildKernel(const schedule::State& state, const codegen::Target& target,
+                                        const tir::PrimFunc* lowered = nullptr);
 
 }  // namespace tunefarm::tuner

@@ -77,7 +77,7 @@ absl::Status Measurer::Measure(const BuiltKernel& reference, const std::vector<C
   auto build = [&] {
     for (size_t i = next++; i < candidates.size(); i = next++) {
       const Candidate& c = candidates[i];
-      results[i] = c.lowered != nullptr ? BuildKernel(*c.lowered, target_) : BuildKernel(c.state, target_);
+      results[i] = BuildKernel(c.state, target_, c.lowered.get());
     }
   };
   std::vector<std::thread> workers;

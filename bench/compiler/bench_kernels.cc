@@ -2,6 +2,7 @@
 
 #include <algorithm>
 #include <cmath>
+#include <cstring>
 #include <fstream>
 
 #include "bench/timing.h"
@@ -10,6 +11,7 @@
 #include "compiler/ops/conv2d.h"
 #include "compiler/ops/conv2d_nchwc.h"
 #include "compiler/ops/matmul.h"
+#include "compiler/tir/layout_transform.h"
 #include "compiler/tir/lower.h"
 
 namespace tunefarm::bench {
@@ -123,6 +125,21 @@ Arrays MakeArgs(const std::vector<const std::vector<float>*>& inputs, int64_t ou
   }
   a.buffers.push_back(std::move(deploy::AlignedBuffer::Allocate(out_elems * 4).value()));
   for (auto& b : a.buffers) a.args.push_back(b.data());
+  return a;
+}
+
+absl::StatusOr<Arrays> MakeArgsFor(const schedule::State& program, const std::vector<const std::vector<float>*>& inputs,
+                                   int64_t out_elems) {
+  Arrays a = MakeArgs(inputs, out_elems);
+  for (const tir::RewrittenParam& rp : tir::RewrittenParams(program)) {
+    const std::vector<float>& weights = *inputs[rp.arg];
+    auto bytes = tir::TransformWeights(
+        *rp.transform, std::string_view(reinterpret_cast<const char*>(weights.data()), weights.size() * sizeof(float)));
+    if (!bytes.ok()) return bytes.status();
+    a.buffers[rp.arg] = std::move(deploy::AlignedBuffer::Allocate(bytes->size()).value());
+    std::memcpy(a.buffers[rp.arg].data(), bytes->data(), bytes->size());
+    a.args[rp.arg] = a.buffers[rp.arg].data();
+  }
   return a;
 }
 

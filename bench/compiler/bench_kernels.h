@@ -77,6 +77,11 @@ struct Arrays {
 // Inputs copied from `inputs`, plus an output of `out_elems`.
 Arrays MakeArgs(const std::vector<const std::vector<float>*>& inputs, int64_t out_elems);
 
+// The same for `program`'s kernel: every weight tensor whose layout the program rewrote (the LR
+// step) is transformed as the compiler does at build time.
+absl::StatusOr<Arrays> MakeArgsFor(const schedule::State& program, const std::vector<const std::vector<float>*>& inputs,
+                                   int64_t out_elems);
+
 // Runs the kernel once on `pool`; false when it reports an error.
 bool CallKernel(Compiled& k, Arrays& a, deploy::ThreadPool* pool);
 

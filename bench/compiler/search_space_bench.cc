@@ -104,6 +104,7 @@ struct SearchResult {
   std::string first_build_error;
   float worst_wrong_diff = 0;
   std::unique_ptr<bench::Compiled> best;
+  bench::Arrays best_args;  // its arguments (its weights may be in a rewritten layout)
   int best_index = -1;
   double best_s = std::numeric_limits<double>::infinity();  // from the search's short timing
   double wall_s = 0;
@@ -135,8 +136,7 @@ std::vector<absl::StatusOr<std::string>> CompileAll(const std::vector<schedule::
 // Samples programs for `threads` cores, then builds, runs, checks and times each on `pool`.
 // `default_s`: the default schedule's time per call, which bounds the first probes.
 SearchResult RandomSearch(const Workload& w, const codegen::Target& target, int threads, const Settings& settings,
-                          const std::vector<float>& reference, double default_s, bench::Arrays& args,
-                          deploy::ThreadPool* pool) {
+                          const std::vector<float>& reference, double default_s, deploy::ThreadPool* pool) {
   SearchResult r;
   const Clock::time_point start = Clock::now();
   tuner::SearchTarget space = tuner::SearchTarget::FromTarget(target);
@@ -146,7 +146,6 @@ SearchResult RandomSearch(const Workload& w, const codegen::Target& target, int 
   r.sample_s = SecondsSince(start);
 
   const float tolerance = static_cast<float>(kRelativeTolerance * std::max(1.0f, MaxAbs(reference)));
-  float* out = args.out();
   const Clock::time_point build_start = Clock::now();
   std::vector<absl::StatusOr<std::string>> objects = CompileAll(programs, target, settings.build_threads);
   r.build_s = SecondsSince(build_start);
@@ -155,10 +154,16 @@ SearchResult RandomSearch(const Workload& w, const codegen::Target& target, int 
     auto kernel = objects[i].ok() ? bench::LoadKernel(name, *objects[i])
                                   : absl::StatusOr<std::unique_ptr<bench::Compiled>>(objects[i].status());
     objects[i] = std::string();  // loaded: the bytes are not needed again
-    if (!kernel.ok()) {
-      if (r.build_failed++ == 0) r.first_build_error = StrCat(name, ": ", std::string(kernel.status().message()));
+    // A program that rewrote its weights' layout gets them transformed (untimed).
+    absl::StatusOr<bench::Arrays> own_args =
+        kernel.ok() ? bench::MakeArgsFor(programs[i], w.inputs, static_cast<int64_t>(reference.size()))
+                    : absl::StatusOr<bench::Arrays>(kernel.status());
+    if (!own_args.ok()) {
+      if (r.build_failed++ == 0) r.first_build_error = StrCat(name, ": ", std::string(own_args.status().message()));
       continue;
     }
+    bench::Arrays& args = *own_args;
+    float* out = args.out();
     ++r.built;
     const double limit_s = std::min(kPruneFactor * r.best_s, kFirstLimitFactor * default_s);
     const Probe probe = bench::ProbeInChild(**kernel, args, threads, 2 * limit_s + kProbeOverheadSeconds);
@@ -191,6 +196,7 @@ SearchResult RandomSearch(const Workload& w, const codegen::Target& target, int 
     if (s < r.best_s) {
       r.best_s = s;
       r.best = std::move(kernel.value());
+      r.best_args = std::move(args);
       r.best_index = static_cast<int>(i);
     }
   }
@@ -240,14 +246,14 @@ void RunWorkload(const Workload& w, const codegen::Target& target, const Setting
     const std::vector<float> reference(args.out(), args.out() + out_elems);
     const double quick_default_s = bench::TimeKernel(*dflt, args, &pool, settings.min_repeat_ms);
 
-    SearchResult r = RandomSearch(w, target, threads, settings, reference, quick_default_s, args, &pool);
+    SearchResult r = RandomSearch(w, target, threads, settings, reference, quick_default_s, &pool);
 
     // The best and the default timed alike, then the peer.
     RowFigures f;
     if (r.best) {
-      std::fill(args.out(), args.out() + out_elems, NAN);
-      f.best_s = bench::TimeKernel(*r.best, args, &pool, kFinalRepeatMs, kFinalRepeats);
-      f.best_vs_default = bench::MaxDiff(args.out(), reference);
+      std::fill(r.best_args.out(), r.best_args.out() + out_elems, NAN);
+      f.best_s = bench::TimeKernel(*r.best, r.best_args, &pool, kFinalRepeatMs, kFinalRepeats);
+      f.best_vs_default = bench::MaxDiff(r.best_args.out(), reference);
     }
     f.default_s = bench::TimeKernel(*dflt, args, &pool, kFinalRepeatMs, kFinalRepeats);
     w.peer.setup(threads);

@@ -30,6 +30,10 @@ void AppendArg(const tir::Buffer& b, std::string* out) {
   StrAppend(out, ",\"dtype\":\"", te::DTypeName(b.dtype), "\",\"shape\":[", StrJoin(b.shape, ","),
             "],\"role\":\"", tir::ArgRoleName(b.role), "\"");
   if (b.has_range) StrAppend(out, ",\"range\":[", b.range_min, ",", b.range_max, "]");
+  if (!b.prepared_by.empty()) {
+    out->append(",\"prepared_by\":");
+    AppendJsonString(b.prepared_by, out);
+  }
   out->push_back('}');
 }
 

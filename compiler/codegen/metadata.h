@@ -13,7 +13,7 @@ namespace tunefarm::codegen {
 
 // {"format":1,"target":"<canonical>","entries":[{"name":..,"workspace_bytes":N,"args":[
 //   {"name":..,"dtype":"float32","shape":[..],"role":"in","range":[lo,hi]}]}]}
-// "range" appears only for arguments with has_range.
+// "range" appears only for arguments with has_range, "prepared_by" only where it is set.
 std::string BuildMetadataJson(const std::vector<tir::PrimFunc>& funcs, const Target& target);
 
 }  // namespace tunefarm::codegen

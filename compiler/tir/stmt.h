@@ -99,6 +99,10 @@ struct Buffer {
   // so a measurement harness can generate valid data. Recorded in the kernel metadata.
   bool has_range = false;
   int64_t range_min = 0, range_max = 0;
+  // kArg inputs only, usually empty: the entry of the same library that makes this argument
+  // from the tensor it replaces (a tuning kernel's weights in a rewritten layout; the kernel
+  // metadata's "prepared_by", docs/kernel-abi.md).
+  std::string prepared_by;
   int64_t NumElements() const;
   int64_t NumBytes() const;
 };

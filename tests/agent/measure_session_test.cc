@@ -148,6 +148,34 @@ TEST(MeasureSession, ACandidateFarOverTheStopIsNotTimed) {
   EXPECT_EQ(outcome.costs_sec.size(), 3u);
 }
 
+// A candidate that takes an argument in another layout (weights in its tiles' order) gets it
+// made from the generated input by the library's preparing entry, untimed; without that entry
+// it would add the wrong elements, and a preparing entry that fails is named.
+TEST(MeasureSession, APreparedArgumentIsMadeFromTheGeneratedInputByItsEntry) {
+  MeasureSpec spec = CheckedSpec();
+  spec.reference_path = AGENT_KERNEL_PREPARED;
+  MeasureSession session(spec, [](const char*) {});
+  MeasureOutcome outcome = session.Measure({AGENT_KERNEL_PREPARED, "vadd_reversed"});
+  EXPECT_EQ(outcome.kind, OutcomeKind::kOk) << outcome.message;
+  EXPECT_TRUE(outcome.correct);
+  EXPECT_FALSE(outcome.costs_sec.empty());
+
+  outcome = session.Measure({AGENT_KERNEL_PREPARED, "vadd_unprepared"});
+  EXPECT_EQ(outcome.kind, OutcomeKind::kWrongResult) << outcome.message;
+
+  outcome = session.Measure({AGENT_KERNEL_PREPARED, "vadd_badly_prepared"});
+  EXPECT_EQ(outcome.kind, OutcomeKind::kRuntimeError) << outcome.message;
+  EXPECT_NE(outcome.message.find("layout entry \"reverse_b_fails\""), std::string::npos) << outcome.message;
+  EXPECT_EQ(outcome.kernel_code, 7);
+
+  // Unchecked (no reference), the source is generated from the preparing entry's input.
+  MeasureSpec unchecked = spec;
+  unchecked.reference_path.clear();
+  MeasureSession alone(unchecked, [](const char*) {});
+  outcome = alone.Measure({AGENT_KERNEL_PREPARED, "vadd_reversed"});
+  EXPECT_EQ(outcome.kind, OutcomeKind::kOk) << outcome.message;
+}
+
 TEST(FrozenBuffer, IsACopyThatCannotBeWritten) {
   const std::string text = "reference outputs";
   deploy::Result<FrozenBuffer> frozen = FrozenBuffer::Copy(text.data(), text.size());

@@ -1,5 +1,6 @@
 // A scheduled DAG checked against the plain evaluation of its original DAG: lowered, run
-// through the loop-IR interpreter on seeded random float inputs, compared element by element
+// through the loop-IR interpreter on seeded random float inputs (rewritten weights transformed
+// as the compiler does), compared element by element
 // (gtest failures for a lowering or interpreter error).
 #pragma once
 
@@ -12,6 +13,7 @@
 #include "compiler/tir/interpreter.h"
 #include "compiler/tir/lower.h"
 #include "tests/common/dag_evaluator.h"
+#include "tests/common/rewritten_weights.h"
 #include "tests/common/test_dags.h"
 
 namespace tunefarm::testing {
@@ -24,12 +26,14 @@ inline double InterpretedError(const schedule::State& s, uint64_t seed) {
   if (!f.ok()) return 1e30;
   std::vector<std::vector<float>> in;
   std::vector<std::vector<double>> in64;
-  std::vector<void*> args;
   for (size_t i = 0; i < dag.inputs().size(); ++i) {
     in.push_back(RandomFloats(dag.tensor(dag.inputs()[i]).NumElements(), seed + i));
     in64.emplace_back(in.back().begin(), in.back().end());
-    args.push_back(in.back().data());
   }
+  absl::Status rewritten = RewriteFloatInputs(s, &in);  // weights in the layout `s` reads them
+  EXPECT_TRUE(rewritten.ok()) << rewritten;
+  std::vector<void*> args;
+  for (std::vector<float>& v : in) args.push_back(v.data());
   std::vector<float> out(dag.tensor(dag.outputs()[0]).NumElements(), NAN);
   args.push_back(out.data());
   absl::Status st = tir::Interpret(*f, args);

@@ -166,7 +166,24 @@ INSTANTIATE_TEST_SUITE_P(
         BadCase{"RangeOutOfInt64",
                 WithArg(R"({"name":"x","dtype":"uint64","shape":[2],"role":"in",)"
                         R"("range":[0,18446744073709551615]})"),
-                "entries[0].args[0].range[1]: integer 18446744073709551615 is out of range"}),
+                "entries[0].args[0].range[1]: integer 18446744073709551615 is out of range"},
+        BadCase{"PreparedByNoEntry",
+                WithArg(R"({"name":"x","dtype":"float32","shape":[2],"role":"param","prepared_by":"mk"})"),
+                "entries[0].args[0].prepared_by: no entry \"mk\" in this library"},
+        BadCase{"PreparedOutput",
+                WithArg(R"({"name":"x","dtype":"float32","shape":[2],"role":"out","prepared_by":"mk"})"),
+                "entries[0].args[0].prepared_by: an output cannot be prepared"},
+        BadCase{"PreparedByWrongShape",
+                WithEntry(R"({"name":"k","workspace_bytes":0,"args":[)"
+                          R"({"name":"x","dtype":"float32","shape":[2],"role":"param","prepared_by":"mk"}]},)"
+                          R"({"name":"mk","workspace_bytes":0,"args":[)" +
+                          kGoodArg + R"(,{"name":"y","dtype":"float32","shape":[3],"role":"out"}]})"),
+                "entries[0].args[0].prepared_by: entry \"mk\" makes a tensor of another type or shape"},
+        BadCase{"PreparedByTwoOutputs",
+                WithEntry(R"({"name":"k","workspace_bytes":0,"args":[)"
+                          R"({"name":"x","dtype":"float32","shape":[2],"role":"param","prepared_by":"mk"}]},)"
+                          R"({"name":"mk","workspace_bytes":0,"args":[)" + kGoodArg + "]}"),
+                "entries[0].args[0].prepared_by: entry \"mk\" must take one input and one output"}),
     [](const ::testing::TestParamInfo<BadCase>& info) { return std::string(info.param.label); });
 
 }  // namespace

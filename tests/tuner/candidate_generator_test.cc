@@ -8,6 +8,7 @@
 
 #include "compiler/tir/interpreter.h"
 #include "compiler/tir/lower.h"
+#include "tests/common/rewritten_weights.h"
 #include "tests/common/test_dags.h"
 #include "tuner/candidate_generator.h"
 
@@ -35,17 +36,16 @@ std::vector<float> Interpreted(const schedule::State& state, uint64_t seed) {
   auto f = tir::Lower(state, "k");
   EXPECT_TRUE(f.ok()) << f.status();
   if (!f.ok()) return {};
+  // Inputs as the DAG declares them, then in the layout the schedule reads them.
+  const te::ComputeDag& dag = *state.original_dag();
   std::vector<std::vector<float>> buffers;
+  for (int a = 0; a < static_cast<int>(dag.inputs().size()); ++a)
+    buffers.push_back(tunefarm::testing::RandomFloats(dag.tensor(dag.inputs()[a]).NumElements(), seed + a));
+  EXPECT_TRUE(tunefarm::testing::RewriteFloatInputs(state, &buffers).ok());
+  for (int a = static_cast<int>(buffers.size()); a < f->num_args; ++a)
+    buffers.push_back(std::vector<float>(f->buffers[a].NumElements(), NAN));
   std::vector<void*> args;
-  for (int a = 0; a < f->num_args; ++a) {
-    const tir::Buffer& b = f->buffers[a];
-    if (b.role == tir::ArgRole::kOutput) {
-      buffers.push_back(std::vector<float>(b.NumElements(), NAN));
-    } else {
-      buffers.push_back(tunefarm::testing::RandomFloats(b.NumElements(), seed + a));
-    }
-    args.push_back(buffers.back().data());
-  }
+  for (std::vector<float>& b : buffers) args.push_back(b.data());
   absl::Status st = tir::Interpret(*f, args);
   EXPECT_TRUE(st.ok()) << st;
   std::vector<float> out;

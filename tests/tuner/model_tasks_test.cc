@@ -15,6 +15,7 @@
 #include "compiler/common/strings.h"
 #include "compiler/tir/lower.h"
 #include "tests/codegen/kernel_runner.h"
+#include "tests/common/rewritten_weights.h"
 #include "tuner/search_space/initial_population.h"
 #include "tuner/tuning_task.h"
 
@@ -125,7 +126,16 @@ void CheckModel(const std::string& model) {
     KernelArgs want = MakeArgs(*naive, 7 + t);
     ASSERT_EQ(runner->Run("naive", want.ptrs, 1), 0);
     for (size_t i = 1; i < funcs.size(); ++i) {
-      KernelArgs got = MakeArgs(funcs[i], 7 + t);  // same seed: same inputs
+      KernelArgs got = MakeArgs(*naive, 7 + t);  // the naive kernel's inputs,
+      auto rewritten = testing::RewrittenWeights(programs[i - 1], [&](int arg) {
+        return std::string_view(got.arrays[arg].data(), naive->buffers[arg].NumBytes());
+      });
+      ASSERT_TRUE(rewritten.ok()) << rewritten.status();
+      for (const auto& [arg, bytes] : *rewritten) {  // in the layout this program reads them
+        got.arrays[arg] = codegen::testing::Array<char>(bytes.size());
+        std::memcpy(got.arrays[arg].data(), bytes.data(), bytes.size());
+        got.ptrs[arg] = got.arrays[arg].data();
+      }
       ASSERT_EQ(runner->Run(funcs[i].name, got.ptrs, 2), 0);
       std::string diff = CompareOutputs(funcs[i], got, want);
       EXPECT_EQ(diff, "") << model << " task " << t << " program " << i - 1 << "\n" << programs[i - 1].ToJson();

@@ -7,6 +7,7 @@
 #include <thread>
 
 #include "compiler/build/model_builder.h"
+#include "compiler/codegen/host_target.h"
 #include "compiler/codegen/target.h"
 #include "compiler/frontend/onnx_importer.h"
 #include "db/tuning_database.h"
@@ -16,6 +17,7 @@
 #include "tuner/job_runner.h"
 #include "tuner/job_spec.h"
 #include "tuner/measurer.h"
+#include "tuner/search_space/initial_population.h"
 
 namespace tunefarm::tuner {
 namespace {
@@ -201,6 +203,57 @@ TEST_F(TunerFarm, TunesAModelAndTheBuildUsesTheBestRecord) {
   int tuned = 0;
   for (const build::Task& t : plan->exec.tasks) tuned += t.schedule == "db:" + (*best)->record_id;
   EXPECT_EQ(tuned, 1);
+}
+
+// A candidate that reads its constant weights in its tiles' order (the LR step) ships the entry
+// that makes them; the agent applies it to the weights it generated, so the candidate is
+// checked against the task's naive reference on the same inputs, and found correct.
+TEST_F(TunerFarm, ACandidateWithRewrittenWeightsIsCheckedOnTheGeneratedWeights) {
+  te::DagBuilder b;
+  auto a = b.Placeholder("a", te::DType::kFloat32, {32, 48});
+  auto w = b.Placeholder("w", te::DType::kFloat32, {48, 40}, /*is_constant=*/true);
+  std::shared_ptr<const te::ComputeDag> dag = b.Build({ops::Matmul(b, a, w)});
+  const codegen::Target target = codegen::HostTarget();
+  std::mt19937_64 rng(3);
+  std::vector<Candidate> rewritten;
+  for (const schedule::State& p : SampleInitialPopulation(dag, SearchTarget::FromTarget(target), 40, rng, nullptr)) {
+    bool lr = false;
+    for (const schedule::Step& s : p.steps()) lr |= std::holds_alternative<schedule::LayoutRewriteStep>(s);
+    if (!lr || rewritten.size() == 4) continue;
+    auto c = MakeCandidate(p, SearchTarget::FromTarget(target));
+    ASSERT_TRUE(c.ok()) << c.status();
+    rewritten.push_back(std::move(*c));
+  }
+  ASSERT_EQ(rewritten.size(), 4u) << "annotation drew too few layout rewrites";
+  auto reference = BuildKernel(schedule::State(dag), target);
+  ASSERT_TRUE(reference.ok()) << reference.status();
+
+  FarmOptions farm_options;
+  farm_options.tracker = farm_->tracker_address();
+  farm_options.token = testing::kToken;
+  farm_options.device_key = testing::kDeviceKey;
+  auto session = FarmSession::Open(farm_options, [] { return false; });
+  ASSERT_TRUE(session.ok()) << session.status();
+  v1::MeasureOptions options;
+  options.set_number(1);
+  options.set_repeat(1);
+  options.set_timeout_ms(60000);
+  options.set_check_correctness(true);
+  options.set_atol(1e-4);
+  options.set_rtol(1e-4);
+  options.set_seed(5);
+  options.set_threads(1);
+  Measurer measurer(session->get(), target, options, [] { return false; });
+  int correct = 0;
+  ASSERT_TRUE(measurer
+                  .Measure(*reference, rewritten, 0,
+                           [&](size_t i, db::TuningRecord r) {
+                             EXPECT_EQ(r.error_kind, db::ErrorKind::kNone) << i << ": " << r.error_message;
+                             correct += r.error_kind == db::ErrorKind::kNone && r.max_abs_error < 1e-4;
+                             return absl::OkStatus();
+                           })
+                  .ok());
+  EXPECT_EQ(correct, 4);
 }
 
 TEST_F(TunerFarm, ACancelledJobStops) {

@@ -17,7 +17,7 @@ bool HostsStages(const State& s, int stage) {
 bool Relocatable(const State& s, int stage) {
   const schedule::Stage& st = s.stage(stage);
   const te::StageAnalysis& a = s.dag().analysis(st.tensor_id);
-  return !st.is_placeholder && st.location != ComputeLocation::kInlined && !a.is_output &&
+  return !st.is_placeholder && st.scope != schedule::kLayoutScope && st.location != ComputeLocation::kInlined && !a.is_output &&
          !a.needs_multi_level_tiling && s.IsUntouched(stage) && !HostsStages(s, stage);
 }
 
@@ -30,7 +30,7 @@ std::vector<Step> ComputeLocationChoices(const State& s, int stage) {
   // computed at the division's row loop, the exp can be computed there too.)
   for (int target = stage + 1; target < static_cast<int>(s.stages().size()); ++target) {
     const schedule::Stage& t = s.stage(target);
-    if (t.is_placeholder || t.location == ComputeLocation::kInlined) continue;
+    if (t.is_placeholder || t.scope == schedule::kLayoutScope || t.location == ComputeLocation::kInlined) continue;
     for (int i = 0; i < static_cast<int>(t.iters.size()) && t.node_of(i).kind == schedule::IterKind::kSpace; ++i) {
       if (t.node_of(i).extent == 1) continue;
       if (schedule::ComputeAtProblem(s, stage, target, i).empty()) out.push_back(schedule::ComputeAtStep{stage, target, i});

@@ -18,6 +18,9 @@ using schedule::IterKind;
 using schedule::State;
 using schedule::Step;
 
+// Placeholders and rewritten weight layouts (computed at build time) have no loops to schedule.
+bool Schedulable(const schedule::Stage& st) { return !st.is_placeholder && st.scope != schedule::kLayoutScope; }
+
 absl::Status PhaseError(std::string_view phase, const absl::Status& s) {
   return absl::Status(s.code(), StrCat(phase, ": ", std::string(s.message())));
 }
@@ -135,7 +138,27 @@ absl::Status ChangeComputeLocations(State* s, std::mt19937_64& rng) {
   return absl::OkStatus();
 }
 
-// --- 3. Parallel ---
+// --- 3. Layout rewrite ---
+
+// Each constant tensor (model weights) that one tiled reduction reads alone, at one loop axis per
+// dimension, is stored in that stage's tile order or kept, each with probability 1/2 (the cost
+// model learns which pays). Before parallel: the loops fused for it mix weight and other axes.
+absl::Status DrawLayoutRewrites(State* s, std::mt19937_64& rng) {
+  for (int t = static_cast<int>(s->stages().size()) - 1; t >= 0; --t) {
+    const te::TensorDef& tensor = s->dag().tensor(t);
+    if (!tensor.is_placeholder || !tensor.is_constant || tensor.shape.size() < 2) continue;
+    const std::vector<int> readers = s->dag().consumers(t);
+    if (readers.size() != 1) continue;
+    const schedule::Stage& reader = s->stage(readers[0]);
+    if (reader.num_reduce_axes == 0 || reader.relations.empty() || rng() % 2 == 0) continue;
+    State rewritten = *s;
+    // Not every read can be rewritten (a depthwise conv reads its weights at a constant channel).
+    if (rewritten.LayoutRewrite(t, readers[0]).ok()) *s = std::move(rewritten);
+  }
+  return absl::OkStatus();
+}
+
+// --- 4. Parallel ---
 
 absl::Status Parallelize(State* s, int stage, int cores) {
   const schedule::Stage& st = s->stage(stage);
@@ -170,18 +193,18 @@ absl::Status ParallelizeRootStages(State* s, const SearchTarget& target) {
   if (target.cores <= 1) return absl::OkStatus();
   for (int stage = 0; stage < static_cast<int>(s->stages().size()); ++stage) {
     const schedule::Stage& st = s->stage(stage);
-    if (st.is_placeholder || st.location != ComputeLocation::kRoot) continue;
+    if (!Schedulable(st) || st.location != ComputeLocation::kRoot) continue;
     if (auto r = Parallelize(s, stage, target.cores); !r.ok()) return r;
   }
   return absl::OkStatus();
 }
 
-// --- 4. Vectorize ---
+// --- 5. Vectorize ---
 
 absl::Status VectorizeInnermost(State* s, const SearchTarget& target) {
   for (int stage = 0; stage < static_cast<int>(s->stages().size()); ++stage) {
     const schedule::Stage& st = s->stage(stage);
-    if (st.is_placeholder || st.location == ComputeLocation::kInlined || st.iters.empty()) continue;
+    if (!Schedulable(st) || st.location == ComputeLocation::kInlined || st.iters.empty()) continue;
     const int last = static_cast<int>(st.iters.size()) - 1;
     const schedule::Iterator& it = st.iters[last];
     const schedule::IterNode& node = st.nodes[it.node];
@@ -193,12 +216,12 @@ absl::Status VectorizeInnermost(State* s, const SearchTarget& target) {
   return absl::OkStatus();
 }
 
-// --- 5. Auto-unroll ---
+// --- 6. Auto-unroll ---
 
 absl::Status PickAutoUnroll(State* s, std::mt19937_64& rng) {
   for (int stage = 0; stage < static_cast<int>(s->stages().size()); ++stage) {
     const schedule::Stage& st = s->stage(stage);
-    if (st.is_placeholder || st.location == ComputeLocation::kInlined) continue;
+    if (!Schedulable(st) || st.location == ComputeLocation::kInlined) continue;
     bool has_reduce = false;
     for (int i = 0; i < static_cast<int>(st.iters.size()); ++i) has_reduce |= st.node_of(i).kind == IterKind::kReduce;
     if (!has_reduce) continue;
@@ -214,6 +237,7 @@ absl::StatusOr<State> AnnotateRandomly(const State& sketch, const SearchTarget& 
   auto state = FillTileSizes(sketch, target, rng);
   if (!state.ok()) return PhaseError("tile sizes", state.status());
   if (auto s = ChangeComputeLocations(&*state, rng); !s.ok()) return PhaseError("compute locations", s);
+  if (auto s = DrawLayoutRewrites(&*state, rng); !s.ok()) return PhaseError("layout rewrite", s);
   if (auto s = ParallelizeRootStages(&*state, target); !s.ok()) return PhaseError("parallel", s);
   if (auto s = VectorizeInnermost(&*state, target); !s.ok()) return PhaseError("vectorize", s);
   if (auto s = PickAutoUnroll(&*state, rng); !s.ok()) return PhaseError("auto-unroll", s);

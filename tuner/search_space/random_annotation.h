@@ -12,19 +12,24 @@
 //                     directly or through a chain, where all its readers run (outside that
 //                     stage's first reduce loop, not a loop of one iteration, and none inside a
 //                     loop that hosts other stages): uniformly among those choices.
-//  3. parallel        each root stage's outer space loops are fused until they have at least
+//  3. layout rewrite  each constant tensor (weights) read only by one tiled reduction, at one
+//                     loop axis per dimension, is stored in that stage's tile order (the LR
+//                     step; the compiler transforms the weights at build time) with
+//                     probability 1/2. Drawn before the parallel loops fuse weight axes with
+//                     the others.
+//  4. parallel        each root stage's outer space loops are fused until they have at least
 //                     `cores` iterations and run in parallel. Fusing stops early at a reduce
 //                     loop, at a loop other stages are computed at (fused last, they move to
 //                     the fused loop) and before the
 //                     innermost loop, which stays for vectorization. When the loops down to
 //                     such an attach loop have one iteration, the stages computed there are
 //                     parallelized the same way instead. Nothing with one core.
-//  4. vectorize       the innermost loop of every stage, when it is a space loop of 2 to
+//  5. vectorize       the innermost loop of every stage, when it is a space loop of 2 to
 //                     MaxVectorExtent() iterations with no stage computed inside it. (Ansor
 //                     vectorizes up to 16 elements and fuses inner loops to get there; fused
 //                     loops index lanes by div/mod, which codegen can only gather, so here the
 //                     innermost loop is vectorized alone, up to four vectors.)
-//  5. auto-unroll     every stage with a reduce loop gets auto_unroll_max_step 0, 16, 64 or 512.
+//  6. auto-unroll     every stage with a reduce loop gets auto_unroll_max_step 0, 16, 64 or 512.
 // A step the State refuses is an error (the caller counts it and draws again).
 #pragma once
 

@@ -91,6 +91,7 @@ struct Curve {
   std::string policy;
   std::vector<double> best_s;  // best valid cost after each trial (inf: none yet)
   std::unique_ptr<bench::Compiled> best;
+  bench::Arrays best_args;  // its arguments (its weights may be in a rewritten layout)
   int64_t wrong = 0, failed = 0, slow = 0;
   double search_s = 0, build_s = 0, measure_s = 0, wall_s = 0;
 };
@@ -123,8 +124,7 @@ std::vector<absl::StatusOr<std::string>> CompileAll(const std::vector<tuner::Can
 
 // One policy's search on one workload: rounds of 64 until `trials` programs are measured.
 Curve Search(const bench::Workload& w, const std::string& policy_name, const codegen::Target& target, int threads,
-             const Settings& settings, const std::vector<float>& reference, double default_s, bench::Arrays& args,
-             deploy::ThreadPool* pool, const std::string& model_dir) {
+             const Settings& settings, const std::vector<float>& reference, double default_s, deploy::ThreadPool* pool, const std::string& model_dir) {
   Curve curve;
   curve.policy = policy_name;
   const Clock::time_point start = Clock::now();
@@ -165,10 +165,15 @@ Curve Search(const bench::Workload& w, const std::string& policy_name, const cod
       rec.error_kind = db::ErrorKind::kRuntimeError;
       auto kernel = objects[i].ok() ? bench::LoadKernel(w.name, *objects[i])
                                     : absl::StatusOr<std::unique_ptr<bench::Compiled>>(objects[i].status());
-      if (!kernel.ok()) {
+      // A program that rewrote its weights' layout gets them transformed (untimed).
+      absl::StatusOr<bench::Arrays> own_args =
+          kernel.ok() ? bench::MakeArgsFor(batch[i].state, w.inputs, static_cast<int64_t>(reference.size()))
+                      : absl::StatusOr<bench::Arrays>(kernel.status());
+      if (!kernel.ok() || !own_args.ok()) {
         ++curve.failed;
         rec.error_kind = db::ErrorKind::kBuild;
       } else {
+        bench::Arrays& args = *own_args;
         const double limit_s = std::min(kPruneFactor * best_s, kFirstLimitFactor * default_s);
         const bench::Probe probe = bench::ProbeInChild(**kernel, args, threads, 2 * limit_s + kProbeOverheadSeconds);
         if (probe.outcome == bench::Probe::kOk && probe.seconds <= limit_s) {
@@ -181,6 +186,7 @@ Curve Search(const bench::Workload& w, const std::string& policy_name, const cod
             if (s < best_s) {
               best_s = s;
               curve.best = std::move(*kernel);
+              curve.best_args = std::move(args);
             }
           } else {
             ++curve.wrong;
@@ -235,13 +241,13 @@ void RunWorkload(const bench::Workload& w, const codegen::Target& target, const 
     std::vector<Curve> curves;
     for (const std::string& policy : settings.policies)
       curves.push_back(
-          Search(w, policy, target, threads, settings, reference, quick_default_s, args, &pool, model_dir));
+          Search(w, policy, target, threads, settings, reference, quick_default_s, &pool, model_dir));
     const double default_s = bench::TimeKernel(*dflt, args, &pool, kFinalRepeatMs, kFinalRepeats);
     w.peer.setup(threads);
     const double peer_s = bench::MedianSecondsPerCall(w.peer.run, 3, 200);
     for (Curve& c : curves) {
       double final_s = NAN;
-      if (c.best) final_s = bench::TimeKernel(*c.best, args, &pool, kFinalRepeatMs, kFinalRepeats);
+      if (c.best) final_s = bench::TimeKernel(*c.best, c.best_args, &pool, kFinalRepeatMs, kFinalRepeats);
       std::string at;
       for (int k : kCheckpoints)
         if (k <= static_cast<int>(c.best_s.size()))
