@@ -120,30 +120,36 @@ std::vector<NamedState> ConvNchwcTileTemplates(std::shared_ptr<const te::Compute
   for (int64_t kob : {1, 2, 4})
     for (int64_t owb = 1; owb <= ow; ++owb) {
       if (ow % owb != 0 || kos % kob != 0 || kob * owb > 28 || kob * owb < 12) continue;
-      for (bool pad_at_root : {false, true}) {
-        if (pad_at_root && !padded) continue;
-        State s(dag);
-        bool ok = !padded || (pad_at_root ? true : s.ComputeInline(2).ok());
-        const int cl = conv, co = conv + 1;
-        ok = ok && All({s.CacheWrite(conv, "local"),                     // conv.local conv
-                        s.Split(co, 3, {owb}), s.Split(co, 1, {kob}),     // n ko.0 ko.1 oh ow.0 ow.1 y
-                        s.Reorder(co, {0, 1, 3, 4, 2, 5, 6}),             // n ko.0 oh ow.0 ko.1 ow.1 y
-                        s.ComputeAt(cl, co, 3),                           // the tile per ow.0
-                        // conv.local split like the tile: n ko.0 ko.1 oh ow.0 ow.1 y ci r s xi
-                        s.Split(cl, 3, {owb}), s.Split(cl, 1, {kob}),
-                        // -> n ko.0 oh ow.0 ci r s xi ko.1 ow.1 y
-                        s.Reorder(cl, {0, 1, 3, 4, 7, 8, 9, 10, 2, 5, 6}),
-                        s.Annotate(cl, 8, IterAnnotation::kUnroll), s.Annotate(cl, 9, IterAnnotation::kUnroll),
-                        s.Annotate(cl, 10, IterAnnotation::kVectorize),
-                        s.Fuse(co, {0, 1, 2}), s.Annotate(co, 0, IterAnnotation::kParallel),
-                        s.Annotate(co, 4, IterAnnotation::kVectorize)});
-        if (pad_at_root) {  // the padded input once per call, in parallel over its rows
-          ok = ok && All({s.Fuse(2, {0, 1, 2}), s.Annotate(2, 0, IterAnnotation::kParallel),
-                          s.Annotate(2, 2, IterAnnotation::kVectorize)});
+      for (bool pad_at_root : {false, true})
+        for (bool rewrite : {false, true}) {
+          if (pad_at_root && !padded) continue;
+          State s(dag);
+          bool ok = !padded || (pad_at_root ? true : s.ComputeInline(2).ok());
+          const int cl = conv, co = conv + 1;
+          ok = ok && All({s.CacheWrite(conv, "local"),                     // conv.local conv
+                          s.Split(co, 3, {owb}), s.Split(co, 1, {kob}),     // n ko.0 ko.1 oh ow.0 ow.1 y
+                          s.Reorder(co, {0, 1, 3, 4, 2, 5, 6}),             // n ko.0 oh ow.0 ko.1 ow.1 y
+                          s.ComputeAt(cl, co, 3),                           // the tile per ow.0
+                          // conv.local split like the tile: n ko.0 ko.1 oh ow.0 ow.1 y ci r s xi
+                          s.Split(cl, 3, {owb}), s.Split(cl, 1, {kob}),
+                          // -> n ko.0 oh ow.0 ci r s xi ko.1 ow.1 y
+                          s.Reorder(cl, {0, 1, 3, 4, 7, 8, 9, 10, 2, 5, 6}),
+                          s.Annotate(cl, 8, IterAnnotation::kUnroll), s.Annotate(cl, 9, IterAnnotation::kUnroll),
+                          s.Annotate(cl, 10, IterAnnotation::kVectorize)});
+          // The weights (tensor 1) in the tile's order, [ko.0 ci r s xi ko.1 y]: one contiguous
+          // run per tile. The rewritten tensor is a new stage after them, so later stages move up.
+          const int shift = rewrite ? 1 : 0;
+          if (rewrite) ok = ok && s.LayoutRewrite(1, cl).ok();
+          ok = ok && All({s.Fuse(co + shift, {0, 1, 2}), s.Annotate(co + shift, 0, IterAnnotation::kParallel),
+                          s.Annotate(co + shift, 4, IterAnnotation::kVectorize)});
+          if (pad_at_root) {  // the padded input once per call, in parallel over its rows
+            ok = ok && All({s.Fuse(2 + shift, {0, 1, 2}), s.Annotate(2 + shift, 0, IterAnnotation::kParallel),
+                            s.Annotate(2 + shift, 2, IterAnnotation::kVectorize)});
+          }
+          if (ok)
+            out.push_back({StrCat("tile kob=", kob, " owb=", owb, pad_at_root ? " pad@root" : "", rewrite ? " LR" : ""),
+                           std::move(s)});
         }
-        if (ok)
-          out.push_back({StrCat("tile kob=", kob, " owb=", owb, pad_at_root ? " pad@root" : ""), std::move(s)});
-      }
     }
   return out;
 }

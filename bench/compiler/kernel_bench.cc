@@ -63,13 +63,23 @@ void RunRow(Row& row) {
   auto naive = Build("naive", schedule::State(row.dag));
   auto rule = schedule::ApplyDefaultSchedule(row.dag, {g_target.VectorLanes(te::DType::kFloat32), 2});
   auto dflt = rule.ok() ? Build("default", *rule) : nullptr;
-  std::vector<std::unique_ptr<bench::Compiled>> hand, hand_alt;
-  for (auto& h : row.hand)
-    if (auto k = Build(h.name, h.state)) hand.push_back(std::move(k));
-  for (auto& h : row.hand_alt)
-    if (auto k = Build(h.name, h.state)) hand_alt.push_back(std::move(k));
+  // Each template with its own arguments: one that rewrote the weights' layout reads them so.
+  struct HandKernel {
+    std::unique_ptr<bench::Compiled> kernel;
+    bench::Arrays args;
+  };
+  std::vector<HandKernel> hand;
+  auto build_hand = [&](const std::vector<bench::NamedState>& templates, const std::vector<const std::vector<float>*>& inputs) {
+    for (auto& h : templates) {
+      auto k = Build(h.name, h.state);
+      auto args = bench::MakeArgsFor(h.state, inputs, out_elems);
+      if (!args.ok()) std::fprintf(stderr, "%s: %s\n", h.name.c_str(), std::string(args.status().message()).c_str());
+      if (k && args.ok()) hand.push_back({std::move(k), std::move(*args)});
+    }
+  };
+  build_hand(row.hand, row.inputs);
+  build_hand(row.hand_alt, row.inputs_alt);
   bench::Arrays args = bench::MakeArgs(row.inputs, out_elems);
-  bench::Arrays args_alt = bench::MakeArgs(row.inputs_alt, out_elems);
   for (int threads : {1, 2}) {
     deploy::ThreadPool pool(threads);
     row.peer.setup(threads);
@@ -86,14 +96,11 @@ void RunRow(Row& row) {
     double hand_s = 1e30;
     std::string hand_name = "-";
     float hand_diff = NAN;
-    for (auto* set : {&hand, &hand_alt}) {
-      bench::Arrays& a = set == &hand ? args : args_alt;
-      for (auto& k : *set) {
-        double s = bench::TimeKernel(*k, a, &pool, 100);
-        if (std::getenv("TUNEFARM_BENCH_VERBOSE"))
-          std::fprintf(stderr, "  %-40s %2d threads: %7.1f GFLOP/s\n", k->name.c_str(), threads, gflops(s));
-        if (s < hand_s) hand_s = s, hand_name = k->name, hand_diff = bench::MaxDiff(peer_view(a.out()).data(), ref);
-      }
+    for (HandKernel& h : hand) {
+      double s = bench::TimeKernel(*h.kernel, h.args, &pool, 100);
+      if (std::getenv("TUNEFARM_BENCH_VERBOSE"))
+        std::fprintf(stderr, "  %-40s %2d threads: %7.1f GFLOP/s\n", h.kernel->name.c_str(), threads, gflops(s));
+      if (s < hand_s) hand_s = s, hand_name = h.kernel->name, hand_diff = bench::MaxDiff(peer_view(h.args.out()).data(), ref);
     }
     if (hand_name == "-") hand_s = NAN;  // no template for this form
     std::printf("%-26s %2d | %7.1f %7.1f %7.1f %4.0f%% %4.0f%% | %-8s %7.1f %4.0f%% | %5.2fx %5.2fx %5.2fx | %-22s | %.1e %.1e\n",
