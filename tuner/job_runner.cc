@@ -301,21 +301,14 @@ absl::Status JobRun::WriteRecord(TaskState& task, db::TuningRecord record) {
   return absl::OkStatus();
 }
 
-// A round measures measure_per_round programs, except that the warm-up rounds together take at
-// most half of the budget, in equal shares (fewer when a resumed job has less left, so that every
-// task still gets its first round): the other half goes where the gradient says it pays. (Sharing all of it, mobilenet_v2's 33 tasks
-// took 768 trials in 33 equal rounds, and the 1 ms expand convs got no more than a 10 us one.)
+// The round size of task_scheduler.h, for this job's budget and tasks.
 int JobRun::RoundSize(int task_index) const {
-  const int64_t left = progress_.trial_budget() - trials_done_;
-  int64_t size = std::min<int64_t>(search_.measure_per_round, left);
-  if (tasks_[task_index].rounds == 0 && tasks_[task_index].trials == 0) {
-    int64_t unwarmed = 0;
-    for (const TaskState& t : tasks_) unwarmed += (t.rounds == 0 && t.trials == 0 && !t.exhausted) ? 1 : 0;
-    const int64_t half = (progress_.trial_budget() + 1) / 2;
-    const int64_t tasks = std::max<int64_t>(1, static_cast<int64_t>(tasks_.size()));
-    size = std::min({size, (half + tasks - 1) / tasks, (left + unwarmed - 1) / std::max<int64_t>(1, unwarmed)});
-  }
-  return static_cast<int>(std::max<int64_t>(size, 1));
+  int64_t unwarmed = 0;
+  for (const TaskState& t : tasks_) unwarmed += (t.rounds == 0 && t.trials == 0 && !t.exhausted) ? 1 : 0;
+  const TaskState& task = tasks_[task_index];
+  return static_cast<int>(tuner::RoundSize(search_.measure_per_round, progress_.trial_budget(),
+                                           progress_.trial_budget() - trials_done_, task.rounds == 0 && task.trials == 0,
+                                           static_cast<int64_t>(tasks_.size()), unwarmed));
 }
 
 absl::Status JobRun::RunRound(int index) {

@@ -56,7 +56,6 @@ absl::StatusOr<std::vector<tir::PrimFunc>> LayoutEntries(const schedule::State& 
     const std::string name = StrCat(kTuneLayoutEntryPrefix, entries.size());
     auto f = tir::Lower(schedule::State(rp.transform), name);
     if (!f.ok()) return f.status();
-    f->buffers[0].role = tir::ArgRole::kParam;
     kernel->buffers[rp.arg].prepared_by = name;
     entries.push_back(std::move(*f));
   }

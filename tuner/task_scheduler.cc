@@ -92,4 +92,15 @@ double GradientTaskScheduler::EstimatedLatency(bool* complete) const {
   return total;
 }
 
+int64_t RoundSize(int64_t per_round, int64_t budget, int64_t left, bool warm_up, int64_t tasks, int64_t unwarmed) {
+  int64_t size = std::min(per_round, left);
+  if (warm_up) {
+    tasks = std::max<int64_t>(1, tasks);
+    unwarmed = std::max<int64_t>(1, unwarmed);
+    const int64_t half = (budget + 1) / 2;
+    size = std::min({size, (half + tasks - 1) / tasks, (left + unwarmed - 1) / unwarmed});
+  }
+  return std::max<int64_t>(size, 1);
+}
+
 }  // namespace tunefarm::tuner

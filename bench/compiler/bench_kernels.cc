@@ -131,14 +131,14 @@ Arrays MakeArgs(const std::vector<const std::vector<float>*>& inputs, int64_t ou
 absl::StatusOr<Arrays> MakeArgsFor(const schedule::State& program, const std::vector<const std::vector<float>*>& inputs,
                                    int64_t out_elems) {
   Arrays a = MakeArgs(inputs, out_elems);
-  for (const tir::RewrittenParam& rp : tir::RewrittenParams(program)) {
-    const std::vector<float>& weights = *inputs[rp.arg];
-    auto bytes = tir::TransformWeights(
-        *rp.transform, std::string_view(reinterpret_cast<const char*>(weights.data()), weights.size() * sizeof(float)));
-    if (!bytes.ok()) return bytes.status();
-    a.buffers[rp.arg] = std::move(deploy::AlignedBuffer::Allocate(bytes->size()).value());
-    std::memcpy(a.buffers[rp.arg].data(), bytes->data(), bytes->size());
-    a.args[rp.arg] = a.buffers[rp.arg].data();
+  auto rewritten = tir::TransformRewrittenArgs(program, [&](int arg) {
+    return std::string_view(reinterpret_cast<const char*>(inputs[arg]->data()), inputs[arg]->size() * sizeof(float));
+  });
+  if (!rewritten.ok()) return rewritten.status();
+  for (const auto& [arg, bytes] : *rewritten) {
+    a.buffers[arg] = std::move(deploy::AlignedBuffer::Allocate(bytes.size()).value());
+    std::memcpy(a.buffers[arg].data(), bytes.data(), bytes.size());
+    a.args[arg] = a.buffers[arg].data();
   }
   return a;
 }

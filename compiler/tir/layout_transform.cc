@@ -1,5 +1,7 @@
 #include "compiler/tir/layout_transform.h"
 
+#include <optional>
+
 #include "compiler/common/strings.h"
 #include "compiler/tir/buffer_plan.h"
 #include "compiler/tir/interpreter.h"
@@ -9,10 +11,11 @@ namespace tunefarm::tir {
 
 std::vector<RewrittenParam> RewrittenParams(const schedule::State& state) {
   const te::ComputeDag& dag = state.dag();
-  BufferPlan plan = PlanBuffers(state);
+  std::optional<BufferPlan> plan;  // planned only for a state that has a rewrite (the tuner asks of every candidate)
   std::vector<RewrittenParam> out;
   for (int t = 0; t < dag.num_tensors(); ++t) {
     if (state.stage(t).scope != schedule::kLayoutScope) continue;
+    if (!plan) plan = PlanBuffers(state);
     const te::TensorDef& layout = dag.tensor(t);
     int source = -1;
     te::Visit(layout.body, [&](const te::Expr& e) {
@@ -25,7 +28,7 @@ std::vector<RewrittenParam> RewrittenParams(const schedule::State& state) {
     });
     auto transform = std::make_shared<const te::ComputeDag>(std::vector<te::TensorDef>{weights, rewritten},
                                                             std::vector<int>{1});
-    out.push_back({plan.buffer_of_tensor[t], std::move(transform)});
+    out.push_back({plan->buffer_of_tensor[t], std::move(transform)});
   }
   return out;
 }
@@ -43,6 +46,17 @@ absl::StatusOr<std::string> TransformWeights(const te::ComputeDag& transform, st
   std::string in(weights);
   std::string out(result.NumElements() * te::DTypeBytes(result.dtype), '\0');
   if (auto s = Interpret(*f, {in.data(), out.data()}); !s.ok()) return s;
+  return out;
+}
+
+absl::StatusOr<std::map<int, std::string>> TransformRewrittenArgs(
+    const schedule::State& state, const std::function<std::string_view(int arg)>& original) {
+  std::map<int, std::string> out;
+  for (const RewrittenParam& rp : RewrittenParams(state)) {
+    absl::StatusOr<std::string> bytes = TransformWeights(*rp.transform, original(rp.arg));
+    if (!bytes.ok()) return bytes.status();
+    out[rp.arg] = std::move(*bytes);
+  }
   return out;
 }
 

@@ -3,6 +3,8 @@
 // compiler runs it once per weight tensor; the kernel never repacks.
 #pragma once
 
+#include <functional>
+#include <map>
 #include <memory>
 #include <string>
 #include <string_view>
@@ -24,5 +26,11 @@ std::vector<RewrittenParam> RewrittenParams(const schedule::State& state);
 
 // The rewritten tensor's bytes from the original weights' bytes.
 absl::StatusOr<std::string> TransformWeights(const te::ComputeDag& transform, std::string_view weights);
+
+// For `state`'s kernel fed the inputs of its DAG's unscheduled kernel (same argument order): the
+// bytes each rewritten argument takes instead, by argument index. `original(arg)` gives that
+// argument's bytes as the unscheduled kernel takes them. Empty when nothing is rewritten.
+absl::StatusOr<std::map<int, std::string>> TransformRewrittenArgs(
+    const schedule::State& state, const std::function<std::string_view(int arg)>& original);
 
 }  // namespace tunefarm::tir

@@ -168,6 +168,14 @@ TEST(MeasureSession, APreparedArgumentIsMadeFromTheGeneratedInputByItsEntry) {
   EXPECT_NE(outcome.message.find("layout entry \"reverse_b_fails\""), std::string::npos) << outcome.message;
   EXPECT_EQ(outcome.kernel_code, 7);
 
+  // A preparing entry whose source is not the reference's argument is refused before any run.
+  outcome = session.Measure({AGENT_KERNEL_PREPARED, "vadd_wrong_source"});
+  EXPECT_EQ(outcome.kind, OutcomeKind::kLoadError) << outcome.message;
+  EXPECT_NE(outcome.message.find("differ in argument 1 (the source of its prepared argument): b float32[2048] in "
+                                 "vs b float32[4096] in"),
+            std::string::npos)
+      << outcome.message;
+
   // Unchecked (no reference), the source is generated from the preparing entry's input.
   MeasureSpec unchecked = spec;
   unchecked.reference_path.clear();

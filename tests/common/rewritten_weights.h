@@ -4,9 +4,6 @@
 #pragma once
 
 #include <cstring>
-#include <functional>
-#include <map>
-#include <string>
 #include <string_view>
 #include <vector>
 
@@ -16,22 +13,10 @@
 
 namespace tunefarm::testing {
 
-// Argument index -> the bytes `program`'s kernel takes there, for every rewritten argument;
-// `original(arg)` gives that argument's bytes as the naive kernel takes them.
-inline absl::StatusOr<std::map<int, std::string>> RewrittenWeights(
-    const schedule::State& program, const std::function<std::string_view(int arg)>& original) {
-  std::map<int, std::string> out;
-  for (const tir::RewrittenParam& rp : tir::RewrittenParams(program)) {
-    absl::StatusOr<std::string> bytes = tir::TransformWeights(*rp.transform, original(rp.arg));
-    if (!bytes.ok()) return bytes.status();
-    out[rp.arg] = std::move(*bytes);
-  }
-  return out;
-}
-
-// The same for float inputs held as vectors, in argument order: rewritten in place.
+// Float inputs of the task's naive kernel, held as vectors in argument order, rewritten in place
+// into the inputs `program`'s kernel takes (tir::TransformRewrittenArgs).
 inline absl::Status RewriteFloatInputs(const schedule::State& program, std::vector<std::vector<float>>* inputs) {
-  auto rewritten = RewrittenWeights(program, [&](int arg) {
+  auto rewritten = tir::TransformRewrittenArgs(program, [&](int arg) {
     const std::vector<float>& v = (*inputs)[arg];
     return std::string_view(reinterpret_cast<const char*>(v.data()), v.size() * sizeof(float));
   });

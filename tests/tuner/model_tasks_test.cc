@@ -13,9 +13,9 @@
 
 #include "compiler/codegen/host_target.h"
 #include "compiler/common/strings.h"
+#include "compiler/tir/layout_transform.h"
 #include "compiler/tir/lower.h"
 #include "tests/codegen/kernel_runner.h"
-#include "tests/common/rewritten_weights.h"
 #include "tuner/search_space/initial_population.h"
 #include "tuner/tuning_task.h"
 
@@ -127,7 +127,7 @@ void CheckModel(const std::string& model) {
     ASSERT_EQ(runner->Run("naive", want.ptrs, 1), 0);
     for (size_t i = 1; i < funcs.size(); ++i) {
       KernelArgs got = MakeArgs(*naive, 7 + t);  // the naive kernel's inputs,
-      auto rewritten = testing::RewrittenWeights(programs[i - 1], [&](int arg) {
+      auto rewritten = tir::TransformRewrittenArgs(programs[i - 1], [&](int arg) {
         return std::string_view(got.arrays[arg].data(), naive->buffers[arg].NumBytes());
       });
       ASSERT_TRUE(rewritten.ok()) << rewritten.status();

@@ -123,5 +123,29 @@ TEST(TaskScheduler, ASimilarFastTaskPullsASlowOneUp) {
   EXPECT_LT(s.last_gradient(1), s.last_gradient(2));
 }
 
+// The warm-up takes at most half of the budget, in equal shares; the rest goes in full rounds.
+TEST(RoundSize, WarmUpRoundsLeaveHalfTheBudgetToTheGradient) {
+  const int64_t per_round = 32, budget = 768, tasks = 33;
+  int64_t left = budget, warm_up_trials = 0;
+  for (int64_t unwarmed = tasks; unwarmed > 0; --unwarmed) {
+    const int64_t size = RoundSize(per_round, budget, left, true, tasks, unwarmed);
+    EXPECT_EQ(size, 12) << "budget / (2 tasks), rounded up";
+    warm_up_trials += size;
+    left -= size;
+  }
+  EXPECT_LE(warm_up_trials, budget / 2 + tasks);
+  EXPECT_EQ(RoundSize(per_round, budget, left, false, tasks, 0), per_round) << "after the warm-up: full rounds";
+  // With a big budget the warm-up round is a full one.
+  EXPECT_EQ(RoundSize(per_round, 100000, 100000, true, tasks, tasks), per_round);
+}
+
+TEST(RoundSize, EveryTaskGetsAFirstRoundWithinWhatIsLeft) {
+  // A resumed job with 10 trials left and 8 tasks still to warm up: 2, then 1 each, never 0.
+  EXPECT_EQ(RoundSize(64, 1000, 10, true, 20, 8), 2);
+  EXPECT_EQ(RoundSize(64, 1000, 1, true, 20, 8), 1);
+  EXPECT_EQ(RoundSize(64, 1000, 5, false, 20, 0), 5) << "no round past the budget";
+  EXPECT_EQ(RoundSize(64, 1000, 0, false, 20, 0), 1);
+}
+
 }  // namespace
 }  // namespace tunefarm::tuner

@@ -143,7 +143,7 @@ absl::Status ChangeComputeLocations(State* s, std::mt19937_64& rng) {
 // Each constant tensor (model weights) that one tiled reduction reads alone, at one loop axis per
 // dimension, is stored in that stage's tile order or kept, each with probability 1/2 (the cost
 // model learns which pays). Before parallel: the loops fused for it mix weight and other axes.
-absl::Status DrawLayoutRewrites(State* s, std::mt19937_64& rng) {
+void DrawLayoutRewrites(State* s, std::mt19937_64& rng) {
   for (int t = static_cast<int>(s->stages().size()) - 1; t >= 0; --t) {
     const te::TensorDef& tensor = s->dag().tensor(t);
     if (!tensor.is_placeholder || !tensor.is_constant || tensor.shape.size() < 2) continue;
@@ -155,7 +155,6 @@ absl::Status DrawLayoutRewrites(State* s, std::mt19937_64& rng) {
     // Not every read can be rewritten (a depthwise conv reads its weights at a constant channel).
     if (rewritten.LayoutRewrite(t, readers[0]).ok()) *s = std::move(rewritten);
   }
-  return absl::OkStatus();
 }
 
 // --- 4. Parallel ---
@@ -237,7 +236,7 @@ absl::StatusOr<State> AnnotateRandomly(const State& sketch, const SearchTarget& 
   auto state = FillTileSizes(sketch, target, rng);
   if (!state.ok()) return PhaseError("tile sizes", state.status());
   if (auto s = ChangeComputeLocations(&*state, rng); !s.ok()) return PhaseError("compute locations", s);
-  if (auto s = DrawLayoutRewrites(&*state, rng); !s.ok()) return PhaseError("layout rewrite", s);
+  DrawLayoutRewrites(&*state, rng);
   if (auto s = ParallelizeRootStages(&*state, target); !s.ok()) return PhaseError("parallel", s);
   if (auto s = VectorizeInnermost(&*state, target); !s.ok()) return PhaseError("vectorize", s);
   if (auto s = PickAutoUnroll(&*state, rng); !s.ok()) return PhaseError("auto-unroll", s);

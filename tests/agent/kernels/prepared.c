@@ -2,7 +2,8 @@
  * layout its schedule rewrote: "vadd_reversed" takes b reversed, and its metadata names
  * "reverse_b" as the entry that prepares it ("prepared_by"). "vadd_unprepared" is the same
  * kernel without that field, so it gets b as generated and adds the wrong elements;
- * "vadd_badly_prepared" names a preparing entry that fails. */
+ * "vadd_badly_prepared" names a preparing entry that fails; "vadd_wrong_source" one whose source
+ * (half of b) is not what the reference takes. */
 #include "agent_kernel.h"
 
 #define ARG(name, role, extra) \
@@ -10,6 +11,9 @@
 #define REVERSED_ENTRY(name, b_extra)                                                       \
   "{\"name\":\"" name "\",\"workspace_bytes\":0,\"args\":[" ARG("a", "in", "") "," ARG( \
       "b_reversed", "in", b_extra) "," ARG("c", "out", "") "]}"
+#define HALF_PREPARE_ENTRY(name)                                                             \
+  "{\"name\":\"" name "\",\"workspace_bytes\":0,\"args\":[{\"name\":\"b\",\"dtype\":\"float32\"," \
+  "\"shape\":[2048],\"role\":\"in\"}," ARG("b_reversed", "out", "") "]}"
 #define PREPARE_ENTRY(name)                                                                 \
   "{\"name\":\"" name "\",\"workspace_bytes\":0,\"args\":[" ARG("b", "in", "") "," ARG( \
       "b_reversed", "out", "") "]}"
@@ -17,7 +21,7 @@
 TF_EXPORT const char tunefarm_metadata[] = HOST_METADATA(
     VADD_ENTRY("vadd_ref") "," REVERSED_ENTRY("vadd_reversed", ",\"prepared_by\":\"reverse_b\"") "," REVERSED_ENTRY(
         "vadd_unprepared", "") "," REVERSED_ENTRY("vadd_badly_prepared",
-                                                   ",\"prepared_by\":\"reverse_b_fails\"") "," PREPARE_ENTRY("reverse_b") "," PREPARE_ENTRY("reverse_b_fails"));
+                                                   ",\"prepared_by\":\"reverse_b_fails\"") "," PREPARE_ENTRY("reverse_b") "," PREPARE_ENTRY("reverse_b_fails") "," REVERSED_ENTRY("vadd_wrong_source", ",\"prepared_by\":\"reverse_half\"") "," HALF_PREPARE_ENTRY("reverse_half"));
 
 TF_EXPORT int32_t vadd_ref(void** args, int32_t num_args, void* workspace) { return vadd_serial(args, num_args); }
 
@@ -45,3 +49,6 @@ TF_EXPORT int32_t reverse_b(void** args, int32_t num_args, void* workspace) {
 }
 
 TF_EXPORT int32_t reverse_b_fails(void** args, int32_t num_args, void* workspace) { return 7; }
+
+TF_EXPORT int32_t vadd_wrong_source(void** args, int32_t num_args, void* workspace) { return add_reversed(args, num_args); }
+TF_EXPORT int32_t reverse_half(void** args, int32_t num_args, void* workspace) { return 7; }
