@@ -168,6 +168,26 @@ Status ModelExecutor::GetOutput(size_t index, void* data, size_t bytes) const {
   return Status();
 }
 
+Status ModelExecutor::RunCall(size_t c) {
+  std::lock_guard<std::mutex> lock(mutex_);
+  if (c >= calls_.size()) {
+    return Error(StatusCode::kInvalidArgument, "no call " + std::to_string(c) + " (the plan has " +
+                                                   std::to_string(calls_.size()) + ")");
+  }
+  ScopedCurrentPool bind(pool_.get());
+  BoundCall& call = calls_[c];
+  const int32_t code = call.fn(call.args.data(), static_cast<int32_t>(call.args.size()), call.workspace);
+  if (code == 0) return Status();
+  return Status::KernelError(code, name_ + ": " + DescribeCall(plan_, c) + " returned error " + std::to_string(code));
+}
+
+std::vector<ModelExecutor::ArgBytes> ModelExecutor::CallArgBytes(size_t c) const {
+  std::vector<ArgBytes> bytes;
+  if (c >= plan_.calls.size()) return bytes;
+  for (int32_t id : plan_.calls[c].args) bytes.push_back({ValueData(id), static_cast<size_t>(plan_.values[id].bytes)});
+  return bytes;
+}
+
 Status ModelExecutor::RunTimed(std::vector<double>* seconds) {
   std::lock_guard<std::mutex> lock(mutex_);
   ScopedCurrentPool bind(pool_.get());

@@ -59,6 +59,15 @@ class ModelExecutor {
   // Copies output `index` (exactly `bytes` bytes, its size) as the last run left it.
   Status GetOutput(size_t index, void* data, size_t bytes) const;
 
+  // For diagnosing where a call's time goes (bench/models/call_context_bench): runs plan call
+  // `call` alone on what the arena holds now, and names the bytes its arguments occupy.
+  Status RunCall(size_t call);
+  struct ArgBytes {
+    const void* data;
+    size_t bytes;
+  };
+  std::vector<ArgBytes> CallArgBytes(size_t call) const;
+
  private:
   // One plan call, resolved at load.
   struct BoundCall {

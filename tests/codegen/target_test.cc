@@ -77,10 +77,13 @@ TEST(TargetTest, VectorWidthAndLanes) {
   EXPECT_EQ(parse("llvm -mtriple=x86_64-linux-gnu -mcpu=haswell").VectorLanes(te::DType::kFloat32), 8);
   EXPECT_EQ(parse("llvm -mtriple=x86_64-linux-gnu -mcpu=haswell").VectorLanes(te::DType::kFloat64), 4);
   EXPECT_EQ(parse("llvm -mtriple=x86_64-linux-gnu -mcpu=haswell").VectorLanes(te::DType::kInt8), 32);
-  EXPECT_EQ(parse("llvm -mtriple=x86_64-linux-gnu -mcpu=skylake-avx512").VectorBits(), 256);
+  EXPECT_EQ(parse("llvm -mtriple=x86_64-linux-gnu -mcpu=skylake-avx512").VectorBits(), 512);
+  EXPECT_EQ(parse("llvm -mtriple=x86_64-linux-gnu -mcpu=rocketlake").VectorBits(), 512);
+  EXPECT_EQ(parse("llvm -mtriple=x86_64-linux-gnu -mcpu=sapphirerapids -mattr=-avx512f").VectorBits(), 256);
+  EXPECT_EQ(parse("llvm -mtriple=x86_64-linux-gnu -mcpu=alderlake").VectorBits(), 256);
   EXPECT_EQ(parse("llvm -mtriple=x86_64-linux-gnu -mcpu=skylake-avx512 -mattr=+avx512f").VectorBits(), 512);
   EXPECT_EQ(parse("llvm -mtriple=x86_64-linux-gnu").VectorBits(), 128);
-  // AMD's AVX-512 parts run 512-bit vectors at full clock: used unless switched off.
+  // Every AVX-512 part, Intel's and AMD's: 512 bits unless switched off.
   EXPECT_EQ(parse("llvm -mtriple=x86_64-linux-gnu -mcpu=znver5").VectorBits(), 512);
   EXPECT_EQ(parse("llvm -mtriple=x86_64-linux-gnu -mcpu=znver4 -mattr=-avx512f").VectorBits(), 256);
   EXPECT_EQ(parse("llvm -mtriple=x86_64-linux-gnu -mcpu=znver3 -mattr=-avx").VectorBits(), 128);
