@@ -42,6 +42,27 @@ std::vector<NamedState> GemmTemplates(std::shared_ptr<const te::ComputeDag> dag,
                                   s.Annotate(2, n - 1, IterAnnotation::kVectorize)}));
         if (ok) out.push_back({StrCat("mr=", mr, " nr=", nr, " kc=", kc), std::move(s)});
       }
+  // A single row streamed: each task owns 1/parts of the columns and walks B row by row, kr
+  // rows per pass over its part of C (which stays in L1, its vectors loaded and stored once per
+  // pass); B is read once, in order.
+  const int64_t n = dag->tensor(2).shape[1];
+  for (int64_t parts : {1, 2, 4, 5, 8}) {
+    if (m != 1 || n % parts != 0) continue;
+    int64_t vec = 0;
+    for (int64_t v = 64; v >= 8 && vec == 0; v -= 8)
+      if ((n / parts) % v == 0) vec = v;
+    for (int64_t v = 64; v >= 16 && vec == 0; --v)
+      if ((n / parts) % v == 0) vec = v;
+    if (vec == 0) continue;
+    for (int64_t kr : {4, 8, 16}) {
+      State s(dag);  // i j k -> i j.0 j.1 j.2 k.0 k.1 -> (i j.0) k.0 j.1 k.1 j.2
+      bool ok = All({s.Split(2, 1, {n / parts / vec, vec}), s.Split(2, 4, {kr}), s.Reorder(2, {0, 1, 4, 2, 5, 3}),
+                     s.Fuse(2, {0, 1})});
+      ok = ok && (parts == 1 || All({s.Annotate(2, 0, IterAnnotation::kParallel)})) &&
+           All({s.Annotate(2, 3, IterAnnotation::kUnroll), s.Annotate(2, 4, IterAnnotation::kVectorize)});
+      if (ok) out.push_back({StrCat("stream parts=", parts, " vec=", vec, " kr=", kr), std::move(s)});
+    }
+  }
   return out;
 }
 

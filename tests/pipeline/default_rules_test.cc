@@ -203,6 +203,40 @@ TEST(DefaultRules, LargeGemmAndChainAreCorrect) {
   EXPECT_LT(DefaultScheduleError(ElementwiseChainDag(31, 17)), 1e-5);
 }
 
+// A dense layer on one input row has no reuse across rows: each thread owns a part of the
+// columns and streams B row by row (C's part stays in L1), several rows per pass, unrolled.
+TEST(DefaultRules, ASingleRowProductStreamsItsOperandInParts) {
+  for (int threads : {1, 2}) {
+    SCOPED_TRACE(threads);
+    auto dag = GemmBiasDag(1, 1000, 512);  // enough work to pay for waking the pool
+    auto s = ApplyDefaultSchedule(dag, RuleContext{16, threads});
+    ASSERT_TRUE(s.ok()) << s.status();
+    const int out = dag->outputs()[0], product = out - 1;
+    ASSERT_EQ(s->stage(product).location, ComputeLocation::kAt) << s->ToString();
+    // out: [parts] [strips] [vector]; parts = threads (1000 divides), a vector of 40 or 50 lanes.
+    const auto& it = s->stage(out).iters;
+    ASSERT_EQ(it.size(), 3u) << s->ToString();
+    EXPECT_EQ(s->stage(out).node_of(0).extent, threads) << s->ToString();
+    EXPECT_EQ(it[0].annotation == IterAnnotation::kParallel, threads > 1) << s->ToString();
+    EXPECT_EQ(s->stage(out).node_of(2).extent, threads == 1 ? 40 : 50) << s->ToString();
+    EXPECT_EQ(it[2].annotation, IterAnnotation::kVectorize) << s->ToString();
+    // the product, inside a part: [..] [k outer] [strips] [k inner, unrolled] [vector]
+    const auto& pit = s->stage(product).iters;
+    const int n = static_cast<int>(pit.size());
+    EXPECT_EQ(pit[n - 1].annotation, IterAnnotation::kVectorize) << s->ToString();
+    EXPECT_EQ(pit[n - 2].annotation, IterAnnotation::kUnroll) << s->ToString();
+    EXPECT_EQ(s->stage(product).node_of(n - 2).kind, schedule::IterKind::kReduce) << s->ToString();
+    EXPECT_EQ(s->stage(product).node_of(n - 2).extent, 8) << s->ToString();
+    EXPECT_EQ(s->stage(product).node_of(n - 4).kind, schedule::IterKind::kReduce) << s->ToString();
+  }
+  // Correct through the interpreter and a .so, also where no part count or reduce step divides.
+  EXPECT_LT(DefaultScheduleError(GemmBiasDag(1, 1000, 64), nullptr, 16), 1e-4);
+  EXPECT_LT(DefaultScheduleError(GemmBiasDag(1, 1000, 30), nullptr, 16), 1e-4);
+  EXPECT_LT(DefaultScheduleError(GemmBiasDag(1, 999, 12), nullptr, 16), 1e-4);
+  EXPECT_LT(DefaultScheduleError(GemmBiasDag(1, 1001, 64), nullptr, 16), 1e-4);
+  EXPECT_LT(DefaultScheduleError(GemmDag(1, 1000, 512), nullptr, 8), 1e-4);
+}
+
 TEST(DefaultRules, RulesAreAnOrderedTable) {
   std::vector<std::string_view> names;
   for (const auto& r : schedule::DefaultRules()) names.push_back(r.name);
