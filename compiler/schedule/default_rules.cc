@@ -118,12 +118,12 @@ int64_t LargestDivisorAtMost(int64_t extent, int64_t limit) {
 }
 
 // A tile of one vector per row (NCHW[x]c conv: the channel block is the vector) holds
-// col x row accumulators, with col operand vectors and one broadcast beside them in the vector
-// registers (32 with AVX-512, else 16). With 32, at most 16 accumulators: 2x14 (31 registers)
-// spilled and ran 0.5x of 2x7. Two columns (two output-channel blocks sharing each broadcast)
-// with at least 4 rows is what ran fastest on every ResNet-18 and MobileNetV2 conv measured
-// (kernel_bench); otherwise the split with the best FMAs per load wins (ties: the first, fewer
-// weight streams). Factors divide their extents (no tail guards).
+// col x row accumulators; with col operand vectors and one broadcast they must fit the vector
+// registers (32 with AVX-512, else 16), and with 32 at most 16 accumulators: 2x14 (31
+// registers) ran at half the speed of 2x7 (MobileNetV2's pointwise convs, kernel_bench). Per
+// reduce step the tile loads col + row operands for col * row FMAs, so the split with the best
+// ratio wins (ties: the first, fewer weight streams); factors divide their extents (no tail
+// guards).
 void ChooseOneVectorTile(const State& s, int stage, const RuleContext& ctx, Tiling* t) {
   const auto& shape = s.dag().tensor(stage).shape;
   const int64_t registers = ctx.vector_lanes >= 16 ? 32 : 16;
@@ -131,13 +131,6 @@ void ChooseOneVectorTile(const State& s, int stage, const RuleContext& ctx, Tili
   auto rows_for = [&](int64_t col) {
     return LargestDivisorAtMost(shape[t->row_axis], std::min<int64_t>(registers - col - 1, 16) / col);
   };
-  t->unroll_inner_reduce = true;
-  if (col_axis >= 0 && shape[col_axis] % 2 == 0 && rows_for(2) >= 4) {
-    t->row_factor = rows_for(2);
-    t->col_factor = 2;
-    t->col_axis = col_axis;
-    return;
-  }
   double best_ratio = 0;
   for (int64_t col : {int64_t{2}, int64_t{4}, int64_t{1}}) {
     if (col > 1 && (col_axis < 0 || shape[col_axis] % col != 0)) continue;
@@ -150,6 +143,7 @@ void ChooseOneVectorTile(const State& s, int stage, const RuleContext& ctx, Tili
       t->col_axis = col > 1 ? col_axis : -1;
     }
   }
+  t->unroll_inner_reduce = true;
 }
 
 // Columns per vector loop of a streamed part: a divisor of the part up to four vectors, a whole
@@ -322,18 +316,8 @@ int TiledProducerOf(const State& s, int stage) {
 
 // --- The rules ---
 
-// Padding (a select between a read and a constant) read by one tiled stage: inlined, its
-// bounds test runs in the tile's innermost loop, so it stays a stage of its own, computed once
-// per call (nchw16c 3x3 convs ran 1.5x faster at 2 threads that way, kernel_bench).
-bool IsPaddingOfATiledStage(const State& s, int stage) {
-  const te::Expr& body = s.dag().tensor(stage).body;
-  if (!body.defined() || body->kind != te::ExprKind::kSelect) return false;
-  const std::vector<int>& readers = s.dag().consumers(stage);
-  return readers.size() == 1 && Analysis(s, readers[0]).needs_multi_level_tiling;
-}
-
 bool InlineCondition(const State& s, int stage, const RuleContext&) {
-  return AtRoot(s, stage) && Analysis(s, stage).strictly_inlinable && !IsPaddingOfATiledStage(s, stage);
+  return AtRoot(s, stage) && Analysis(s, stage).strictly_inlinable;
 }
 absl::Status InlineApply(State* s, int stage, const RuleContext&) { return s->ComputeInline(stage); }
 
