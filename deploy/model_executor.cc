@@ -175,6 +175,10 @@ Status ModelExecutor::RunCall(size_t c) {
                                                    std::to_string(calls_.size()) + ")");
   }
   ScopedCurrentPool bind(pool_.get());
+  return InvokeCall(c);
+}
+
+Status ModelExecutor::InvokeCall(size_t c) {
   BoundCall& call = calls_[c];
   const int32_t code = call.fn(call.args.data(), static_cast<int32_t>(call.args.size()), call.workspace);
   if (code == 0) return Status();
@@ -193,15 +197,11 @@ Status ModelExecutor::RunTimed(std::vector<double>* seconds) {
   ScopedCurrentPool bind(pool_.get());
   if (seconds != nullptr) seconds->assign(calls_.size(), 0.0);
   for (size_t c = 0; c < calls_.size(); ++c) {
-    BoundCall& call = calls_[c];
     const auto start = seconds != nullptr ? std::chrono::steady_clock::now() : std::chrono::steady_clock::time_point();
-    const int32_t code = call.fn(call.args.data(), static_cast<int32_t>(call.args.size()), call.workspace);
+    Status status = InvokeCall(c);
     if (seconds != nullptr)
       (*seconds)[c] = std::chrono::duration<double>(std::chrono::steady_clock::now() - start).count();
-    if (code != 0) {
-      return Status::KernelError(code,
-                                 name_ + ": " + DescribeCall(plan_, c) + " returned error " + std::to_string(code));
-    }
+    if (!status.ok()) return status;
   }
   return Status();
 }

@@ -69,6 +69,10 @@ class ModelExecutor {
   std::vector<ArgBytes> CallArgBytes(size_t call) const;
 
  private:
+  // Calls plan call `c` (the caller holds mutex_ and binds the pool); a non-zero return is a
+  // KernelError naming the call.
+  Status InvokeCall(size_t c);
+
   // One plan call, resolved at load.
   struct BoundCall {
     tunefarm_kernel_fn fn = nullptr;

@@ -205,6 +205,41 @@ TEST(ModelExecutor, KernelErrorNamesTheCall) {
   EXPECT_EQ(y[3], 11.0f);  // the call before the failing one ran
 }
 
+// The diagnostic API of call_context_bench: the calls run one at a time give Run's output, each
+// call's arguments are named with their sizes, and a bad index or failing kernel is named.
+TEST(ModelExecutor, CallsRunOneAtATimeAndNameTheirArguments) {
+  auto model = ModelExecutor::Load(testing::Sealed(DEPLOY_KERNEL_C_MODEL), 1);
+  ASSERT_TRUE(model.ok()) << model.status().ToString();
+  const float x[4] = {1, 2, 3, 4};
+  ASSERT_TRUE((*model)->SetInput(0, x, sizeof(x)).ok());
+  const size_t calls = (*model)->plan().calls.size();
+  ASSERT_GT(calls, 0u);
+  for (size_t c = 0; c < calls; ++c) {
+    ASSERT_TRUE((*model)->RunCall(c).ok());
+    auto args = (*model)->CallArgBytes(c);
+    ASSERT_EQ(args.size(), (*model)->plan().calls[c].args.size());
+    for (const auto& a : args) {
+      EXPECT_NE(a.data, nullptr);
+      EXPECT_GT(a.bytes, 0u);
+    }
+  }
+  float y[4] = {};
+  ASSERT_TRUE((*model)->GetOutput(0, y, sizeof(y)).ok());
+  EXPECT_EQ(y[0], 3.0f);
+  EXPECT_EQ(y[3], 41.0f);
+  Status s = (*model)->RunCall(calls);
+  EXPECT_EQ(s.code(), StatusCode::kInvalidArgument);
+  EXPECT_NE(s.message().find("no call " + std::to_string(calls)), std::string::npos) << s.message();
+  EXPECT_TRUE((*model)->CallArgBytes(calls).empty());
+
+  auto failing = ModelExecutor::Load(testing::Sealed(DEPLOY_KERNEL_C_MODEL_FAIL), 1);
+  ASSERT_TRUE(failing.ok()) << failing.status().ToString();
+  ASSERT_TRUE((*failing)->SetInput(0, x, sizeof(x)).ok());
+  Status f = (*failing)->RunCall(1);
+  EXPECT_EQ(f.code(), StatusCode::kKernelError);
+  EXPECT_NE(f.message().find("calls[1] (kernel \"fail7\") returned error 7"), std::string::npos) << f.message();
+}
+
 TEST(ModelExecutor, LoadErrors) {
   auto no_plan = ModelExecutor::Load(testing::Sealed(DEPLOY_KERNEL_C_MODEL_NO_PLAN), 1);
   ASSERT_FALSE(no_plan.ok());
