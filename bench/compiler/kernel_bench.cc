@@ -183,10 +183,13 @@ int main() {
   // ResNet-18's conv2d layers against oneDNN.
   // Then MobileNetV2's pointwise convs: expansion (96 -> 576 at 14x14) and projection
   // (144 -> 24 at 56x56, 96 -> 24 at 56x56: output blocks narrower than a vector).
+  // Then SqueezeNet 1.1's classifier (512 -> 1000 at 13x13, padded to 63 blocks of 16 as the
+  // layout pass does; 13 is prime) and its 3x3 expand convs with few input channels.
   const bench::ConvShape convs[] = {
       {1, 64, 56, 56, 64, 3, 3, 1, 1},  {1, 128, 28, 28, 128, 3, 3, 1, 1}, {1, 256, 14, 14, 256, 3, 3, 1, 1},
       {1, 512, 7, 7, 512, 3, 3, 1, 1},  {1, 3, 224, 224, 64, 7, 7, 2, 3},   {1, 96, 14, 14, 576, 1, 1, 1, 0},
-      {1, 144, 56, 56, 24, 1, 1, 1, 0}, {1, 96, 56, 56, 24, 1, 1, 1, 0},
+      {1, 144, 56, 56, 24, 1, 1, 1, 0}, {1, 96, 56, 56, 24, 1, 1, 1, 0},  {1, 512, 13, 13, 1008, 1, 1, 1, 0},
+      {1, 16, 55, 55, 64, 3, 3, 1, 1},  {1, 32, 27, 27, 128, 3, 3, 1, 1},  {1, 48, 13, 13, 192, 3, 3, 1, 1},
   };
   for (const auto& p : convs) {
     auto dag = bench::ConvDag(p);

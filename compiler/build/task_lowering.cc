@@ -64,6 +64,9 @@ absl::StatusOr<tir::PrimFunc> LowerTask(Task* task, const BuildOptions& options,
     chosen = LoweredChoice{std::move(*func), std::move(*s), "default"};
   }
   task->schedule = chosen->origin;
+  // TUNEFARM_LOG=debug: every kernel's loop nest, to see what a schedule became.
+  TF_LOG(DEBUG, "build") << "kernel " << task->kernel_name << " (" << chosen->origin << "):\n"
+                         << tir::PrimFuncToString(chosen->func);
   if (rewritten) *rewritten = tir::RewrittenParams(*chosen->state);
   return std::move(chosen->func);
 }

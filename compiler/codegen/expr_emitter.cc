@@ -310,6 +310,9 @@ LaneValue ExprEmitter::AsIndex(const Expr& index) {
   return Vector(CastValue(index->dtype, te::kIndexType, ToVector(v)));
 }
 
+ExprEmitter::ExprEmitter(llvm::IRBuilderBase& b, const tir::PrimFunc& func, const MathOptions& math)
+    : b_(b), func_(func), math_(math), alias_scopes_(b.getContext(), func) {}
+
 LaneValue ExprEmitter::Load(const Expr& e) {
   const DType t = e->dtype;
   llvm::Type* mem = MemoryType(t);
@@ -326,6 +329,7 @@ LaneValue ExprEmitter::Load(const Expr& e) {
     Value* ptrs = b_.CreateInBoundsGEP(mem, base, ToVector(idx));
     loaded = b_.CreateMaskedGather(LaneType(t, true), ptrs, AlignOf(t));
   }
+  alias_scopes_.Tag(llvm::cast<llvm::Instruction>(loaded), static_cast<int>(e->int_value));
   if (t == DType::kBool) loaded = b_.CreateICmpNE(loaded, llvm::Constant::getNullValue(loaded->getType()));
   return vector ? Vector(loaded) : Scalar(loaded);
 }
@@ -338,18 +342,20 @@ void ExprEmitter::EmitStore(int buffer, const Expr& index, const Expr& value, co
   Value* base = scope.buffers[buffer];
   LaneValue idx = AsIndex(index);
   LaneValue val = Rec(value);
+  llvm::Instruction* stored = nullptr;
   auto to_memory = [&](Value* v) {
     return t == DType::kBool ? b_.CreateZExt(v, v->getType()->isVectorTy() ? LaneType(t, true) : mem) : v;
   };
   if (idx.kind == Kind::kScalar) {
     TF_CHECK(val.kind == Kind::kScalar, "lane-dependent value stored to one address (see vector_plan.h)");
-    b_.CreateAlignedStore(to_memory(val.value), b_.CreateInBoundsGEP(mem, base, idx.value), AlignOf(t));
+    stored = b_.CreateAlignedStore(to_memory(val.value), b_.CreateInBoundsGEP(mem, base, idx.value), AlignOf(t));
   } else if (idx.kind == Kind::kRamp && idx.stride == 1) {
-    b_.CreateAlignedStore(to_memory(ToVector(val)), b_.CreateInBoundsGEP(mem, base, idx.value), AlignOf(t));
+    stored = b_.CreateAlignedStore(to_memory(ToVector(val)), b_.CreateInBoundsGEP(mem, base, idx.value), AlignOf(t));
   } else {
     Value* ptrs = b_.CreateInBoundsGEP(mem, base, ToVector(idx));
-    b_.CreateMaskedScatter(to_memory(ToVector(val)), ptrs, AlignOf(t));
+    stored = b_.CreateMaskedScatter(to_memory(ToVector(val)), ptrs, AlignOf(t));
   }
+  alias_scopes_.Tag(stored, buffer);
 }
 
 }  // namespace tunefarm::codegen

@@ -13,6 +13,7 @@
 #include <unordered_map>
 #include <vector>
 
+#include "compiler/codegen/alias_scopes.h"
 #include "compiler/codegen/math_emitter.h"
 #include "compiler/tir/stmt.h"
 
@@ -42,8 +43,7 @@ struct ExprScope {
 
 class ExprEmitter {
  public:
-  ExprEmitter(llvm::IRBuilderBase& b, const tir::PrimFunc& func, const MathOptions& math)
-      : b_(b), func_(func), math_(math) {}
+  ExprEmitter(llvm::IRBuilderBase& b, const tir::PrimFunc& func, const MathOptions& math);
 
   // The expression's value; in a chunk it may be a ramp or a vector.
   LaneValue Emit(const te::Expr& e, const ExprScope& scope);
@@ -71,6 +71,7 @@ class ExprEmitter {
   llvm::IRBuilderBase& b_;
   const tir::PrimFunc& func_;
   MathOptions math_;
+  WorkspaceAliasScopes alias_scopes_;
   const ExprScope* scope_ = nullptr;
   // Values of the nodes already emitted for the current top-level expression (same block,
   // same scope), so shared subtrees are emitted once. Never iterated.

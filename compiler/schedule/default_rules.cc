@@ -5,6 +5,7 @@
 
 #include "compiler/common/strings.h"
 #include "compiler/schedule/iter_lookup.h"
+#include "compiler/schedule/padding_placement.h"
 
 namespace tunefarm::schedule {
 namespace {
@@ -316,8 +317,9 @@ int TiledProducerOf(const State& s, int stage) {
 
 // --- The rules ---
 
-bool InlineCondition(const State& s, int stage, const RuleContext&) {
-  return AtRoot(s, stage) && Analysis(s, stage).strictly_inlinable;
+// Cheap producers are inlined, except a conv's padding worth computing once (padding_placement.h).
+bool InlineCondition(const State& s, int stage, const RuleContext& ctx) {
+  return AtRoot(s, stage) && Analysis(s, stage).strictly_inlinable && !PaddingWorthComputingOnce(s, stage, ctx.vector_lanes);
 }
 absl::Status InlineApply(State* s, int stage, const RuleContext&) { return s->ComputeInline(stage); }
 

@@ -8,7 +8,7 @@
 
 #include "compiler/codegen/host_target.h"
 #include "compiler/tir/lower.h"
-#include "tests/codegen/kernel_runner.h"
+#include "tests/codegen/gemm_bias_run.h"
 #include "tests/common/test_dags.h"
 
 namespace tunefarm::codegen::testing {
@@ -34,28 +34,13 @@ State TiledGemm(int64_t m, int64_t n, int64_t k, int64_t mr, int64_t nr) {
   return s;
 }
 
-float RunGemm(const tir::PrimFunc& f, Backend backend, int threads, int64_t m, int64_t n, int64_t k) {
-  auto runner = KernelRunner::Create({f}, backend);
-  if (!runner) return 1e30f;
-  auto a = tunefarm::testing::RandomFloats(m * k, 1), w = tunefarm::testing::RandomFloats(k * n, 2),
-       bias = tunefarm::testing::RandomFloats(n, 3);
-  Array<float> A(m * k), W(k * n), B(n), C(m * n);
-  std::copy(a.begin(), a.end(), A.data());
-  std::copy(w.begin(), w.end(), W.data());
-  std::copy(bias.begin(), bias.end(), B.data());
-  std::fill(C.data(), C.data() + m * n, NAN);
-  EXPECT_EQ(runner->Run(f.name, {A.data(), W.data(), B.data(), C.data()}, threads), 0);
-  std::vector<float> out(C.data(), C.data() + m * n);
-  return tunefarm::testing::MaxAbsDiff(out, tunefarm::testing::GemmBiasReference(a, w, bias, m, n, k));
-}
-
 TEST(LocalBuffer, RegisterTiledGemmMatchesTheReference) {
   for (Backend backend : {Backend::kJit, Backend::kSharedObject}) {
     for (auto [m, n] : {std::pair<int64_t, int64_t>{32, 64}, {29, 37}}) {
       auto f = tir::Lower(TiledGemm(m, n, 23, 4, 16), "gemm");
       ASSERT_TRUE(f.ok()) << f.status();
       for (int threads : {1, 3})
-        EXPECT_LT(RunGemm(*f, backend, threads, m, n, 23), 1e-4f)
+        EXPECT_LT(GemmBiasError(*f, backend, threads, m, n, 23), 1e-4f)
             << BackendName(backend) << " " << m << "x" << n << " at " << threads << " threads";
     }
   }
@@ -83,7 +68,7 @@ TEST(LocalBuffer, ALocalAllocatedOutsideAParallelLoopIsSharedWithItsTasks) {
     ASSERT_TRUE(s.Annotate(4, 1, IterAnnotation::kParallel).ok());
     auto f = tir::Lower(s, "gemm");
     ASSERT_TRUE(f.ok()) << f.status();
-    for (int threads : {1, 3}) EXPECT_LT(RunGemm(*f, backend, threads, 21, 19, 13), 1e-4f) << BackendName(backend);
+    for (int threads : {1, 3}) EXPECT_LT(GemmBiasError(*f, backend, threads, 21, 19, 13), 1e-4f) << BackendName(backend);
   }
 }
 

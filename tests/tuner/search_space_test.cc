@@ -40,6 +40,16 @@ using schedule::State;
 using te::DType;
 using DagPtr = std::shared_ptr<const te::ComputeDag>;
 
+// C = 8, K = 4 x 8 at 5x5 with padding 1: 294 flops per padded element and whole 8-lane
+// channel blocks, so its padding may be computed once at the root (padding_placement.h).
+DagPtr ChannelRichNchwcConvDag(te::DagBuilder& b) {
+  ops::Conv2dParams p;
+  p.padding = {1, 1, 1, 1};
+  auto x = b.Placeholder("x", DType::kFloat32, {1, 1, 5, 5, 8});
+  auto w = b.Placeholder("w", DType::kFloat32, {4, 1, 3, 3, 8, 8}, true);
+  return b.Build({ops::Relu(b, ops::OrDie(ops::Conv2dNchwc(b, x, w, p)))});
+}
+
 SearchTarget TargetOf(std::string_view text) {
   auto t = codegen::Target::Parse(text);
   EXPECT_TRUE(t.ok()) << t.status();
@@ -131,6 +141,7 @@ std::vector<Workload> Workloads() {
     auto w = b.Placeholder("w", DType::kFloat32, {3, 2, 3, 3, 4, 2}, true);
     return b.Build({ops::Relu(b, ops::OrDie(ops::Conv2dNchwc(b, x, w, p)))});
   });
+  add("conv2d_nchw8c_pad_once", [](te::DagBuilder& b) { return ChannelRichNchwcConvDag(b); });
   add("conv_transpose_s2_bias", [](te::DagBuilder& b) {
     ops::ConvTransposeParams p;
     p.stride = {2, 2};
@@ -301,6 +312,20 @@ TEST(Sketches, PaddingIsInlinedAndTheConvTiled) {
     // Batch (extent 1) is not split; k, oh, ow are tiled in four levels, rc, ry, rx in two.
     EXPECT_EQ(LevelPattern(s, StageNamed(s, "conv2d")), "S0 S0 S0 S0 S1 S1 S1 R0 R0 R0 S2 S2 S2 R1 R1 R1 S3 S3 S3");
   }
+}
+
+TEST(Sketches, PaddingWorthComputingOnceGetsSketchesWithItInlinedAndAtTheRoot) {
+  te::DagBuilder b;
+  DagPtr dag = ChannelRichNchwcConvDag(b);
+  std::vector<State> sketches = Sketches(dag);
+  int inlined = 0, at_root = 0;
+  for (const State& s : sketches) {
+    const ComputeLocation where = s.stage(StageNamed(s, "conv2d_nchwc.pad")).location;
+    inlined += where == ComputeLocation::kInlined ? 1 : 0;
+    at_root += where == ComputeLocation::kRoot ? 1 : 0;
+  }
+  EXPECT_GT(inlined, 0);
+  EXPECT_EQ(at_root, inlined) << "each tiling once with either placement";
 }
 
 TEST(Sketches, LongReductionWithLittleParallelismGetsRfactorSketches) {

@@ -4,6 +4,7 @@
 #include <utility>
 
 #include "compiler/common/strings.h"
+#include "compiler/schedule/padding_placement.h"
 #include "tuner/search_space/multi_level_tiling.h"
 
 namespace tunefarm::tuner {
@@ -94,10 +95,13 @@ RuleCondition InlineCondition(const State& s, int stage, const SearchTarget&) {
   return Fresh(s, stage) && Analysis(s, stage).strictly_inlinable ? RuleCondition::kApplyAndSkipRest
                                                                   : RuleCondition::kSkip;
 }
-Branches InlineApply(const State& s, int stage, const SearchTarget&) {
+// A conv's padding that may be worth computing once (padding_placement.h): both placements.
+Branches InlineApply(const State& s, int stage, const SearchTarget& target) {
   State next = s;
   if (auto st = next.ComputeInline(stage); !st.ok()) return st;
-  return std::vector<SketchBranch>{{std::move(next), stage - 1}};
+  std::vector<SketchBranch> out{{std::move(next), stage - 1}};
+  if (schedule::PaddingWorthComputingOnce(s, stage, target.vector_lanes)) out.push_back({s, stage - 1});
+  return out;
 }
 
 RuleCondition RfactorCondition(const State& s, int stage, const SearchTarget& target) {
