@@ -23,6 +23,8 @@
 #include "proto/host_port.h"
 #include "tuner/job_runner.h"
 #include "tuner/job_spec.h"
+#include "tuner/tuning_profile.h"
+#include "tuner/tuning_profile_table.h"
 #endif
 #ifdef TUNEFARM_HAVE_EMBEDDED_FARM
 #include "cli/embedded_farm.h"
@@ -203,10 +205,15 @@ int RunTuneCommand(int argc, char** argv) {
   options.stop = [] { return g_interrupted ? tuner::StopRequest::kShutdown : tuner::StopRequest::kNone; };
 
   tuner::JobRunner runner(options);
+  tuner::TuningProfile::Global().Reset();
+  const auto run_start = std::chrono::steady_clock::now();
   v1::JobProgress last = runner.Run(job_id);
+  const double wall_s = std::chrono::duration<double>(std::chrono::steady_clock::now() - run_start).count();
   std::signal(SIGINT, SIG_DFL);
   std::signal(SIGTERM, SIG_DFL);
   PrintTaskTable(last);
+  std::printf("where this run's time went: %s",
+              tuner::FormatStageTable(tuner::TuningProfile::Global(), runner.stats().measured, wall_s).c_str());
   const std::string curves = flags.Get("curves", DefaultCurvesPath(db_path, job_id));
   if (absl::Status written = progress.WriteCurves(curves); written.ok())
     std::printf("tuning curves: %s\n", curves.c_str());

@@ -29,6 +29,7 @@
 #include "tuner/job_runner.h"
 #include "tuner/job_spec.h"
 #include "tuner/tuning_profile.h"
+#include "tuner/tuning_profile_table.h"
 
 using namespace tunefarm;
 
@@ -45,27 +46,7 @@ struct Row {
 };
 
 void PrintProfile(const std::string& name, int64_t trials, double wall_s) {
-  const tuner::TuningProfile& profile = tuner::TuningProfile::Global();
-  std::printf("\n%s: %lld trials in %.1f s: %.1f trials per minute\n", name.c_str(), static_cast<long long>(trials),
-              wall_s, trials > 0 ? 60.0 * static_cast<double>(trials) / wall_s : 0.0);
-  std::printf("  %-18s %9s %10s %7s %8s\n", "stage", "total s", "ms/trial", "share", "runs");
-  double staged = 0;
-  for (int s = 0; s < static_cast<int>(tuner::TuningStage::kCount); ++s) {
-    const auto stage = static_cast<tuner::TuningStage>(s);
-    const tuner::StageTotal total = profile.Get(stage);
-    staged += total.seconds;
-    std::printf("  %-18s %9.2f %10.1f %6.1f%% %8lld\n", std::string(tuner::TuningStageName(stage)).c_str(),
-                total.seconds, trials > 0 ? 1e3 * total.seconds / static_cast<double>(trials) : 0.0,
-                100.0 * total.seconds / wall_s, static_cast<long long>(total.count));
-  }
-  if (staged <= wall_s) {
-    std::printf("  %-18s %9.2f %10.1f %6.1f%%\n", "(not in a stage)", wall_s - staged,
-                trials > 0 ? 1e3 * (wall_s - staged) / static_cast<double>(trials) : 0.0,
-                100.0 * (wall_s - staged) / wall_s);
-  } else {
-    // Builds run on one worker per core: their seconds add up over the workers.
-    std::printf("  (stages sum to %.1f s over threads: builds run side by side)\n", staged);
-  }
+  std::printf("\n%s: %s", name.c_str(), tuner::FormatStageTable(tuner::TuningProfile::Global(), trials, wall_s).c_str());
 }
 
 }  // namespace
