@@ -1,13 +1,12 @@
 #include "tuner/measurer.h"
 
 #include <algorithm>
-#include <atomic>
 #include <chrono>
 #include <limits>
-#include <thread>
 
 #include "compiler/common/strings.h"
 #include "compiler/common/unix_time.h"
+#include "tuner/parallel_work.h"
 
 namespace tunefarm::tuner {
 namespace {
@@ -73,17 +72,9 @@ absl::Status Measurer::Measure(const BuiltKernel& reference, const std::vector<C
   auto build_start = std::chrono::steady_clock::now();
   if (stopping_()) return absl::OkStatus();
   std::vector<absl::StatusOr<BuiltKernel>> results(candidates.size(), absl::UnknownError("not built"));
-  std::atomic<size_t> next{0};
-  auto build = [&] {
-    for (size_t i = next++; i < candidates.size(); i = next++) {
-      const Candidate& c = candidates[i];
-      results[i] = BuildKernel(c.state, target_, c.lowered.get());
-    }
-  };
-  std::vector<std::thread> workers;
-  for (size_t w = 1; w < std::min<size_t>(build_threads_, candidates.size()); ++w) workers.emplace_back(build);
-  build();
-  for (std::thread& w : workers) w.join();
+  RunOnWorkers(candidates.size(), build_threads_, [&](size_t i) {
+    results[i] = BuildKernel(candidates[i].state, target_, candidates[i].lowered.get());
+  });
   std::vector<BuiltKernel> kernels;
   std::vector<size_t> built;  // index into candidates of each kernel
   kernels.reserve(candidates.size());

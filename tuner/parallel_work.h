@@ -1,0 +1,29 @@
+// Runs independent items of the tuner's own work (lowering candidates for features, building
+// kernels) on one worker per core of the tuner host: workers claim items through one atomic
+// counter, the caller works too, and RunOnWorkers returns when every item is done.
+// `work(i)` must be safe to call from several threads at once for different i.
+#pragma once
+
+#include <algorithm>
+#include <atomic>
+#include <cstddef>
+#include <thread>
+#include <vector>
+
+namespace tunefarm::tuner {
+
+// 0 workers: one per core of this host.
+template <typename Work>
+void RunOnWorkers(size_t items, size_t workers, const Work& work) {
+  if (workers == 0) workers = std::max(1u, std::thread::hardware_concurrency());
+  std::atomic<size_t> next{0};
+  auto claim = [&] {
+    for (size_t i = next++; i < items; i = next++) work(i);
+  };
+  std::vector<std::thread> threads;
+  for (size_t w = 1; w < std::min(workers, items); ++w) threads.emplace_back(claim);
+  claim();
+  for (std::thread& t : threads) t.join();
+}
+
+}  // namespace tunefarm::tuner
