@@ -104,6 +104,8 @@ TEST(CliHelpTest, TuneOnTheEmbeddedFarmLeavesNothingRunning) {
                              "--population", "16", "--min-repeat-ms", "1"},
                             {marker});
   ASSERT_EQ(r.exit_code, 0) << r.err;
+  // The job ends with where its time went, per measured trial.
+  EXPECT_THAT(r.out, HasSubstr("where this run's time went: 2 trials in")) << r.out;
   std::vector<int> left;
   for (int attempt = 0; attempt < 50; ++attempt) {  // exited children may take a moment to be reaped
     left = ProcessesWithEnv(marker);

@@ -2,10 +2,13 @@
 // stages of one thread sum to its wall time (tuner/tuning_profile.h).
 #include "tuner/tuning_profile.h"
 
+#include <gmock/gmock.h>
 #include <gtest/gtest.h>
 
 #include <chrono>
 #include <thread>
+
+#include "tuner/tuning_profile_table.h"
 
 namespace tunefarm::tuner {
 namespace {
@@ -51,6 +54,26 @@ TEST(TuningProfile, AddAndResetAndNames) {
   EXPECT_EQ(profile.Get(TuningStage::kMeasure).count, 0);
   for (int s = 0; s < static_cast<int>(TuningStage::kCount); ++s)
     EXPECT_NE(TuningStageName(static_cast<TuningStage>(s)), "?");
+}
+
+TEST(TuningProfile, TableGivesEachStagePerTrialAndShare) {
+  TuningProfile& profile = TuningProfile::Global();
+  profile.Reset();
+  profile.Add(TuningStage::kMeasure, 6.0, 4);
+  profile.Add(TuningStage::kCodegen, 2.0, 5);
+  const std::string table = FormatStageTable(profile, 4, 10.0);
+  profile.Reset();
+  using ::testing::HasSubstr;
+  EXPECT_THAT(table, HasSubstr("4 trials in 10.0 s: 24.0 trials per minute"));
+  // 6 s over 4 trials is 1500 ms a trial, 60% of the wall time, in 4 runs.
+  EXPECT_THAT(table, HasSubstr("  measurement             6.00     1500.0   60.0%        4\n"));
+  EXPECT_THAT(table, HasSubstr("  LLVM codegen            2.00      500.0   20.0%        5\n"));
+  // 2 s of the 10 are in no stage.
+  EXPECT_THAT(table, HasSubstr("  (not in a stage)        2.00      500.0   20.0%\n"));
+  // Builds side by side: stages sum beyond the wall time, and the table says so.
+  profile.Add(TuningStage::kCodegen, 12.0, 5);
+  EXPECT_THAT(FormatStageTable(profile, 4, 10.0), HasSubstr("(stages sum to 12.0 s over threads"));
+  profile.Reset();
 }
 
 }  // namespace
