@@ -54,10 +54,25 @@ EvolutionSearchPolicy::EvolutionSearchPolicy(const TuningTask& task, Candidate d
 std::vector<schedule::State> EvolutionSearchPolicy::InitialPopulation() {
   const int from_measured = std::min<int>(static_cast<int>(best_measured_.size()),
                                           static_cast<int>(options_.population * options_.measured_share));
-  std::vector<schedule::State> population =
-      SampleFromSketches(sketches_, target_, options_.population - from_measured, rng_, nullptr);
+  std::vector<tir::PrimFunc> lowered;
+  std::vector<schedule::State> population;
+  {
+    StageTimer timer(TuningStage::kLower);  // sampling's time is mostly its validity lowerings
+    population = SampleFromSketches(sketches_, target_, options_.population - from_measured, rng_, nullptr,
+                                    /*max_draws=*/0, &lowered);
+  }
+  // Sampling lowered every program to check it: their features come from those lowerings.
+  std::vector<std::shared_ptr<const FeatureMatrix>> features(population.size());
+  RunOnWorkers(population.size(), 0, [&](size_t i) { features[i] = FeaturesOf(lowered[i]); });
+  for (size_t i = 0; i < population.size(); ++i) features_.emplace(population[i].Hash(), std::move(features[i]));
   for (int i = 0; i < from_measured; ++i) population.push_back(best_measured_[i].second);
   return population;
+}
+
+std::shared_ptr<const FeatureMatrix> EvolutionSearchPolicy::FeaturesOf(const tir::PrimFunc& func) {
+  StageTimer timer(TuningStage::kFeatures);
+  absl::StatusOr<FeatureMatrix> f = ExtractFeatures(func);
+  return f.ok() ? std::make_shared<const FeatureMatrix>(std::move(*f)) : nullptr;
 }
 
 std::vector<float> EvolutionSearchPolicy::Score(const std::vector<schedule::State>& programs) {
@@ -78,9 +93,7 @@ std::vector<float> EvolutionSearchPolicy::Score(const std::vector<schedule::Stat
       StageTimer timer(TuningStage::kLower);
       return LowerProgram(programs[unseen[j]], target_);
     }();
-    if (!func.ok()) return;
-    StageTimer timer(TuningStage::kFeatures);
-    if (auto f = ExtractFeatures(*func); f.ok()) computed[j] = std::make_shared<const FeatureMatrix>(std::move(*f));
+    if (func.ok()) computed[j] = FeaturesOf(*func);
   });
   for (size_t j = 0; j < unseen.size(); ++j) features_.emplace(hashes[unseen[j]], std::move(computed[j]));
   std::vector<FeatureMatrix> batch;

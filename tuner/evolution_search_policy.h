@@ -60,6 +60,8 @@ class EvolutionSearchPolicy final : public SearchPolicy {
   // Cost-model scores; -inf for a program that does not lower or fit (its features are cached
   // by hash for the batch, mutants repeat).
   std::vector<float> Score(const std::vector<schedule::State>& programs);
+  // Program features of a lowered program; null when they cannot be computed. Thread-safe.
+  static std::shared_ptr<const FeatureMatrix> FeaturesOf(const tir::PrimFunc& func);
 
   std::string workload_key_;
   Candidate default_;

@@ -416,6 +416,37 @@ TEST(InitialPopulation, CountsInvalidDrawsByReason) {
   }
 }
 
+// The validity lowerings run on every core, but what comes out depends only on the seed, and
+// the lowered functions handed back are those of the programs, in order.
+TEST(InitialPopulation, DependsOnlyOnTheSeedAndHandsBackEachProgramLowered) {
+  SearchTarget target = TestTarget();
+  target.l2_bytes = 256;  // some draws are invalid, so rounds of draws repeat
+  const std::vector<State> sketches = Sketches(GemmDag(16, 24, 32));
+  auto sample = [&](SampleStats* stats, std::vector<tir::PrimFunc>* lowered) {
+    std::mt19937_64 rng(11);
+    return SampleFromSketches(sketches, target, 40, rng, stats, 0, lowered);
+  };
+  SampleStats first_stats, second_stats;
+  std::vector<tir::PrimFunc> lowered;
+  const std::vector<State> first = sample(&first_stats, &lowered);
+  const std::vector<State> second = sample(&second_stats, nullptr);
+  ASSERT_EQ(first.size(), second.size());
+  EXPECT_GT(first_stats.invalid_total(), 0) << first_stats.Summary();
+  EXPECT_EQ(first_stats.Summary(), second_stats.Summary());
+  EXPECT_EQ(first_stats.draws, first_stats.valid + first_stats.duplicates + first_stats.invalid_total());
+  ASSERT_EQ(lowered.size(), first.size());
+  for (size_t i = 0; i < first.size(); ++i) {
+    EXPECT_EQ(first[i].Hash(), second[i].Hash()) << i;
+    absl::StatusOr<tir::PrimFunc> again = LowerProgram(first[i], target);
+    ASSERT_TRUE(again.ok()) << again.status();
+    ASSERT_EQ(lowered[i].buffers.size(), again->buffers.size()) << first[i].ToString();
+    for (size_t b = 0; b < again->buffers.size(); ++b) {
+      EXPECT_EQ(lowered[i].buffers[b].name, again->buffers[b].name);
+      EXPECT_EQ(lowered[i].buffers[b].NumBytes(), again->buffers[b].NumBytes());
+    }
+  }
+}
+
 TEST(RandomAnnotation, OneCoreMeansNoParallelLoop) {
   SearchTarget target = TestTarget();
   target.cores = 1;

@@ -1,9 +1,11 @@
 #include "tuner/search_space/initial_population.h"
 
+#include <algorithm>
 #include <set>
 
 #include "compiler/common/strings.h"
 #include "compiler/tir/lower.h"
+#include "tuner/parallel_work.h"
 #include "tuner/search_space/random_annotation.h"
 #include "tuner/search_space/sketch_rules.h"
 
@@ -56,41 +58,69 @@ absl::Status CheckProgram(const schedule::State& program, const SearchTarget& ta
 }
 
 std::vector<schedule::State> SampleFromSketches(const std::vector<schedule::State>& sketches, const SearchTarget& target,
-                                                int n, std::mt19937_64& rng, SampleStats* stats, int64_t max_draws) {
+                                                int n, std::mt19937_64& rng, SampleStats* stats, int64_t max_draws,
+                                                std::vector<tir::PrimFunc>* lowered) {
   SampleStats local;
   SampleStats& st = stats ? *stats : local;
   st.sketches = static_cast<int64_t>(sketches.size());
   st.valid_per_sketch.assign(sketches.size(), 0);
   std::vector<schedule::State> out;
+  if (lowered != nullptr) lowered->clear();
   if (sketches.empty() || n <= 0) return out;
   if (max_draws <= 0) max_draws = int64_t{8} * n + 64;
-  std::set<std::string> seen;
-  for (int64_t draw = 0; draw < max_draws && static_cast<int>(out.size()) < n; ++draw) {
-    ++st.draws;
-    const size_t pick = rng() % sketches.size();
-    auto count_invalid = [&](const absl::Status& s) {
-      const std::string reason = ReasonOf(s);
-      if (st.invalid[reason]++ == 0) st.first_messages[reason] = std::string(s.message());
-    };
-    auto program = AnnotateRandomly(sketches[pick], target, rng);
-    if (!program.ok()) {
-      count_invalid(program.status());
-      continue;
+  auto count_invalid = [&](const absl::Status& s) {
+    const std::string reason = ReasonOf(s);
+    if (st.invalid[reason]++ == 0) st.first_messages[reason] = std::string(s.message());
+  };
+  struct Draw {
+    size_t pick;
+    absl::StatusOr<schedule::State> program;
+    std::string hash;
+  };
+  std::set<std::string> seen;  // hashes of the programs kept
+  // Rounds of as many draws as programs are still wanted: annotation (which uses `rng`) runs in
+  // draw order, the lowering check on every core, and the results are taken in draw order, so
+  // the programs and the stats are those of drawing and checking one at a time.
+  while (static_cast<int>(out.size()) < n && st.draws < max_draws) {
+    const int64_t round = std::min<int64_t>(n - static_cast<int64_t>(out.size()), max_draws - st.draws);
+    std::vector<Draw> draws;
+    std::map<std::string, size_t> to_lower;  // hash -> index into checks
+    std::vector<const schedule::State*> to_check;
+    for (int64_t k = 0; k < round; ++k) {
+      const size_t pick = rng() % sketches.size();
+      Draw d{pick, AnnotateRandomly(sketches[pick], target, rng), ""};
+      if (d.program.ok()) {
+        // Hash before lowering: a repeat is cheap to spot, lowering is the expensive check.
+        d.hash = d.program->Hash();
+        if (!seen.count(d.hash) && to_lower.emplace(d.hash, to_check.size()).second) to_check.push_back(nullptr);
+      }
+      draws.push_back(std::move(d));
     }
-    // Hash before lowering: a repeat is cheap to spot, lowering is the expensive check.
-    std::string hash = program->Hash();
-    if (seen.count(hash)) {
-      ++st.duplicates;
-      continue;
+    for (const Draw& d : draws)
+      if (d.program.ok() && to_lower.count(d.hash)) to_check[to_lower[d.hash]] = &*d.program;
+    std::vector<absl::StatusOr<tir::PrimFunc>> checked(to_check.size(), absl::UnknownError("not lowered"));
+    RunOnWorkers(to_check.size(), 0, [&](size_t i) { checked[i] = LowerProgram(*to_check[i], target); });
+    for (Draw& d : draws) {
+      ++st.draws;
+      if (!d.program.ok()) {
+        count_invalid(d.program.status());
+        continue;
+      }
+      if (seen.count(d.hash)) {
+        ++st.duplicates;
+        continue;
+      }
+      absl::StatusOr<tir::PrimFunc>& func = checked[to_lower.at(d.hash)];
+      if (!func.ok()) {
+        count_invalid(func.status());
+        continue;
+      }
+      seen.insert(d.hash);
+      ++st.valid;
+      ++st.valid_per_sketch[d.pick];
+      out.push_back(std::move(*d.program));
+      if (lowered != nullptr) lowered->push_back(*func);
     }
-    if (absl::Status valid = CheckProgram(*program, target); !valid.ok()) {
-      count_invalid(valid);
-      continue;
-    }
-    seen.insert(std::move(hash));
-    ++st.valid;
-    ++st.valid_per_sketch[pick];
-    out.push_back(std::move(*program));
   }
   return out;
 }

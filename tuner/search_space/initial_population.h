@@ -47,9 +47,12 @@ absl::Status CheckProgram(const schedule::State& program, const SearchTarget& ta
 absl::StatusOr<tir::PrimFunc> LowerProgram(const schedule::State& program, const SearchTarget& target);
 
 // Up to `n` distinct valid programs from `sketches` (fewer when `max_draws` draws, default
-// 8n + 64, run out). `stats` may be null.
+// 8n + 64, run out). `stats` may be null. The validity checks (lowerings) run on every core of
+// this host; the result depends only on `rng`. With `lowered`, it receives each program's
+// lowered function (what LowerProgram gave), in the same order, so a caller lowers once.
 std::vector<schedule::State> SampleFromSketches(const std::vector<schedule::State>& sketches, const SearchTarget& target,
-                                                int n, std::mt19937_64& rng, SampleStats* stats, int64_t max_draws = 0);
+                                                int n, std::mt19937_64& rng, SampleStats* stats, int64_t max_draws = 0,
+                                                std::vector<tir::PrimFunc>* lowered = nullptr);
 
 // GenerateSketches, then SampleFromSketches.
 std::vector<schedule::State> SampleInitialPopulation(std::shared_ptr<const te::ComputeDag> dag,
