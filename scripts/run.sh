@@ -4,14 +4,14 @@
 # loopback) into tunefarm.db, compile it with the tuned schedules, check its output against the
 # reference, and time it beside the default schedules and ONNX Runtime.
 #
-# usage: scripts/run.sh [MODEL] [TRIALS]      (default: resnet18, 1024 trials: about 10 minutes of
+# usage: scripts/run.sh [MODEL] [TRIALS]      (default: resnet18, 1536 trials: about 11 minutes of
 # tuning on 2 cores)
 # A second run continues from tunefarm.db: nothing measured is measured again, and the cost
 # model starts from the earlier records.
 set -euo pipefail
 cd "$(dirname "$0")/.."
 model=${1:-resnet18}
-trials=${2:-1024}
+trials=${2:-1536}
 threads=$(nproc)
 shared=$(cd ../shared && pwd)
 
