@@ -4,7 +4,7 @@
 # loopback) into tunefarm.db, compile it with the tuned schedules, check its output against the
 # reference, and time it beside the default schedules and ONNX Runtime.
 #
-# usage: scripts/run.sh [MODEL] [TRIALS]      (default: resnet18, 1536 trials: about 11 minutes of
+# usage: scripts/run.sh [MODEL] [TRIALS]      (default: resnet18, 1536 trials: about 8 minutes of
 # tuning on 2 cores)
 # A second run continues from tunefarm.db: nothing measured is measured again, and the cost
 # model starts from the earlier records.
