@@ -84,20 +84,17 @@ std::vector<schedule::State> SampleFromSketches(const std::vector<schedule::Stat
   while (static_cast<int>(out.size()) < n && st.draws < max_draws) {
     const int64_t round = std::min<int64_t>(n - static_cast<int64_t>(out.size()), max_draws - st.draws);
     std::vector<Draw> draws;
-    std::map<std::string, size_t> to_lower;  // hash -> index into checks
+    draws.reserve(static_cast<size_t>(round));  // to_check points into it
+    std::map<std::string, size_t> to_lower;     // hash -> index into to_check
     std::vector<const schedule::State*> to_check;
     for (int64_t k = 0; k < round; ++k) {
       const size_t pick = rng() % sketches.size();
-      Draw d{pick, AnnotateRandomly(sketches[pick], target, rng), ""};
-      if (d.program.ok()) {
-        // Hash before lowering: a repeat is cheap to spot, lowering is the expensive check.
-        d.hash = d.program->Hash();
-        if (!seen.count(d.hash) && to_lower.emplace(d.hash, to_check.size()).second) to_check.push_back(nullptr);
-      }
-      draws.push_back(std::move(d));
+      Draw& d = draws.emplace_back(Draw{pick, AnnotateRandomly(sketches[pick], target, rng), ""});
+      if (!d.program.ok()) continue;
+      // Hash before lowering: a repeat is cheap to spot, lowering is the expensive check.
+      d.hash = d.program->Hash();
+      if (!seen.count(d.hash) && to_lower.emplace(d.hash, to_check.size()).second) to_check.push_back(&*d.program);
     }
-    for (const Draw& d : draws)
-      if (d.program.ok() && to_lower.count(d.hash)) to_check[to_lower[d.hash]] = &*d.program;
     std::vector<absl::StatusOr<tir::PrimFunc>> checked(to_check.size(), absl::UnknownError("not lowered"));
     RunOnWorkers(to_check.size(), 0, [&](size_t i) { checked[i] = LowerProgram(*to_check[i], target); });
     for (Draw& d : draws) {
