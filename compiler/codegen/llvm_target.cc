@@ -1,11 +1,13 @@
 #include "compiler/codegen/llvm_target.h"
 
+#include <cstdlib>
 #include <mutex>
 
 #include "absl/status/status.h"
 #include "compiler/common/strings.h"
 #include "llvm/MC/MCSubtargetInfo.h"
 #include "llvm/MC/TargetRegistry.h"
+#include "llvm/Support/CommandLine.h"
 #include "llvm/Support/CodeGen.h"
 #include "llvm/Support/TargetSelect.h"
 #include "llvm/Target/TargetMachine.h"
@@ -25,6 +27,12 @@ void InitializeLlvmTargets() {
     LLVMInitializeAArch64Target();
     LLVMInitializeAArch64TargetMC();
     LLVMInitializeAArch64AsmPrinter();
+    // LLVM's own cl::opts (e.g. "-misched=..."), for experiments on code generation time
+    // against kernel speed; unset in normal use. A bad option prints LLVM's error and exits.
+    if (std::getenv("TUNEFARM_LLVM_OPTIONS") != nullptr) {
+      const char* argv[] = {"tunefarm"};
+      llvm::cl::ParseCommandLineOptions(1, argv, "", nullptr, "TUNEFARM_LLVM_OPTIONS");
+    }
   });
 }
 

@@ -86,7 +86,7 @@ class LayoutRewrite {
     for (NodeEntry e : g_.outputs())
       if (absl::Status s = EnsurePlain(e); !s.ok()) return s;
     TF_LOG(INFO, "passes") << "layout: " << block_of_.size() << " values in NCHW[x]c (block " << block_ << "), "
-                           << to_blocked_.size() << " conversions in, " << conversions_out_ << " out, " << views_out_
+                           << conversions_in_ << " conversions in, " << conversions_out_ << " out, " << views_out_
                            << " out as views";
     return rw_.Finish();
   }
@@ -177,20 +177,41 @@ class LayoutRewrite {
     return true;
   }
 
-  // The blocked new value of old value `e` (a conv's data input may still be NCHW).
+  // The blocked new value of old value `e` (a conv's data input may still be NCHW). NCHW is
+  // NCHW1c byte for byte, so block 1 is a view; any other block is a LayoutTransform.
   absl::StatusOr<NodeEntry> Blocked(NodeEntry e, int64_t block) {
     if (BlockOf(e) > 0) return blocked_.at(e);
-    if (auto it = to_blocked_.find(e); it != to_blocked_.end()) return it->second;
-    graph::Attrs attrs;
-    attrs.Set("src_layout", std::string("NCHW"));
-    attrs.Set("dst_layout", std::string("NCHWc"));
-    attrs.Set("block", block);
+    if (auto it = to_blocked_.find({e, block}); it != to_blocked_.end()) return it->second;
     const Node& src = g_.node(e.node);
-    auto t = rw_.AddNode("LayoutTransform", StrCat(src.name, ".to_nchwc"), {rw_.Lookup(e)}, attrs);
+    graph::Attrs attrs;
+    absl::StatusOr<NodeEntry> t;
+    if (block == 1) {
+      std::vector<int64_t> shape = g_.type(e).shape;
+      shape.push_back(1);
+      attrs.Set("shape", shape);
+      attrs.Set("allowzero", int64_t{0});
+      t = rw_.AddNode("Reshape", StrCat(src.name, ".to_nchw1c"), {rw_.Lookup(e)}, attrs);
+    } else {
+      attrs.Set("src_layout", std::string("NCHW"));
+      attrs.Set("dst_layout", std::string("NCHWc"));
+      attrs.Set("block", block);
+      t = rw_.AddNode("LayoutTransform", StrCat(src.name, ".to_nchwc"), {rw_.Lookup(e)}, attrs);
+      ++conversions_in_;
+    }
     if (!t.ok()) return t.status();
     TF_LOG(DEBUG, "passes") << "layout: '" << src.name << "' converted to NCHW" << block << "c";
-    to_blocked_[e] = *t;
+    to_blocked_[{e, block}] = *t;
     return *t;
+  }
+
+  // The input-channel block of conv `n`'s data. An NCHW input with a few channels (an image's
+  // 3) is read as NCHW1c, a view, rather than converted: its blocks would fill no vector
+  // anyway (the conv broadcasts input channels one by one), and the conversion, a pass over
+  // the whole input, cost ~24 us per call on mobilenet_v2, more than the gap to ONNX Runtime.
+  int64_t DataBlock(const Node& n) const {
+    const int64_t c = g_.type(n.inputs[0]).shape[1];
+    if (n.attrs.GetInt("group") == 1 && BlockOf(n.inputs[0]) == 0 && c <= kMaxViewedInputChannels) return 1;
+    return ChannelBlock(c, block_);
   }
 
   // Maps old blocked value `e` to an NCHW new value (once), for readers outside the region.
@@ -235,8 +256,8 @@ class LayoutRewrite {
     if (n.op == "Conv") {
       const int64_t k = padded_.count({id, 0}) ? padded_.at({id, 0}) : n.outputs[0].shape[1];
       const HostTensor w = PadChannels(g_.params().at(g_.node(n.inputs[1].node).name), k);
-      const int64_t xi = n.attrs.GetInt("group") == 1 ? ChannelBlock(w.shape[1], block_) : 1;
-      auto data = Blocked(n.inputs[0], ChannelBlock(g_.type(n.inputs[0]).shape[1], block_));
+      const int64_t xi = n.attrs.GetInt("group") == 1 ? DataBlock(n) : 1;
+      auto data = Blocked(n.inputs[0], DataBlock(n));
       if (!data.ok()) return data.status();
       auto weight = PackedParam(n.inputs[1], PackConvWeight(w, xi, b), ".nchwc");
       if (!weight.ok()) return weight.status();
@@ -333,6 +354,7 @@ class LayoutRewrite {
   // squeezenet's expand convs (16-48 input channels, tuned, 2 threads): direct 102-164 us,
   // Winograd 116-209 us; from 64 channels (resnet18, squeezenet's last two) Winograd wins.
   static constexpr int64_t kMinWinogradChannels = 64;
+  static constexpr int64_t kMaxViewedInputChannels = 4;
 
   const graph::Graph& g_;
   const bool winograd_;
@@ -341,8 +363,8 @@ class LayoutRewrite {
   std::map<NodeEntry, int64_t> block_of_;        // old value -> its block (blocked values only)
   std::map<NodeEntry, int64_t> padded_;          // old value -> its channels with the padding
   std::map<NodeEntry, NodeEntry> blocked_;       // old blocked value -> new blocked value
-  std::map<NodeEntry, NodeEntry> to_blocked_;    // old NCHW value -> its conversion in
-  int conversions_out_ = 0, views_out_ = 0;
+  std::map<std::pair<NodeEntry, int64_t>, NodeEntry> to_blocked_;  // (old NCHW value, block) -> its view or conversion in
+  int conversions_in_ = 0, conversions_out_ = 0, views_out_ = 0;
 };
 
 }  // namespace

@@ -9,8 +9,9 @@
 // channel Concat when every part has the same block. Everything else (Flatten, Reshape, Gemm,
 // graph outputs) reads NCHW through one LayoutTransform per value; a value whose spatial dims
 // are all 1 (after a global pool) has NCHW's byte order already and becomes a Reshape (a view).
-// A conv's NCHW input is converted once per value. So conversions sit only where the region
-// meets the rest of the graph.
+// A conv's NCHW input is converted once per value, except that an ungrouped conv reads an NCHW
+// input of at most 4 channels (an image) as NCHW1c, a Reshape view. So conversions sit only
+// where the region meets the rest of the graph, and not at a CNN's image input.
 //
 // With `winograd`, a 3x3 stride-1 ungrouped conv with at least 64 input and output channels
 // runs as Winograd F(m x m, 3 x 3) instead (compiler/ops/winograd.h): WinogradDataPack,

@@ -116,14 +116,16 @@ TEST_P(ModelTest, InspectShowsThePassesWork) {
   // Layout conversions only where the graph begins or ends: at most one in, one per output.
   EXPECT_LE(doc.at("layout_conversions").size(), 2u) << doc.at("layout_conversions").dump();
   // The CNNs run their conv region in NCHW[x]c (the layout pass is on by default): every Conv
-  // became ConvNCHWc and the region has one conversion in; the transformer has no conv.
+  // became ConvNCHWc, the stem reads the RGB image as NCHW1c (a view, no conversion kernel), and
+  // only squeezenet's padded classes (at 16 lanes) leave through one; the transformer has no conv.
   if (GetParam() == "transformer_encoder") {
     EXPECT_FALSE(ops.contains("ConvNCHWc")) << ops.dump();
     EXPECT_EQ(doc.at("layout_conversions").size(), 0u);
   } else {
     EXPECT_TRUE(ops.contains("ConvNCHWc")) << ops.dump();
     EXPECT_FALSE(ops.contains("Conv")) << ops.dump();
-    EXPECT_GE(doc.at("layout_conversions").size(), 1u);
+    const size_t most = GetParam() == "squeezenet1_1" ? 1 : 0;
+    EXPECT_LE(doc.at("layout_conversions").size(), most) << doc.at("layout_conversions").dump();
   }
 }
 
