@@ -42,19 +42,6 @@ struct Slot {
   std::vector<Step> choices;  // without the current one
 };
 
-// Where annotation's parallel, vectorize and unroll steps begin (sketches have none of them):
-// its location steps come just before.
-size_t AnnotationEnd(const std::vector<Step>& steps) {
-  for (size_t i = 0; i < steps.size(); ++i) {
-    if (std::holds_alternative<schedule::AnnotationStep>(steps[i]) || std::holds_alternative<schedule::PragmaStep>(steps[i]))
-      return i;
-    const auto* fuse = std::get_if<schedule::FuseStep>(&steps[i]);
-    const auto* next = i + 1 < steps.size() ? std::get_if<schedule::AnnotationStep>(&steps[i + 1]) : nullptr;
-    if (fuse && next && next->stage == fuse->stage && next->annotation == schedule::IterAnnotation::kParallel) return i;
-  }
-  return steps.size();
-}
-
 }  // namespace
 
 absl::StatusOr<State> MutateComputeLocation(const State& parent, const SearchTarget&, std::mt19937_64& rng) {

@@ -13,6 +13,7 @@ const std::vector<MutationRule>& MutationRules() {
       {"auto-unroll", 0.04, MutateAutoUnroll},
       {"compute location", 0.05, MutateComputeLocation},
       {"parallel", 0.01, MutateParallel},
+      {"layout rewrite", 0.02, MutateLayoutRewrite},
   };
   return rules;
 }

@@ -22,6 +22,10 @@
 //                              (at least 1, only unannotated space loops, a loop hosting other
 //                              stages only as the last, never the innermost loop); later steps'
 //                              loop positions in the stage move with it (Ansor's MutateParallel).
+//   5. layout rewrite   0.02  one constant that a layout rewrite could take, or has taken, toggles
+//                              it: the LR step is inserted where annotation draws it (after the
+//                              location steps) or erased, later stage numbers shift with it. Not
+//                              Ansor's (its layout is fixed per task); rule weights are relative.
 // A rule that finds nothing to change returns FailedPrecondition, one whose draw breaks a tile
 // limit OutOfRange; a step the replay refuses returns its error. Either way the Mutator draws again (a rule by weight, then its choices).
 #pragma once
@@ -62,6 +66,8 @@ absl::StatusOr<schedule::State> MutateComputeLocation(const schedule::State& par
                                                       std::mt19937_64& rng);
 absl::StatusOr<schedule::State> MutateParallel(const schedule::State& parent, const SearchTarget& target,
                                                std::mt19937_64& rng);
+absl::StatusOr<schedule::State> MutateLayoutRewrite(const schedule::State& parent, const SearchTarget& target,
+                                                    std::mt19937_64& rng);
 
 // Why a draw gave no mutant (keys of RuleStats::failed).
 inline constexpr char kMutationNothingToChange[] = "nothing to change";

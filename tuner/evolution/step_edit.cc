@@ -119,6 +119,40 @@ absl::Status EraseStep(std::vector<Step>* steps, size_t pos) {
   return absl::OkStatus();
 }
 
+void ShiftStages(std::vector<Step>* steps, size_t from, int first, int delta) {
+  auto shift = [&](int& stage) {
+    if (stage >= first) stage += delta;
+  };
+  for (size_t i = from; i < steps->size(); ++i)
+    std::visit(Overloaded{
+                   [&](schedule::ComputeAtStep& s) {
+                     shift(s.stage);
+                     shift(s.target_stage);
+                   },
+                   [&](schedule::CacheReadStep& s) {
+                     shift(s.stage);
+                     for (int& r : s.readers) shift(r);
+                   },
+                   [&](schedule::LayoutRewriteStep& s) {
+                     shift(s.stage);
+                     shift(s.reader);
+                   },
+                   [&](auto& s) { shift(s.stage); },
+               },
+               (*steps)[i]);
+}
+
+size_t AnnotationEnd(const std::vector<Step>& steps) {
+  for (size_t i = 0; i < steps.size(); ++i) {
+    if (std::holds_alternative<schedule::AnnotationStep>(steps[i]) || std::holds_alternative<schedule::PragmaStep>(steps[i]))
+      return i;
+    const auto* fuse = std::get_if<schedule::FuseStep>(&steps[i]);
+    const auto* next = i + 1 < steps.size() ? std::get_if<schedule::AnnotationStep>(&steps[i + 1]) : nullptr;
+    if (fuse && next && next->stage == fuse->stage && next->annotation == schedule::IterAnnotation::kParallel) return i;
+  }
+  return steps.size();
+}
+
 std::vector<ParallelGroup> FindParallelGroups(const std::vector<Step>& steps) {
   std::vector<ParallelGroup> out;
   for (size_t i = 0; i < steps.size(); ++i) {

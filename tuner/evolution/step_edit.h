@@ -40,6 +40,15 @@ int StepStage(const schedule::Step& step);
 void InsertStep(std::vector<schedule::Step>* steps, size_t pos, schedule::Step step);
 absl::Status EraseStep(std::vector<schedule::Step>* steps, size_t pos);
 
+// Adds `delta` to every stage index of at least `first` that steps [from, end) name: the
+// renumbering when a stage is inserted (delta 1) or removed (delta -1) at index `first` just
+// before step `from`.
+void ShiftStages(std::vector<schedule::Step>* steps, size_t from, int first, int delta);
+
+// Where random annotation's parallel, vectorize and unroll steps begin (sketches have none of
+// them). Its location and layout-rewrite steps come just before.
+size_t AnnotationEnd(const std::vector<schedule::Step>& steps);
+
 // A stage's parallel loop as random annotation makes it: an optional fuse of its loops
 // [0, fused) at `fuse_step` (-1: none, one loop), then an annotation of loop 0 as parallel at
 // `annotate_step`.

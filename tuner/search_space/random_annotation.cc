@@ -140,20 +140,30 @@ absl::Status ChangeComputeLocations(State* s, std::mt19937_64& rng) {
 
 // --- 3. Layout rewrite ---
 
+// The one reader of stage `t` when `t` is a constant of at least 2 dimensions read by a tiled
+// reduction alone; -1 otherwise. Not every such read can be rewritten (a depthwise conv reads its
+// weights at a constant channel): LayoutRewrite says.
+int RewriteReader(const State& s, int t) {
+  const te::TensorDef& tensor = s.dag().tensor(t);
+  if (!tensor.is_placeholder || !tensor.is_constant || tensor.shape.size() < 2) return -1;
+  const std::vector<int> readers = s.dag().consumers(t);
+  if (readers.size() != 1) return -1;
+  const schedule::Stage& reader = s.stage(readers[0]);
+  if (reader.num_reduce_axes == 0 || reader.relations.empty()) return -1;
+  return readers[0];
+}
+
 // Each constant tensor (model weights) that one tiled reduction reads alone, at one loop axis per
 // dimension, is stored in that stage's tile order or kept, each with probability 1/2 (the cost
 // model learns which pays). Before parallel: the loops fused for it mix weight and other axes.
 void DrawLayoutRewrites(State* s, std::mt19937_64& rng) {
+  // Each rewrite inserts a stage after its constant: from the last constant back, the stage
+  // numbers still to visit stay as they are.
   for (int t = static_cast<int>(s->stages().size()) - 1; t >= 0; --t) {
-    const te::TensorDef& tensor = s->dag().tensor(t);
-    if (!tensor.is_placeholder || !tensor.is_constant || tensor.shape.size() < 2) continue;
-    const std::vector<int> readers = s->dag().consumers(t);
-    if (readers.size() != 1) continue;
-    const schedule::Stage& reader = s->stage(readers[0]);
-    if (reader.num_reduce_axes == 0 || reader.relations.empty() || rng() % 2 == 0) continue;
+    const int reader = RewriteReader(*s, t);
+    if (reader < 0 || rng() % 2 == 0) continue;
     State rewritten = *s;
-    // Not every read can be rewritten (a depthwise conv reads its weights at a constant channel).
-    if (rewritten.LayoutRewrite(t, readers[0]).ok()) *s = std::move(rewritten);
+    if (rewritten.LayoutRewrite(t, reader).ok()) *s = std::move(rewritten);
   }
 }
 
@@ -231,6 +241,17 @@ absl::Status PickAutoUnroll(State* s, std::mt19937_64& rng) {
 }
 
 }  // namespace
+
+std::vector<std::pair<int, int>> RewritableConstants(const State& program) {
+  std::vector<std::pair<int, int>> out;
+  for (int t = 0; t < static_cast<int>(program.stages().size()); ++t) {
+    const int reader = RewriteReader(program, t);
+    if (reader < 0) continue;
+    State trial = program;
+    if (trial.LayoutRewrite(t, reader).ok()) out.emplace_back(t, reader);
+  }
+  return out;
+}
 
 absl::StatusOr<State> AnnotateRandomly(const State& sketch, const SearchTarget& target, std::mt19937_64& rng) {
   auto state = FillTileSizes(sketch, target, rng);

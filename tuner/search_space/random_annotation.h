@@ -34,6 +34,8 @@
 #pragma once
 
 #include <random>
+#include <utility>
+#include <vector>
 
 #include "absl/status/statusor.h"
 #include "compiler/schedule/state.h"
@@ -43,6 +45,11 @@ namespace tunefarm::tuner {
 
 absl::StatusOr<schedule::State> AnnotateRandomly(const schedule::State& sketch, const SearchTarget& target,
                                                  std::mt19937_64& rng);
+
+// The layout rewrites `program` could take now (phase 3's ground): (constant placeholder, its
+// one reader) for each constant of at least 2 dimensions read only by a tiled reduction whose
+// loops walk it one axis per dimension, and not rewritten yet.
+std::vector<std::pair<int, int>> RewritableConstants(const schedule::State& program);
 
 // The auto_unroll_max_step values annotation draws from.
 inline constexpr int kAutoUnrollChoices[] = {0, 16, 64, 512};

@@ -197,9 +197,9 @@ void CheckRule(const RuleCase& rc, const std::function<void(const State& parent,
   }
 }
 
-TEST(MutationRules, TableHasAnsorsWeightsInOrder) {
+TEST(MutationRules, TableHasAnsorsWeightsInOrderThenLayoutRewrite) {
   const auto& rules = MutationRules();
-  ASSERT_EQ(rules.size(), 4u);
+  ASSERT_EQ(rules.size(), 5u);
   EXPECT_EQ(rules[0].name, "tile size");
   EXPECT_DOUBLE_EQ(rules[0].weight, 0.90);
   EXPECT_EQ(rules[1].name, "auto-unroll");
@@ -208,6 +208,8 @@ TEST(MutationRules, TableHasAnsorsWeightsInOrder) {
   EXPECT_DOUBLE_EQ(rules[2].weight, 0.05);
   EXPECT_EQ(rules[3].name, "parallel");
   EXPECT_DOUBLE_EQ(rules[3].weight, 0.01);
+  EXPECT_EQ(rules[4].name, "layout rewrite");
+  EXPECT_DOUBLE_EQ(rules[4].weight, 0.02);
 }
 
 // One split changes; its extent stays and its lengths still divide it; the innermost length
@@ -303,6 +305,32 @@ TEST(MutationRules, ParallelChangesOneStagesFusedLoops) {
         EXPECT_EQ(changed, 1);
       },
       {"gemm", "conv3x3_bias_relu"});
+}
+
+int LayoutRewrites(const State& s) {
+  int n = 0;
+  for (const Step& step : s.steps()) n += std::holds_alternative<schedule::LayoutRewriteStep>(step);
+  return n;
+}
+
+// One constant's layout toggles: one LR step more or fewer, every tiled stage keeps its loops
+// (the stages after the constant move by one), and both directions happen.
+TEST(MutationRules, LayoutRewriteTogglesOneConstant) {
+  int added = 0, removed = 0;
+  CheckRule(
+      {"layout rewrite", 12, 3},
+      [&](const State& parent, const State& mutant) {
+        const int delta = LayoutRewrites(mutant) - LayoutRewrites(parent);
+        ASSERT_TRUE(delta == 1 || delta == -1) << parent.ToString() << "\n" << mutant.ToString();
+        (delta == 1 ? added : removed)++;
+        ASSERT_EQ(mutant.stages().size(), parent.stages().size() + delta);
+        // The output stage is the last one in both: its loops stay.
+        EXPECT_EQ(Loops(parent, static_cast<int>(parent.stages().size()) - 1),
+                  Loops(mutant, static_cast<int>(mutant.stages().size()) - 1));
+      },
+      {"gemm", "conv3x3_bias_relu", "dense_bias_relu", "dense_gemv"});
+  EXPECT_GT(added, 0);
+  EXPECT_GT(removed, 0);
 }
 
 // A tile-size edit of a split that follow splits read: the followers change with it (when the
