@@ -18,6 +18,11 @@ using graph::Node;
 using graph::NodeEntry;
 
 const std::set<std::string> kBinary = {"Add", "Sub", "Mul", "Div", "Max", "Min"};
+// Ops that keep finite values finite (Div can turn a zero padding lane into inf, Log into -inf):
+// a conv may read a padded value only when its padding lanes are finite, since they meet zero
+// weights and inf * 0 is NaN.
+const std::set<std::string> kKeepsFinite = {"Relu", "Clip", "LeakyRelu", "Sigmoid", "Tanh", "HardSigmoid", "HardSwish",
+                                            "Neg", "Abs", "Identity", "Elu", "Erf", "Add", "Sub", "Mul", "Max", "Min"};
 const std::map<std::string, std::string> kPools = {{"MaxPool", "MaxPoolNCHWc"},
                                                     {"AveragePool", "AveragePoolNCHWc"},
                                                     {"GlobalAveragePool", "GlobalAveragePoolNCHWc"},
@@ -51,14 +56,26 @@ class LayoutRewrite {
       if (n.op == "Conv" && ConvertibleConv(n)) {
         const int64_t k = n.outputs[0].shape[1];
         block_of_[{id, 0}] = ChannelBlock(k, block_);
-        if (PadsOutputChannels(n)) {
+        if (n.attrs.GetInt("group") > 1 && padded_.count(n.inputs[0])) {
+          block_of_[{id, 0}] = BlockOf(n.inputs[0]);
+          padded_[{id, 0}] = padded_.at(n.inputs[0]);
+          finite_padding_.insert({id, 0});
+        } else if (PadsOutputChannels(n)) {
           block_of_[{id, 0}] = block_;
-          padded_[{id, 0}] = (k + block_ - 1) / block_ * block_;
+          padded_[{id, 0}] = PaddedChannels(k);
+          finite_padding_.insert({id, 0});  // zero weights and bias: the padding lanes are 0
         }
         ++convs;
       } else if (int64_t b = FollowBlock(n); b > 0) {
         block_of_[{id, 0}] = b;
-        if (padded_.count(n.inputs[0])) padded_[{id, 0}] = padded_.at(n.inputs[0]);
+        for (NodeEntry e : n.inputs) {
+          if (!padded_.count(e)) continue;
+          padded_[{id, 0}] = padded_.at(e);
+          bool finite = kPools.count(n.op) || kKeepsFinite.count(n.op);
+          for (NodeEntry in : n.inputs) finite &= !padded_.count(in) || finite_padding_.count(in);
+          if (finite) finite_padding_.insert({id, 0});
+          break;
+        }
       }
     }
     return convs;
@@ -101,24 +118,31 @@ class LayoutRewrite {
     const auto& x = g_.type(n.inputs[0]);
     const auto& w = g_.type(n.inputs[1]).shape;
     if (x.shape.size() != 4 || x.dtype != te::DType::kFloat32) return false;
-    // Its input channels must be the real ones (a conv after a padded one reads NCHW).
-    if (padded_.count(n.inputs[0])) return false;
     for (size_t i = 1; i < n.inputs.size(); ++i)
       if (!IsParam(g_, n.inputs[i])) return false;
     int64_t group = n.attrs.GetInt("group"), c = x.shape[1], k = w[0];
-    if (group == 1) return true;
     // Depthwise: one input and one output channel per group.
-    return group == c && k == c && w[1] == 1;
+    const bool depthwise = group == c && k == c && w[1] == 1;
+    // A padded input is read blocked when its padding lanes are finite: an ungrouped conv meets
+    // them with zero weights, a depthwise one computes padding channels of its own (zero
+    // weights and bias). Otherwise the conv reads it in NCHW.
+    if (padded_.count(n.inputs[0])) return (group == 1 || depthwise) && finite_padding_.count(n.inputs[0]);
+    return group == 1 || depthwise;
   }
 
   // A conv whose output channels have no divisor that fills a vector (1000 classes: blocks of
   // 8 in 16 lanes ran squeezenet's classifier at half the FMA rate) computes whole vectors of
   // channels, the last one padded with zero weights, when that pads at most a quarter more.
+  // Not 24 -> 32 (a third more): mobilenet_v2's 144 -> 24 projection tuned 149 -> 121 us that
+  // way, but the 24 -> 144 expansions reading 32 channels 81 -> 112 us each (2-core Zen 5, 2
+  // threads, docs/passes.md).
   bool PadsOutputChannels(const Node& n) const {
     const int64_t k = n.outputs[0].shape[1];
     return n.attrs.GetInt("group") == 1 && WinogradTile(n) == 0 && k >= 4 * block_ &&
            2 * ChannelBlock(k, block_) <= block_;
   }
+
+  int64_t PaddedChannels(int64_t channels) const { return (channels + block_ - 1) / block_ * block_; }
 
   // The block a non-conv node's output takes when it can run blocked, else 0.
   int64_t FollowBlock(const Node& n) const {
@@ -135,20 +159,28 @@ class LayoutRewrite {
       // conversion to NCHW drops them.
       return padded_.count(n.inputs[0]) ? BlockOf(n.inputs[0]) : b;
     }
-    for (NodeEntry e : n.inputs)
-      if (padded_.count(e)) return 0;
     if (kBinary.count(n.op)) {
       bool any_blocked = false;
+      int64_t padded = -1;  // every blocked operand is padded to this count, or none is (0)
       for (NodeEntry e : n.inputs) {
         if (BlockOf(e) > 0) {
           if (g_.type(e).shape.size() != 4 || g_.type(e).shape[1] != c) return 0;
+          const int64_t p = padded_.count(e) ? padded_.at(e) : 0;
+          if (padded >= 0 && p != padded) return 0;
+          padded = p;
           any_blocked = true;
         } else if (!IsParam(g_, e) || ClassifyParam(g_.type(e), c) == ParamForm::kNone) {
           return 0;
         }
       }
-      return any_blocked ? b : 0;
+      if (!any_blocked) return 0;
+      // Padded operands add, multiply... lane by lane (per-channel params padded with zeros);
+      // a division would put inf in the padding.
+      if (padded > 0) return n.op == "Div" ? 0 : block_;
+      return b;
     }
+    for (NodeEntry e : n.inputs)
+      if (padded_.count(e)) return 0;
     if (n.op == "Concat") {
       int64_t axis = n.attrs.GetInt("axis");
       if (axis != 1 && axis != -3) return 0;
@@ -209,6 +241,7 @@ class LayoutRewrite {
   // anyway (the conv broadcasts input channels one by one), and the conversion, a pass over
   // the whole input, took 115-121 us in model on untuned squeezenet / mobilenet_v2 (2 threads).
   int64_t DataBlock(const Node& n) const {
+    if (padded_.count(n.inputs[0])) return BlockOf(n.inputs[0]);
     const int64_t c = g_.type(n.inputs[0]).shape[1];
     if (n.attrs.GetInt("group") == 1 && BlockOf(n.inputs[0]) == 0 && c <= kMaxViewedInputChannels) return 1;
     return ChannelBlock(c, block_);
@@ -255,7 +288,13 @@ class LayoutRewrite {
     if (n.op == "Conv" && WinogradTile(n) > 0) return EmitWinograd(id, WinogradTile(n));
     if (n.op == "Conv") {
       const int64_t k = padded_.count({id, 0}) ? padded_.at({id, 0}) : n.outputs[0].shape[1];
-      const HostTensor w = PadChannels(g_.params().at(g_.node(n.inputs[1].node).name), k);
+      HostTensor w = PadChannels(g_.params().at(g_.node(n.inputs[1].node).name), k);
+      if (auto it = padded_.find(n.inputs[0]); it != padded_.end()) {
+        if (n.attrs.GetInt("group") == 1)
+          w = PadInputChannels(w, it->second);
+        else
+          attrs.Set("group", k);  // depthwise over the padding channels too
+      }
       const int64_t x = DataBlock(n);
       const int64_t xi = n.attrs.GetInt("group") == 1 ? x : 1;
       auto data = Blocked(n.inputs[0], x);
@@ -277,12 +316,15 @@ class LayoutRewrite {
           continue;
         }
         // A scalar or per-channel param of a binary op (FollowBlock checked the form).
-        const HostTensor& p = g_.params().at(g_.node(e.node).name);
-        if (ClassifyParam(g_.type(e), n.outputs[0].shape[1]) == ParamForm::kScalar) {
+        const int64_t channels = n.outputs[0].shape[1];
+        if (ClassifyParam(g_.type(e), channels) == ParamForm::kScalar) {
           inputs.push_back(rw_.Lookup(e));
           continue;
         }
-        auto packed = PackedParam(e, BlockPerChannel(p, n.outputs[0].shape[1], b), ".nchwc");
+        HostTensor p = g_.params().at(g_.node(e.node).name);
+        p.shape = {channels};
+        const int64_t physical = padded_.count({id, 0}) ? padded_.at({id, 0}) : channels;
+        auto packed = PackedParam(e, BlockPerChannel(PadChannels(p, physical), physical, b), ".nchwc");
         if (!packed.ok()) return packed.status();
         inputs.push_back(*packed);
       }
@@ -301,7 +343,7 @@ class LayoutRewrite {
   // float32 conv with enough channels that the batched GEMM is the bulk of the work (with few
   // channels the transforms dominate). F(4x4) where the output has a few whole tiles of 4.
   int WinogradTile(const Node& n) const {
-    if (!winograd_) return 0;
+    if (!winograd_ || padded_.count(n.inputs[0])) return 0;
     const auto& w = g_.type(n.inputs[1]).shape;
     std::vector<int64_t> strides = n.attrs.GetInts("strides"), dilations = n.attrs.GetInts("dilations");
     if (strides.empty()) strides = {1, 1};
@@ -363,6 +405,7 @@ class LayoutRewrite {
   GraphRewriter rw_;
   std::map<NodeEntry, int64_t> block_of_;        // old value -> its block (blocked values only)
   std::map<NodeEntry, int64_t> padded_;          // old value -> its channels with the padding
+  std::set<NodeEntry> finite_padding_;           // padded old values whose padding lanes are finite
   std::map<NodeEntry, NodeEntry> blocked_;       // old blocked value -> new blocked value
   std::map<std::pair<NodeEntry, int64_t>, NodeEntry> to_blocked_;  // (old NCHW value, block) -> its view or conversion in
   int conversions_in_ = 0, conversions_out_ = 0, views_out_ = 0;

@@ -22,9 +22,12 @@
 // that is <= block (3 for an RGB input), so operands always agree. One exception: an ungrouped
 // conv with at least 4 x block output channels whose best divisor fills at most half a vector
 // (1000 classes: 8 of 16 lanes) computes ceil(K / block) whole blocks, the last padded with zero
-// weights. Only unary elementwise ops and pools follow such a value (channel by channel, the
-// padding stays apart); it leaves the region through a LayoutTransform that drops the padding,
-// never as a view, and a conv never reads it blocked.
+// weights. Unary elementwise ops and pools follow such a value channel by channel, binary ops
+// (not Div) lane by lane when every blocked operand has the same padding (per-channel params
+// padded with zeros), and convs read it blocked when its padding lanes are sure to be finite
+// (they went only through ops that keep finite values finite): an ungrouped conv with zero
+// weights on them, a depthwise conv computing padding channels of its own. It leaves the region
+// through a LayoutTransform that drops the padding, never as a view.
 #pragma once
 
 #include "absl/status/statusor.h"

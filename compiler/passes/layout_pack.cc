@@ -29,6 +29,20 @@ graph::HostTensor PadChannels(const graph::HostTensor& t, int64_t channels) {
   return out;
 }
 
+graph::HostTensor PadInputChannels(const graph::HostTensor& w, int64_t channels) {
+  TF_CHECK(w.shape.size() == 4 && w.shape[1] <= channels, "PadInputChannels: not a conv weight, or more channels");
+  if (w.shape[1] == channels) return w;
+  const size_t elem = static_cast<size_t>(te::DTypeBytes(w.dtype));
+  const size_t rs = static_cast<size_t>(w.shape[2] * w.shape[3]) * elem;
+  const size_t in_row = static_cast<size_t>(w.shape[1]) * rs, out_row = static_cast<size_t>(channels) * rs;
+  graph::HostTensor out = w;
+  out.shape[1] = channels;
+  out.bytes.assign(static_cast<size_t>(w.shape[0]) * out_row, 0);
+  for (int64_t k = 0; k < w.shape[0]; ++k)
+    std::memcpy(&out.bytes[static_cast<size_t>(k) * out_row], &w.bytes[static_cast<size_t>(k) * in_row], in_row);
+  return out;
+}
+
 graph::HostTensor PackConvWeight(const graph::HostTensor& w, int64_t xi, int64_t y) {
   TF_CHECK(w.shape.size() == 4 && w.shape[0] % y == 0 && w.shape[1] % xi == 0, "PackConvWeight: bad blocks");
   const int64_t k = w.shape[0], cg = w.shape[1], rs = w.shape[2] * w.shape[3];

@@ -23,6 +23,10 @@ graph::HostTensor WinogradWeight(const graph::HostTensor& w, int m, int64_t x, i
 // `t` (conv weights [K, ...] or bias [K]) with zeros appended along axis 0 up to `channels`.
 graph::HostTensor PadChannels(const graph::HostTensor& t, int64_t channels);
 
+// Conv weights [K, C, R, S] with zero input channels appended up to `channels` (a conv reading a
+// padded value: the padding lanes meet zero weights).
+graph::HostTensor PadInputChannels(const graph::HostTensor& w, int64_t channels);
+
 // A per-channel operand (C values, every other dim 1: conv bias [C], BN shift [C,1,1]) as
 // [C/x, 1, 1, x], which right-aligns with [N, C/x, H, W, x]. Same bytes: c = cb*x + ci.
 graph::HostTensor BlockPerChannel(const graph::HostTensor& t, int64_t channels, int64_t block);

@@ -8,6 +8,7 @@
 #include <cmath>
 #include <cstdio>
 #include <cstring>
+#include <map>
 #include <random>
 
 #include "compiler/build/model_builder.h"
@@ -107,8 +108,7 @@ Graph DepthwiseGraph(const Channels& ch, std::mt19937& rng) {
 }
 
 // squeezenet's classifier: conv 1x1 to k classes -> relu -> global average pool -> flatten, and
-// beside it a max pool and a per-channel add of the relu output (an add cannot follow a padded
-// value: the region ends there).
+// beside it a max pool and a per-channel add of the relu output (the add's param is padded too).
 Graph ClassifierGraph(const Channels& ch, std::mt19937& rng) {
   Graph g;
   NodeEntry x = Input(g, "x", {1, ch.c, 6, 6});
@@ -121,6 +121,32 @@ Graph ClassifierGraph(const Channels& ch, std::mt19937& rng) {
   g.AddOutput("shifted", Op(g, "Add", "shift", {r, Param(g, "shift.c", RandomTensor({ch.k, 1, 1}, rng))}));
   return g;
 }
+
+// Two mobilenet_v2 bottlenecks at k channels (72: blocks of 8, or at 16 lanes five blocks of 16,
+// the last half padding): project 1x1 to k, then expand 1x1 -> Clip -> depthwise 3x3 -> Clip
+// -> project 1x1 to k -> per-channel scale -> residual Add, then expand 1x1 reading that sum; the
+// sum is also a graph output. A padded value read by 1x1 convs (zero input weights), a
+// depthwise conv (its own padding channels) and an Add of two padded values.
+Graph BottleneckGraph(const Channels& ch, std::mt19937& rng) {
+  Graph g;
+  NodeEntry x = Input(g, "x", {1, ch.c, 8, 8});
+  Attrs clip;
+  clip.Set("min", 0.0);
+  clip.Set("max", 6.0);
+  NodeEntry p1 = Conv(g, "project1", x, ch.c, ch.k, 1, 1, rng);
+  NodeEntry e = Op(g, "Clip", "clip1", {Conv(g, "expand", p1, ch.k, ch.e, 1, 1, rng)}, clip);
+  NodeEntry d = Op(g, "Clip", "clip2", {Conv(g, "dw", e, ch.e, ch.e, 3, 1, rng, ch.e)}, clip);
+  NodeEntry p2 = Conv(g, "project2", d, ch.e, ch.k, 1, 1, rng);
+  NodeEntry m = Op(g, "Mul", "scale", {p2, Param(g, "scale.c", RandomTensor({ch.k, 1, 1}, rng))});
+  NodeEntry sum = Op(g, "Add", "res", {m, p1});
+  NodeEntry dw2 = Op(g, "Clip", "clip3", {Conv(g, "dw2", sum, ch.k, ch.k, 3, 1, rng, ch.k)}, clip);
+  g.AddOutput("y", Conv(g, "expand2", dw2, ch.k, ch.s, 1, 1, rng));
+  g.AddOutput("sum", sum);
+  return g;
+}
+
+// 72 channels: blocks of 8 at 8 lanes; at 16 the projections compute 80.
+const Channels kBottleneck = {16, 72, 32, 96};
 
 int Count(const Graph& g, const std::string& op) {
   auto counts = g.OpCounts();
@@ -308,13 +334,64 @@ TEST(LayoutPassTest, ClassesWithoutAWholeVectorDivisorArePaddedToWholeVectors) {
   EXPECT_EQ(Count(*converted, "MaxPoolNCHWc"), 1) << dump;
   EXPECT_EQ(Count(*converted, "GlobalAveragePoolNCHWc"), 1) << dump;
   for (const graph::Node& n : converted->nodes())
-    if (n.op == "Add") EXPECT_EQ(converted->type(n.inputs[0]).shape.size(), 4u) << "the add reads NCHW\n" << dump;
+    if (n.op == "Add") {
+      EXPECT_EQ(converted->type(n.inputs[0]).shape, (std::vector<int64_t>{1, 5, 6, 6, 16})) << dump;
+      EXPECT_EQ(converted->type(n.inputs[1]).shape, (std::vector<int64_t>{5, 1, 1, 16})) << "padded param\n" << dump;
+    }
   // At 8 lanes 72 = 9 blocks of 8: nothing to pad.
   auto at8 = ConvertLayout(g, 8);
   ASSERT_TRUE(at8.ok()) << at8.status();
   for (const graph::Node& n : at8->nodes())
     if (n.op == "ConvNCHWc" && n.name == "classes")
       EXPECT_EQ(at8->type(n.inputs[1]).shape, (std::vector<int64_t>{9, 2, 1, 1, 8, 8})) << at8->Dump();
+}
+
+// Projections to 72 channels at 16 lanes: 80 channels in five whole blocks, read by the next
+// convs blocked (zero weights on the padding lanes; a depthwise conv computes the padding
+// channels too), added lane by lane; only the graph output drops the padding. At 8 lanes,
+// 72 = 9 blocks of 8 and nothing is padded.
+TEST(LayoutPassTest, PaddedProjectionsAreReadBlockedByTheNextConvs) {
+  std::mt19937 rng(6);
+  Graph g = BottleneckGraph(kBottleneck, rng);
+  auto converted = ConvertLayout(g, 16);
+  ASSERT_TRUE(converted.ok()) << converted.status();
+  const std::string dump = converted->Dump();
+  std::map<std::string, std::vector<int64_t>> weight;
+  for (const graph::Node& n : converted->nodes())
+    if (n.op == "ConvNCHWc") weight[n.name] = converted->type(n.inputs[1]).shape;
+  EXPECT_EQ(weight["project1"], (std::vector<int64_t>{5, 1, 1, 1, 16, 16})) << dump;
+  EXPECT_EQ(weight["expand"], (std::vector<int64_t>{6, 5, 1, 1, 16, 16})) << "reads 80 channels\n" << dump;
+  EXPECT_EQ(weight["project2"], (std::vector<int64_t>{5, 6, 1, 1, 16, 16})) << dump;
+  EXPECT_EQ(weight["dw2"], (std::vector<int64_t>{5, 1, 3, 3, 1, 16})) << "80 depthwise channels\n" << dump;
+  EXPECT_EQ(weight["expand2"], (std::vector<int64_t>{2, 5, 1, 1, 16, 16})) << dump;
+  EXPECT_EQ(Count(*converted, "Conv"), 0) << dump;
+  // Out of the region only at the two graph outputs; the sum drops its padding there.
+  std::map<int64_t, std::vector<int64_t>> to_nchw;  // channels -> blocked shape read
+  for (const graph::Node& n : converted->nodes())
+    if (n.op == "LayoutTransform" && n.attrs.GetString("dst_layout") == "NCHW")
+      to_nchw[n.attrs.GetInt("channels")] = converted->type(n.inputs[0]).shape;
+  EXPECT_EQ(to_nchw.size(), 2u) << dump;
+  EXPECT_EQ(to_nchw[72], (std::vector<int64_t>{1, 5, 8, 8, 16})) << dump;
+  EXPECT_EQ(to_nchw[32], (std::vector<int64_t>{1, 2, 8, 8, 16})) << dump;
+  auto at8 = ConvertLayout(g, 8);
+  ASSERT_TRUE(at8.ok()) << at8.status();
+  for (const graph::Node& n : at8->nodes())
+    if (n.op == "ConvNCHWc" && n.name == "expand")
+      EXPECT_EQ(at8->type(n.inputs[1]).shape, (std::vector<int64_t>{12, 9, 1, 1, 8, 8})) << at8->Dump();
+}
+
+// Padding lanes that a division could make inf never reach a conv: the Div leaves the region.
+TEST(LayoutPassTest, ADivisionOfAPaddedValueReadsNchw) {
+  std::mt19937 rng(8);
+  Graph g;
+  NodeEntry x = Input(g, "x", {1, 16, 4, 4});
+  NodeEntry p = Conv(g, "project", x, 16, 72, 1, 1, rng);
+  NodeEntry q = Op(g, "Div", "div", {p, Param(g, "div.c", RandomTensor({72, 1, 1}, rng))});
+  g.AddOutput("y", Conv(g, "expand", q, 72, 32, 1, 1, rng));
+  auto converted = ConvertLayout(g, 16);
+  ASSERT_TRUE(converted.ok()) << converted.status();
+  for (const graph::Node& n : converted->nodes())
+    if (n.op == "Div") EXPECT_EQ(converted->type(n.inputs[0]).shape.size(), 4u) << converted->Dump();
 }
 
 TEST(LayoutPassTest, MaxPoolWithIndicesStaysNchwAndBuilds) {
@@ -411,7 +488,10 @@ INSTANTIATE_TEST_SUITE_P(
                       Case{"fire", FireGraph, kRagged, 8}, Case{"fire", FireGraph, kRagged, 16},
                       Case{"depthwise", DepthwiseGraph, kDivisible, 8}, Case{"depthwise", DepthwiseGraph, kDivisible, 16},
                       Case{"depthwise", DepthwiseGraph, kRagged, 8}, Case{"depthwise", DepthwiseGraph, kRagged, 16},
-                      Case{"classifier", ClassifierGraph, kClasses, 8}, Case{"classifier", ClassifierGraph, kClasses, 16}),
+                      Case{"classifier", ClassifierGraph, kClasses, 8}, Case{"classifier", ClassifierGraph, kClasses, 16},
+                      Case{"bottleneck", BottleneckGraph, kBottleneck, 8},
+                      Case{"bottleneck", BottleneckGraph, kBottleneck, 16},
+                      Case{"bottleneck", BottleneckGraph, kRagged, 8}, Case{"bottleneck", BottleneckGraph, kRagged, 16}),
     PrintCase);
 
 }  // namespace
