@@ -7,6 +7,7 @@
 
 #include "absl/strings/str_cat.h"
 #include "absl/strings/str_format.h"
+#include "tracker/pool_facts.h"
 
 namespace tunefarm::tracker {
 namespace {
@@ -81,6 +82,15 @@ absl::StatusOr<v1::RegisterReply> TrackerState::Register(const v1::RegisterReque
   {
     std::lock_guard lock(mu_);
     // The same address again means the agent restarted: its old leases talk to a dead process.
+    for (const auto& [id, other] : registry_.agents()) {
+      if (other.key != request.key() || other.address == request.address()) continue;
+      const std::string mismatch = PoolFactsMismatch(other.facts, request.facts());
+      if (mismatch.empty()) break;  // every device of the pool passed this check
+      return absl::FailedPreconditionError(absl::StrCat(
+          "register of ", request.address(), ": devices of key '", request.key(),
+          "' must be the same machine (one target string), but this one reports ", mismatch, " (",
+          other.address, "); give it a key of its own"));
+    }
     if (const AgentRecord* old = registry_.FindByAddress(request.address())) {
       DropAgentLocked(old->id, absl::StrCat("agent at ", request.address(), " registered again"));
     }

@@ -56,7 +56,7 @@ class FarmTracker : public ::testing::Test {
   void StartAgent(const std::string& name, const std::string& key, int port) {
     absl::StatusOr<std::unique_ptr<ChildProcess>> agent = ChildProcess::Spawn(
         {TUNEFARM_FAKE_AGENT_BIN, "--tracker", address_, "--key", key, "--address",
-         "127.0.0.1:" + std::to_string(port), "--name", name, "--cpu-model", "Fake CPU " + name,
+         "127.0.0.1:" + std::to_string(port), "--name", name, "--cpu-model", "Fake CPU " + key,
          "--cores", "8", "--max-backoff-ms", "100"},
         {std::string("TUNEFARM_TOKEN=") + kToken});
     ASSERT_TRUE(agent.ok()) << agent.status();

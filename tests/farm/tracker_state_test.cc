@@ -54,6 +54,36 @@ TEST(FarmTrackerState, RegisterRejectsBadRequestsNamingTheField) {
       state.Acquire(Want(""), "c", std::make_shared<RecordingListener>()).status()));
 }
 
+TEST(FarmTrackerState, ADeviceWhoseFactsDifferFromItsPoolsIsRefusedNamingTheFact) {
+  FakeClockTracker t;
+  ASSERT_TRUE(t.state.Register(Agent("cpu", "h:1")).ok());
+  v1::RegisterRequest other_model = Agent("cpu", "h:2");
+  other_model.mutable_facts()->set_cpu_model("Other CPU");
+  absl::StatusOr<v1::RegisterReply> refused = t.state.Register(other_model);
+  ASSERT_TRUE(absl::IsFailedPrecondition(refused.status())) << refused.status();
+  EXPECT_NE(refused.status().message().find("cpu_model 'Other CPU' (the pool's: 'Test CPU')"), std::string_view::npos)
+      << refused.status();
+  EXPECT_NE(refused.status().message().find("key 'cpu'"), std::string_view::npos);
+  v1::RegisterRequest more_flags = Agent("cpu", "h:2");
+  more_flags.mutable_facts()->add_isa_flags("avx512f");
+  EXPECT_NE(t.state.Register(more_flags).status().message().find("ISA flag 'avx512f'"), std::string_view::npos);
+  v1::RegisterRequest more_cores = Agent("cpu", "h:2");
+  more_cores.mutable_facts()->set_physical_cores(64);
+  EXPECT_NE(t.state.Register(more_cores).status().message().find("physical_cores"), std::string_view::npos);
+
+  // Not mixed in: the pool still has one device.
+  EXPECT_EQ(t.state.ListDevices("cpu").devices_size(), 1);
+  // The same facts join; another key takes anything; the OS may differ; and a device alone in
+  // its pool may come back with new facts (an upgraded board).
+  v1::RegisterRequest same = Agent("cpu", "h:2");
+  same.mutable_facts()->set_os("Linux 6.12");
+  EXPECT_TRUE(t.state.Register(same).ok());
+  EXPECT_TRUE(t.state.Register(Agent("arm", "h:3")).ok());
+  v1::RegisterRequest upgraded = Agent("arm", "h:3");
+  upgraded.mutable_facts()->set_cpu_model("Newer CPU");
+  EXPECT_TRUE(t.state.Register(upgraded).ok());
+}
+
 TEST(FarmTrackerState, RegisterReplyCarriesTimingAndUniqueIds) {
   FakeClockTracker t;
   absl::StatusOr<v1::RegisterReply> a = t.state.Register(Agent("cpu", "h:1"));
