@@ -66,6 +66,13 @@ std::string StateName(v1::JobState state) {
   return name.rfind("JOB_STATE_", 0) == 0 ? name.substr(10) : name;
 }
 
+// A running job that holds no device is not failing: it is queued for one at the tracker.
+std::string StateName(const v1::JobProgress& p) {
+  if (p.state() == v1::JOB_STATE_RUNNING && p.waiting_for_devices()) return "waiting for devices";
+  if (p.state() == v1::JOB_STATE_RUNNING && p.devices() > 1) return StrCat("RUNNING (", p.devices(), " devices)");
+  return StateName(p.state());
+}
+
 int RunJobsList(int argc, char** argv) {
   static const CommandSpec spec{"jobs list",
                                 "Lists the tuner's jobs, oldest first.",
@@ -84,7 +91,7 @@ int RunJobsList(int argc, char** argv) {
       const v1::JobProgress& p = job.progress();
       const std::string source =
           job.spec().has_model_path() ? job.spec().model_path() : StrCat(job.spec().tasks().tasks_size(), " tasks");
-      table.AddRow({job.job_id(), StateName(p.state()), StrCat(p.trials_done(), "/", p.trial_budget()),
+      table.AddRow({job.job_id(), StateName(p), StrCat(p.trials_done(), "/", p.trial_budget()),
                     p.estimated_latency_sec() > 0 ? FormatSeconds(p.estimated_latency_sec()) : "-", source,
                     p.message()});
     }

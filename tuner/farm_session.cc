@@ -14,49 +14,62 @@ std::string Text(const absl::Status& s) { return std::string(s.message()); }
 
 }  // namespace
 
-absl::StatusOr<std::unique_ptr<FarmSession>> FarmSession::Open(const FarmOptions& options,
-                                                               const std::function<bool()>& stop) {
+absl::StatusOr<std::unique_ptr<FarmSession>> FarmSession::Request(const FarmOptions& options, int priority) {
   auto channel = wire::MakeChannel(options.tracker, options.tls);
   if (!channel.ok()) return channel.status();
   std::unique_ptr<FarmSession> session(new FarmSession());
+  session->options_ = options;
   session->tracker_ = std::make_unique<wire::TrackerClient>(*channel, options.token);
   v1::AcquireRequest request;
   request.set_key(options.device_key);
+  request.set_priority(priority);
   request.set_client_name(options.client_name);
   session->lease_ = session->tracker_->Acquire(request);
+  return session;
+}
 
+absl::StatusOr<bool> FarmSession::WaitReady(std::chrono::milliseconds timeout) {
+  if (ready_) return true;
+  auto granted = lease_->WaitGranted(timeout);
+  if (!granted.ok()) {
+    if (granted.status().code() == absl::StatusCode::kDeadlineExceeded) return false;
+    return absl::Status(granted.status().code(), StrCat("acquiring a '", options_.device_key, "' device from tracker ",
+                                                        options_.tracker, ": ", Text(granted.status())));
+  }
+  grant_ = *granted;
+  if (absl::Status s = Connect(); !s.ok()) return s;
+  ready_ = true;
+  return true;
+}
+
+absl::Status FarmSession::Connect() {
+  auto agent_channel = wire::MakeChannel(grant_.device_address(), options_.tls);
+  if (!agent_channel.ok()) return agent_channel.status();
+  agent_ = std::make_unique<agent::AgentClient>(*agent_channel, options_.token, options_.call_timeout);
+  auto info = agent_->Info();
+  if (!info.ok()) {
+    return absl::Status(info.status().code(), StrCat("agent ", grant_.device_address(), ": ", Text(info.status())));
+  }
+  info_ = *info;
+  return absl::OkStatus();
+}
+
+absl::StatusOr<std::unique_ptr<FarmSession>> FarmSession::Open(const FarmOptions& options,
+                                                               const std::function<bool()>& stop) {
+  auto session = Request(options);
+  if (!session.ok()) return session.status();
   // Short waits, so that a cancelled or stopping job does not sit in the queue.
   const auto deadline = std::chrono::steady_clock::now() + options.acquire_timeout;
   while (true) {
-    auto granted = session->lease_->WaitGranted(std::chrono::milliseconds(100));
-    if (granted.ok()) {
-      session->grant_ = *granted;
-      break;
-    }
-    if (granted.status().code() != absl::StatusCode::kDeadlineExceeded) {
-      return absl::Status(granted.status().code(),
-                          StrCat("acquiring a '", options.device_key, "' device from tracker ",
-                                 options.tracker, ": ", Text(granted.status())));
-    }
+    auto ready = (*session)->WaitReady(std::chrono::milliseconds(100));
+    if (!ready.ok()) return ready.status();
+    if (*ready) return session;
     if (stop && stop()) return absl::CancelledError("stopped while waiting for a device");
-    if (std::chrono::steady_clock::now() > deadline) {
+    if (options.acquire_timeout.count() > 0 && std::chrono::steady_clock::now() > deadline) {
       return absl::DeadlineExceededError(StrCat("no '", options.device_key, "' device granted by tracker ",
-                                                options.tracker, " within ",
-                                                options.acquire_timeout.count(), " ms"));
+                                                options.tracker, " within ", options.acquire_timeout.count(), " ms"));
     }
   }
-
-  auto agent_channel = wire::MakeChannel(session->grant_.device_address(), options.tls);
-  if (!agent_channel.ok()) return agent_channel.status();
-  session->agent_ =
-      std::make_unique<agent::AgentClient>(*agent_channel, options.token, options.call_timeout);
-  auto info = session->agent_->Info();
-  if (!info.ok()) {
-    return absl::Status(info.status().code(), StrCat("agent ", session->grant_.device_address(), ": ",
-                                                     Text(info.status())));
-  }
-  session->info_ = *info;
-  return session;
 }
 
 FarmSession::~FarmSession() {

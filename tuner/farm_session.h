@@ -28,14 +28,24 @@ struct FarmOptions {
   wire::TlsFiles tls;   // client side: the CA (and our identity for mutual TLS)
   std::string device_key;
   std::string client_name = "tunefarm tuner";
-  std::chrono::milliseconds acquire_timeout = std::chrono::minutes(10);
+  // How long a job with no device waits for one before it fails; 0: as long as it takes (a
+  // tuner service's jobs wait, shown as "waiting for devices").
+  std::chrono::milliseconds acquire_timeout{0};
   std::chrono::milliseconds call_timeout = std::chrono::minutes(10);  // each upload or batch
 };
 
 class FarmSession {
  public:
-  // Waits for a device of options.device_key (QUEUED until one is free), then asks its agent
-  // for its facts. `stop` is polled while waiting; when it turns true the wait ends Cancelled.
+  // Asks the tracker for a device of options.device_key at `priority` (higher first); the
+  // request queues there until one is free. Never blocks: see WaitReady.
+  static absl::StatusOr<std::unique_ptr<FarmSession>> Request(const FarmOptions& options, int priority = 0);
+  // Waits up to `timeout` for the grant; once granted, asks the device's agent for its facts.
+  // True when the session is ready to measure, false while still queued; an error when the
+  // request failed (tracker gone or stopping, agent unreachable).
+  absl::StatusOr<bool> WaitReady(std::chrono::milliseconds timeout);
+  // Request, then WaitReady until granted (QUEUED until a device is free). `stop` is polled
+  // while waiting; when it turns true the wait ends Cancelled. Fails after
+  // options.acquire_timeout when that is not 0.
   static absl::StatusOr<std::unique_ptr<FarmSession>> Open(const FarmOptions& options,
                                                            const std::function<bool()>& stop);
   ~FarmSession();
@@ -56,12 +66,15 @@ class FarmSession {
  private:
   FarmSession() = default;
   absl::Status CheckLease();
+  absl::Status Connect();
   absl::Status Upload(const BuiltKernel& kernel, bool force);
   absl::Status MeasureOnce(const v1::MeasureOptions& options, const BuiltKernel& reference,
                            const Batch& batch,
                            const std::function<void(const v1::MeasureResult&)>& on_result,
                            std::set<uint64_t>* not_found);
 
+  FarmOptions options_;
+  bool ready_ = false;
   std::unique_ptr<wire::TrackerClient> tracker_;
   std::unique_ptr<wire::Lease> lease_;
   std::unique_ptr<agent::AgentClient> agent_;

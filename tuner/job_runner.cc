@@ -80,7 +80,7 @@ class JobRun {
   v1::JobSpec spec_;
   SearchConfig search_;
   uint64_t seed_ = 0;
-  std::unique_ptr<FarmSession> farm_;
+  std::unique_ptr<DevicePool> farm_;
   std::unique_ptr<Measurer> measurer_;
   std::unique_ptr<SearchPolicyFactory> policies_;
   std::unique_ptr<GradientTaskScheduler> scheduler_;
@@ -167,9 +167,25 @@ absl::Status JobRun::Prepare() {
   progress_.set_message(StrCat("waiting for a '", spec_.device_key(), "' device"));
   Publish();
 
-  FarmOptions farm = options_.farm;
-  farm.device_key = spec_.device_key();
-  auto session = FarmSession::Open(farm, [this] { return StopWanted() != StopRequest::kNone; });
+  DevicePoolOptions pool;
+  pool.farm = options_.farm;
+  pool.farm.device_key = spec_.device_key();
+  pool.farm.client_name = StrCat(options_.farm.client_name, " job ", job_id_);
+  pool.max_devices = options_.max_devices;
+  pool.stop = [this] { return StopWanted() != StopRequest::kNone; };
+  pool.log = [this](const std::string& line) { Log(StrCat("job ", job_id_, ": ", line)); };
+  pool.on_change = [this](bool waiting, int devices) {
+    const bool was_waiting = progress_.waiting_for_devices();
+    progress_.set_waiting_for_devices(waiting);
+    progress_.set_devices(devices);
+    if (waiting) {
+      progress_.set_message(StrCat("waiting for devices: no '", spec_.device_key(), "' device is free"));
+    } else if (was_waiting && !tasks_.empty()) {
+      progress_.set_message(StrCat("measuring again, on ", devices, " device(s)"));
+    }
+    Publish();
+  };
+  auto session = DevicePool::Open(std::move(pool));
   if (!session.ok()) return session.status();
   farm_ = std::move(*session);
   auto target = TargetForDevice(farm_->device().facts(), spec_.target());
@@ -206,7 +222,8 @@ absl::Status JobRun::Prepare() {
 
   progress_.set_started_unix_ms(UnixMillisNow());
   progress_.set_trials_at_start(trials_done_);
-  progress_.set_message(StrCat(tasks_.size(), " tasks on ", farm_->grant().device_address(), " (", target_.ToString(),
+  progress_.set_message(StrCat(tasks_.size(), " tasks on ", farm_->size(), " '", spec_.device_key(), "' device(s) (first ",
+                               farm_->first_address(), "; ", target_.ToString(),
                                ", ", threads_, " threads, ", search_.policy, " search)"));
   Publish();
   return absl::OkStatus();
@@ -345,7 +362,8 @@ absl::Status JobRun::RunRound(int index) {
   // Measured in farm batches, each record written as it arrives.
   std::vector<db::TuningRecord> outcomes(batch.size());
   std::vector<bool> done(batch.size(), false);
-  const size_t step = static_cast<size_t>(std::max(1, options_.batch_size));
+  // One farm call per batch_size programs on each device the job holds.
+  const size_t step = static_cast<size_t>(std::max(1, options_.batch_size) * std::max(1, farm_->size()));
   for (size_t begin = 0; begin < batch.size() && !Stopping(); begin += step) {
     const size_t end = std::min(batch.size(), begin + step);
     std::vector<Candidate> part(batch.begin() + begin, batch.begin() + end);
@@ -416,6 +434,15 @@ v1::JobProgress JobRun::Run() {
   if (auto s = stopped()) return *s;
   stats_->build_errors = measurer_->counters().build_errors;
   stats_->measured = measurer_->counters().measured;
+  stats_->devices = farm_->usage();
+  if (stats_->devices.size() > 1) {
+    std::string spread;
+    for (const DeviceUse& d : stats_->devices) {
+      StrAppend(&spread, spread.empty() ? "" : "; ", d.address, " ", d.batches, " batches, ", d.candidates, " results",
+                d.lost ? " (lost)" : "", d.given_back ? " (given back)" : "");
+    }
+    Log(StrCat("job ", job_id_, ": measured on ", stats_->devices.size(), " devices: ", spread));
+  }
   std::string message = StrCat(trials_done_, " trials in ", round_, " rounds");
   int stopped_early = 0, exhausted = 0;
   for (size_t i = 0; i < tasks_.size(); ++i) {

@@ -13,8 +13,10 @@
 #include <functional>
 #include <memory>
 #include <string>
+#include <vector>
 
 #include "proto/tunefarm.pb.h"
+#include "tuner/device_pool.h"
 #include "tuner/farm_session.h"
 
 namespace tunefarm::tuner {
@@ -28,6 +30,9 @@ enum class StopRequest {
 struct RunnerOptions {
   std::string db_path;
   FarmOptions farm;  // tracker, token, TLS; the device key comes from each job's spec
+  // Devices of the key a job measures on at once, when that many are free (docs/tuner.md
+  // "The whole farm").
+  int max_devices = 8;
   // Programs per build+measure call to the agent (a round of a task may hold several).
   int batch_size = 8;
   // Timing settings of every Measure call; threads and the correctness check are set per job.
@@ -52,6 +57,7 @@ struct RunStats {
   int64_t measured = 0;  // results received from the agent
   int64_t records_written = 0;
   int64_t rounds = 0;
+  std::vector<DeviceUse> devices;  // every device the job measured on, in the order it got them
 };
 
 class JobRunner {

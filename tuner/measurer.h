@@ -16,7 +16,7 @@
 #include "db/tuning_record.h"
 #include "proto/tunefarm.pb.h"
 #include "tuner/candidate_generator.h"
-#include "tuner/farm_session.h"
+#include "tuner/device_pool.h"
 #include "tuner/kernel_build.h"
 
 namespace tunefarm::tuner {
@@ -39,7 +39,7 @@ class Measurer {
  public:
   // `options` are the agent's timing and checking settings of every batch.
   // Kernels are built on `build_threads` workers (0: one per core of this host).
-  Measurer(FarmSession* farm, codegen::Target target, v1::MeasureOptions options, std::function<bool()> stopping,
+  Measurer(DevicePool* farm, codegen::Target target, v1::MeasureOptions options, std::function<bool()> stopping,
            int build_threads = 0)
       : farm_(farm),
         target_(std::move(target)),
@@ -60,7 +60,7 @@ class Measurer {
   const codegen::Target& target() const { return target_; }
 
  private:
-  FarmSession* farm_;
+  DevicePool* farm_;
   codegen::Target target_;
   v1::MeasureOptions options_;
   std::function<bool()> stopping_;

@@ -1,5 +1,6 @@
 #include "tests/tuner/local_farm.h"
 
+#include <csignal>
 #include <chrono>
 #include <thread>
 
@@ -36,25 +37,49 @@ absl::StatusOr<std::unique_ptr<LocalFarm>> LocalFarm::Start(int agents) {
   farm->tracker_address_ = *address;
 
   for (int i = 0; i < agents; ++i) {
-    auto agent = tunefarm::testing::ChildProcess::Spawn(
-        {TUNEFARM_AGENT_BIN, "--key", kDeviceKey, "--host", "127.0.0.1", "--port", "0", "--tracker",
-         farm->tracker_address_, "--token-file", token, "--cache-dir", farm->dir_.path(), "--name",
-         StrCat("agent", i), "--quiet"},
-        env);
+    auto agent = farm->AddAgent();
     if (!agent.ok()) return agent.status();
-    farm->agents_.push_back(std::move(*agent));
-    if (auto a = ListeningAddress(*farm->agents_.back()); !a.ok()) return a.status();
   }
+  return farm;
+}
 
-  auto channel = wire::MakeChannel(farm->tracker_address_, {});
+absl::StatusOr<std::string> LocalFarm::AddAgent() {
+  auto agent = tunefarm::testing::ChildProcess::Spawn(
+      {TUNEFARM_AGENT_BIN, "--key", kDeviceKey, "--host", "127.0.0.1", "--port", "0", "--tracker", tracker_address_,
+       "--token-file", token_file(), "--cache-dir", dir_.path(), "--name", StrCat("agent", agents_.size()), "--quiet"},
+      {"TUNEFARM_TOKEN="});
+  if (!agent.ok()) return agent.status();
+  agents_.push_back(std::move(*agent));
+  auto address = ListeningAddress(*agents_.back());
+  if (!address.ok()) return address.status();
+  agent_addresses_.push_back(*address);
+  if (absl::Status s = WaitForDevices(static_cast<int>(agents_.size())); !s.ok()) return s;
+  return *address;
+}
+
+absl::Status LocalFarm::WaitForDevices(int n) {
+  auto channel = wire::MakeChannel(tracker_address_, {});
   if (!channel.ok()) return channel.status();
   wire::TrackerClient client(*channel, kToken);
   for (int attempt = 0; attempt < 400; ++attempt) {
     auto devices = client.ListDevices(kDeviceKey);
-    if (devices.ok() && devices->devices_size() >= agents) return farm;
+    if (devices.ok() && devices->devices_size() >= n) return absl::OkStatus();
     std::this_thread::sleep_for(25ms);
   }
   return absl::DeadlineExceededError("the agents did not register with the tracker in 10 s");
+}
+
+void LocalFarm::KillAgent(int i) { agents_[i]->Signal(SIGKILL); }
+
+absl::Status LocalFarm::RevokeAgent(const std::string& address) {
+  auto channel = wire::MakeChannel(tracker_address_, {});
+  if (!channel.ok()) return channel.status();
+  wire::TrackerClient client(*channel, kToken);
+  auto devices = client.ListDevices(kDeviceKey);
+  if (!devices.ok()) return devices.status();
+  for (const v1::DeviceInfo& d : devices->devices())
+    if (d.address() == address) return client.Unregister(d.agent_id());
+  return absl::NotFoundError(StrCat("no agent at ", address));
 }
 
 }  // namespace tunefarm::tuner::testing

@@ -19,6 +19,13 @@ class LocalFarm {
   // Starts the tracker and `agents` agents, and waits until all are registered.
   static absl::StatusOr<std::unique_ptr<LocalFarm>> Start(int agents = 1);
   const std::string& tracker_address() const { return tracker_address_; }
+  // Starts one more agent and waits until it is registered; returns its address.
+  absl::StatusOr<std::string> AddAgent();
+  const std::string& agent_address(int i) const { return agent_addresses_[i]; }
+  void KillAgent(int i);  // SIGKILL: a device that dies mid-batch
+  // Unregisters the agent at `address` at the tracker, which revokes its leases (the agent
+  // process lives on and registers again at its next heartbeat).
+  absl::Status RevokeAgent(const std::string& address);
   const std::string& dir() const { return dir_.path(); }
   std::string token_file() const { return dir_.path() + "/token"; }
 
@@ -26,7 +33,9 @@ class LocalFarm {
   LocalFarm() = default;
   tunefarm::testing::TempDir dir_;
   std::unique_ptr<tunefarm::testing::ChildProcess> tracker_;
+  absl::Status WaitForDevices(int n);
   std::vector<std::unique_ptr<tunefarm::testing::ChildProcess>> agents_;
+  std::vector<std::string> agent_addresses_;
   std::string tracker_address_;
 };
 

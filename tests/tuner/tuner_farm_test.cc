@@ -24,6 +24,8 @@ namespace {
 
 using namespace std::chrono_literals;
 using tunefarm::testing::TempDir;
+using testing::GemmSpec;
+using testing::Records;
 
 const std::string kMatmulModel = std::string(TUNEFARM_SHARED_DIR) + "/onnx-tests/node/test_matmul_2d/model.onnx";
 
@@ -73,29 +75,6 @@ std::string Submit(v1::Tuner::Stub& stub, const v1::JobSpec& spec) {
   grpc::Status status = stub.SubmitJob(testing::Context().get(), request, &reply);
   EXPECT_TRUE(status.ok()) << status.error_message();
   return reply.job_id();
-}
-
-// A 32x32x32 GEMM + bias registered in the database: a task with many variants, submitted by
-// workload key alone.
-v1::JobSpec GemmSpec(const std::string& db_path, int64_t budget) {
-  auto dag = tunefarm::testing::GemmBiasDag(32, 32, 32);
-  auto database = db::TuningDatabase::Open(db_path);
-  EXPECT_TRUE(database.ok());
-  EXPECT_TRUE((*database)->RegisterWorkload(dag->WorkloadKey(), dag->CanonicalText()).ok());
-  v1::JobSpec spec;
-  spec.mutable_tasks()->add_tasks()->set_workload_key(dag->WorkloadKey());
-  spec.set_device_key(testing::kDeviceKey);
-  spec.set_trial_budget(budget);
-  spec.set_threads(1);
-  return spec;
-}
-
-std::vector<db::TuningRecord> Records(const std::string& db_path, const std::string& job_id) {
-  auto database = db::TuningDatabase::Open(db_path);
-  EXPECT_TRUE(database.ok());
-  auto records = (*database)->RecordsOfJob(job_id);
-  EXPECT_TRUE(records.ok());
-  return records.ok() ? *records : std::vector<db::TuningRecord>{};
 }
 
 db::JobState StateInDatabase(const std::string& db_path, const std::string& job_id) {
@@ -228,11 +207,11 @@ TEST_F(TunerFarm, ACandidateWithRewrittenWeightsIsCheckedOnTheGeneratedWeights) 
   auto reference = BuildKernel(schedule::State(dag), target);
   ASSERT_TRUE(reference.ok()) << reference.status();
 
-  FarmOptions farm_options;
-  farm_options.tracker = farm_->tracker_address();
-  farm_options.token = testing::kToken;
-  farm_options.device_key = testing::kDeviceKey;
-  auto session = FarmSession::Open(farm_options, [] { return false; });
+  DevicePoolOptions pool;
+  pool.farm.tracker = farm_->tracker_address();
+  pool.farm.token = testing::kToken;
+  pool.farm.device_key = testing::kDeviceKey;
+  auto session = DevicePool::Open(pool);
   ASSERT_TRUE(session.ok()) << session.status();
   v1::MeasureOptions options;
   options.set_number(1);

@@ -5,12 +5,17 @@
 #include <chrono>
 #include <memory>
 #include <string>
+#include <vector>
 
 #include <grpcpp/client_context.h>
 
+#include <gtest/gtest.h>
+
+#include "db/tuning_database.h"
 #include "proto/auth.h"
 #include "proto/credentials.h"
 #include "proto/tunefarm.grpc.pb.h"
+#include "tests/common/test_dags.h"
 #include "tests/tuner/local_farm.h"
 #include "tuner/tuner_server.h"
 
@@ -36,6 +41,29 @@ inline TunerServerOptions ServerOptions(const std::string& db_path, const std::s
   options.jobs.runner.min_repeat_ms = 1;
   options.jobs.runner.timeout_ms = 5000;
   return options;
+}
+
+// An n x n x n GEMM + bias (32 by default) registered in the database: a task with many variants, submitted by
+// workload key alone.
+inline v1::JobSpec GemmSpec(const std::string& db_path, int64_t budget, int64_t n = 32) {
+  auto dag = tunefarm::testing::GemmBiasDag(n, n, n);
+  auto database = db::TuningDatabase::Open(db_path);
+  EXPECT_TRUE(database.ok());
+  EXPECT_TRUE((*database)->RegisterWorkload(dag->WorkloadKey(), dag->CanonicalText()).ok());
+  v1::JobSpec spec;
+  spec.mutable_tasks()->add_tasks()->set_workload_key(dag->WorkloadKey());
+  spec.set_device_key(kDeviceKey);
+  spec.set_trial_budget(budget);
+  spec.set_threads(1);
+  return spec;
+}
+
+inline std::vector<db::TuningRecord> Records(const std::string& db_path, const std::string& job_id) {
+  auto database = db::TuningDatabase::Open(db_path);
+  EXPECT_TRUE(database.ok());
+  auto records = (*database)->RecordsOfJob(job_id);
+  EXPECT_TRUE(records.ok());
+  return records.ok() ? *records : std::vector<db::TuningRecord>{};
 }
 
 inline std::unique_ptr<v1::Tuner::Stub> Stub(const TunerServer& server) {
