@@ -1,5 +1,6 @@
 #include "cli/embedded_farm.h"
 
+#include <algorithm>
 #include <chrono>
 #include <fstream>
 
@@ -31,14 +32,14 @@ absl::StatusOr<std::string> RandomToken() {
 
 }  // namespace
 
-// Stopped by the destructor in this order: registration, agent, tracker.
+// Stopped by the destructor in this order: registrations, agents, tracker.
 struct EmbeddedFarm::Servers {
   std::unique_ptr<tracker::TrackerServer> tracker;
-  std::unique_ptr<agent::AgentServer> agent;
-  std::unique_ptr<wire::AgentRegistration> registration;
+  std::vector<std::unique_ptr<agent::AgentServer>> agents;
+  std::vector<std::unique_ptr<wire::AgentRegistration>> registrations;
   ~Servers() {
-    if (registration) registration->Stop();
-    if (agent) agent->Stop();
+    for (auto& registration : registrations) registration->Stop();
+    for (auto& agent : agents) agent->Stop();
     if (tracker) tracker->Stop();
   }
 };
@@ -46,7 +47,7 @@ struct EmbeddedFarm::Servers {
 EmbeddedFarm::~EmbeddedFarm() = default;
 
 absl::StatusOr<std::unique_ptr<EmbeddedFarm>> EmbeddedFarm::Start(const std::string& key,
-                                                                const std::string& measure_helper) {
+                                                                const std::string& measure_helper, int agents) {
   auto token = RandomToken();
   if (!token.ok()) return token.status();
   std::unique_ptr<EmbeddedFarm> farm(new EmbeddedFarm());
@@ -62,29 +63,32 @@ absl::StatusOr<std::unique_ptr<EmbeddedFarm>> EmbeddedFarm::Start(const std::str
   farm->servers_->tracker = std::move(*tracker);
   farm->tracker_address_ = farm->servers_->tracker->address();
 
+  auto channel = wire::MakeChannel(farm->tracker_address_, {}, std::chrono::milliseconds(2000));
+  if (!channel.ok()) return absl::UnavailableError(StrCat("local farm: ", std::string(channel.status().message())));
   agent::AgentServerOptions agent_options;
   agent_options.host = "127.0.0.1";
   agent_options.token = farm->token_;
   agent_options.identity = {key, agent::ReadHardwareFacts()};
   agent_options.limits.helper_path = agent::ResolveMeasureHelper(measure_helper);
-  auto agent = agent::AgentServer::Start(agent_options);
-  if (!agent.ok()) return absl::UnavailableError(StrCat("local farm: agent: ", std::string(agent.status().message())));
-  farm->servers_->agent = std::move(*agent);
-  farm->agent_address_ = farm->servers_->agent->address();
+  for (int i = 0; i < std::max(1, agents); ++i) {
+    auto agent = agent::AgentServer::Start(agent_options);
+    if (!agent.ok()) return absl::UnavailableError(StrCat("local farm: agent: ", std::string(agent.status().message())));
+    farm->servers_->agents.push_back(std::move(*agent));
+    const std::string address = farm->servers_->agents.back()->address();
+    if (i == 0) farm->agent_address_ = address;
 
-  auto channel = wire::MakeChannel(farm->tracker_address_, {}, std::chrono::milliseconds(2000));
-  if (!channel.ok()) return absl::UnavailableError(StrCat("local farm: ", std::string(channel.status().message())));
-  wire::AgentRegistrationOptions registration;
-  registration.request.set_key(key);
-  *registration.request.mutable_facts() = agent_options.identity.facts;
-  registration.request.set_address(farm->agent_address_);
-  registration.request.set_capacity(1);
-  registration.request.set_agent_name("local");
-  registration.token = farm->token_;
-  farm->servers_->registration = std::make_unique<wire::AgentRegistration>(*channel, registration);
-  farm->servers_->registration->Start();
-  if (!farm->servers_->registration->WaitRegistered(std::chrono::seconds(10)))
-    return absl::UnavailableError("local farm: the agent did not register with the tracker within 10 s");
+    wire::AgentRegistrationOptions registration;
+    registration.request.set_key(key);
+    *registration.request.mutable_facts() = agent_options.identity.facts;
+    registration.request.set_address(address);
+    registration.request.set_capacity(1);
+    registration.request.set_agent_name(i == 0 ? "local" : StrCat("local", i));
+    registration.token = farm->token_;
+    farm->servers_->registrations.push_back(std::make_unique<wire::AgentRegistration>(*channel, registration));
+    farm->servers_->registrations.back()->Start();
+    if (!farm->servers_->registrations.back()->WaitRegistered(std::chrono::seconds(10)))
+      return absl::UnavailableError("local farm: the agent did not register with the tracker within 10 s");
+  }
   return farm;
 }
 

@@ -15,13 +15,16 @@ class EmbeddedFarm {
  public:
   // Starts both and waits until the agent is registered under `key`. `measure_helper`: the
   // tunefarm-measure executable; empty: the one next to this executable.
+  // `agents` > 1 starts that many agents on this machine (for benchmarks of the farm: they
+  // share its cores, so their timings disturb each other).
   static absl::StatusOr<std::unique_ptr<EmbeddedFarm>> Start(const std::string& key,
-                                                            const std::string& measure_helper = "");
+                                                            const std::string& measure_helper = "",
+                                                            int agents = 1);
   ~EmbeddedFarm();
 
   const std::string& tracker_address() const { return tracker_address_; }
   const std::string& token() const { return token_; }
-  const std::string& agent_address() const { return agent_address_; }
+  const std::string& agent_address() const { return agent_address_; }  // the first agent's
 
  private:
   struct Servers;

@@ -7,6 +7,9 @@
 //
 // Environment:
 //   TUNEFARM_STAGES_TRIALS      trials per workload (default 128)
+//   TUNEFARM_STAGES_AGENTS      agents on loopback (default 1); more than one shows how a job
+//                               spreads its batches over a key's devices, but they share this
+//                               machine's cores, so their timings disturb each other
 //   TUNEFARM_STAGES_THREADS     threads of the kernels (default: the machine's cores)
 //   TUNEFARM_STAGES_POPULATION  evolution population (default the job default, 2048)
 //   TUNEFARM_BENCH_FILTER       only the workloads whose name contains the text
@@ -14,6 +17,7 @@
 //                               the records (`tunefarm db export --db PATH`)
 #include <unistd.h>
 
+#include <algorithm>
 #include <chrono>
 #include <cstdio>
 #include <cstdlib>
@@ -55,12 +59,13 @@ int main() {
   const int trials = EnvInt("TUNEFARM_STAGES_TRIALS", 128);
   const int threads = EnvInt("TUNEFARM_STAGES_THREADS", static_cast<int>(std::thread::hardware_concurrency()));
   const int population = EnvInt("TUNEFARM_STAGES_POPULATION", 0);
+  const int agents = std::max(1, EnvInt("TUNEFARM_STAGES_AGENTS", 1));
   const char* filter = std::getenv("TUNEFARM_BENCH_FILTER");
   const codegen::Target target = codegen::HostTarget();
   const int lanes = target.VectorLanes(te::DType::kFloat32);
-  std::printf("target: %s\ncpu: %s\n%d trials per workload, %d threads, population %s\n", target.ToString().c_str(),
-              bench::CpuModelName().c_str(), trials, threads,
-              population > 0 ? std::to_string(population).c_str() : "default");
+  std::printf("target: %s\ncpu: %s\n%d trials per workload, %d threads, population %s, %d agent(s)\n",
+              target.ToString().c_str(), bench::CpuModelName().c_str(), trials, threads,
+              population > 0 ? std::to_string(population).c_str() : "default", agents);
 
   const bench::ConvShape conv = bench::ResNet18Convs()[0];
   const int64_t block = std::min<int64_t>(lanes, 64);
@@ -75,7 +80,7 @@ int main() {
     return 1;
   }
   const std::string db_path = std::string(dir_template) + "/stages.db";
-  auto farm = cli::EmbeddedFarm::Start("stages-bench", TUNEFARM_MEASURE_HELPER);
+  auto farm = cli::EmbeddedFarm::Start("stages-bench", TUNEFARM_MEASURE_HELPER, agents);
   if (!farm.ok()) {
     std::fprintf(stderr, "%s\n", std::string(farm.status().message()).c_str());
     return 1;
@@ -114,6 +119,10 @@ int main() {
       std::printf("%s: job ended %s: %s\n", row.name.c_str(), v1::JobState_Name(last.state()).c_str(),
                   last.message().c_str());
     PrintProfile(row.name, runner.stats().records_written, wall_s);
+    for (const tuner::DeviceUse& d : runner.stats().devices) {
+      std::printf("  device %s: %lld batches, %lld results%s%s\n", d.address.c_str(), static_cast<long long>(d.batches),
+                  static_cast<long long>(d.candidates), d.lost ? " (lost)" : "", d.given_back ? " (given back)" : "");
+    }
   }
   if (EnvInt("TUNEFARM_STAGES_KEEP_DB", 0) == 1) {
     std::printf("the records: %s\n", db_path.c_str());
