@@ -11,6 +11,7 @@
 #include "compiler/common/unix_time.h"
 #include "db/record_id.h"
 #include "db/tuning_database.h"
+#include "tuner/device_locality.h"
 #include "tuner/device_target.h"
 #include "tuner/job_claim.h"
 #include "tuner/job_spec.h"
@@ -205,6 +206,14 @@ absl::Status JobRun::Prepare() {
   measure.set_flush_cache(options_.flush_cache);
   measure.set_seed(seed_);
   measurer_ = std::make_unique<Measurer>(farm_.get(), target_, measure, [this] { return Stopping(); });
+  const bool here = DeviceIsOnThisHost(farm_->first_address());
+  const bool pipelined = options_.pipelining == Pipelining::kOn || (options_.pipelining == Pipelining::kAuto && !here);
+  measurer_->set_pipelined(pipelined);
+  Log(StrCat("job ", job_id_, ": ",
+             pipelined ? "builds overlap measurements (pipelined)" : "builds wait for measurements (serial)", ": ",
+             options_.pipelining != Pipelining::kAuto ? "as the runner was told"
+             : here ? StrCat("the device ", farm_->first_address(), " runs on this host's cores")
+                    : StrCat("the device ", farm_->first_address(), " is another machine")));
 
   if (absl::Status s = LoadTasks(); !s.ok()) return s;
   std::vector<SchedulerTask> weights;
@@ -359,31 +368,30 @@ absl::Status JobRun::RunRound(int index) {
     Log(StrCat("task ", task.name, ": the search found no new valid program; the task stops"));
     return absl::OkStatus();
   }
-  // Measured in farm batches, each record written as it arrives.
+  // Measured in farm calls of batch_size programs per device, each record written as it
+  // arrives.
   std::vector<db::TuningRecord> outcomes(batch.size());
   std::vector<bool> done(batch.size(), false);
-  // One farm call per batch_size programs on each device the job holds.
-  const size_t step = static_cast<size_t>(std::max(1, options_.batch_size) * std::max(1, farm_->size()));
-  for (size_t begin = 0; begin < batch.size() && !Stopping(); begin += step) {
-    const size_t end = std::min(batch.size(), begin + step);
-    std::vector<Candidate> part(batch.begin() + begin, batch.begin() + end);
-    absl::Status measured = measurer_->Measure(*task.reference, part, task.best, [&](size_t i, db::TuningRecord outcome) {
-      const Candidate& c = part[i];
-      outcome.workload_key = task.task.workload_key;
-      outcome.target = target_.ToString();
-      outcome.threads = threads_;
-      outcome.device_key = spec_.device_key();
-      outcome.schedule_json = c.json;
-      outcome.schedule_hash = c.hash;
-      outcome.job_id = job_id_;
-      outcome.created_unix_ms = UnixMillisNow();
-      outcomes[begin + i] = outcome;
-      done[begin + i] = true;
-      if (c.hash == task.policy->default_candidate().hash && outcome.IsValid()) task.default_cost = outcome.MeanCost();
-      return WriteRecord(task, std::move(outcome));
-    });
-    if (!measured.ok()) return measured;
-  }
+  const size_t part = static_cast<size_t>(std::max(1, options_.batch_size) * std::max(1, farm_->size()));
+  absl::Status measured = measurer_->Measure(
+      *task.reference, batch, task.best,
+      [&](size_t i, db::TuningRecord outcome) {
+        const Candidate& c = batch[i];
+        outcome.workload_key = task.task.workload_key;
+        outcome.target = target_.ToString();
+        outcome.threads = threads_;
+        outcome.device_key = spec_.device_key();
+        outcome.schedule_json = c.json;
+        outcome.schedule_hash = c.hash;
+        outcome.job_id = job_id_;
+        outcome.created_unix_ms = UnixMillisNow();
+        outcomes[i] = outcome;
+        done[i] = true;
+        if (c.hash == task.policy->default_candidate().hash && outcome.IsValid()) task.default_cost = outcome.MeanCost();
+        return WriteRecord(task, std::move(outcome));
+      },
+      part);
+  if (!measured.ok()) return measured;
   std::vector<MeasuredCandidate> results;
   for (size_t i = 0; i < batch.size(); ++i)
     if (done[i]) results.push_back({&batch[i], &outcomes[i]});

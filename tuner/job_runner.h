@@ -27,12 +27,17 @@ enum class StopRequest {
   kShutdown,  // the tuner stops: the job stays running in the database, to be resumed
 };
 
+// Whether a job builds the next farm call's programs while the devices measure the current
+// one (tuner/measurer.h). kAuto: when its device is not on this host (device_locality.h).
+enum class Pipelining { kAuto, kOn, kOff };
+
 struct RunnerOptions {
   std::string db_path;
   FarmOptions farm;  // tracker, token, TLS; the device key comes from each job's spec
   // Devices of the key a job measures on at once, when that many are free (docs/tuner.md
   // "The whole farm").
   int max_devices = 8;
+  Pipelining pipelining = Pipelining::kAuto;
   // Programs per build+measure call to the agent (a round of a task may hold several).
   int batch_size = 8;
   // Timing settings of every Measure call; threads and the correctness check are set per job.

@@ -3,6 +3,7 @@
 #include <algorithm>
 #include <chrono>
 #include <limits>
+#include <thread>
 
 #include "compiler/common/strings.h"
 #include "compiler/common/unix_time.h"
@@ -65,56 +66,78 @@ void FillOutcome(const v1::MeasureResult& r, db::TuningRecord* rec) {
   rec->measured_unix_ms = r.finished_unix_us() > 0 ? r.finished_unix_us() / 1000 : UnixMillisNow();
 }
 
-absl::Status Measurer::Measure(const BuiltKernel& reference, const std::vector<Candidate>& candidates,
-                               double best_cost_sec, const OnOutcome& on_outcome) {
-  // Build phase: every kernel of the batch, before anything is measured, on one worker per
-  // core of this host (lld links one at a time; LLVM's code generation runs side by side).
-  auto build_start = std::chrono::steady_clock::now();
-  if (stopping_()) return absl::OkStatus();
-  std::vector<absl::StatusOr<BuiltKernel>> results(candidates.size(), absl::UnknownError("not built"));
-  RunOnWorkers(candidates.size(), build_threads_, [&](size_t i) {
-    results[i] = BuildKernel(candidates[i].state, target_, candidates[i].lowered.get());
+Measurer::BuiltPart Measurer::Build(const std::vector<Candidate>& candidates, size_t begin, size_t end) {
+  auto start = std::chrono::steady_clock::now();
+  std::vector<absl::StatusOr<BuiltKernel>> results(end - begin, absl::UnknownError("not built"));
+  RunOnWorkers(end - begin, build_threads_, [&](size_t i) {
+    results[i] = BuildKernel(candidates[begin + i].state, target_, candidates[begin + i].lowered.get());
   });
-  std::vector<BuiltKernel> kernels;
-  std::vector<size_t> built;  // index into candidates of each kernel
-  kernels.reserve(candidates.size());
-  for (size_t i = 0; i < candidates.size(); ++i) {
-    absl::StatusOr<BuiltKernel>& kernel = results[i];
-    if (kernel.ok()) {
-      kernels.push_back(std::move(*kernel));
-      built.push_back(i);
-      ++counters_.built;
-      continue;
+  BuiltPart part;
+  for (size_t i = 0; i < results.size(); ++i) {
+    if (results[i].ok()) {
+      part.kernels.push_back(std::move(*results[i]));
+      part.index.push_back(begin + i);
+    } else {
+      part.errors.push_back({begin + i, std::string(results[i].status().message())});
     }
-    ++counters_.build_errors;
+  }
+  counters_.build_seconds += SecondsSince(start);
+  return part;
+}
+
+absl::Status Measurer::MeasurePart(const BuiltKernel& reference, BuiltPart& part, double best_cost_sec,
+                                   const OnOutcome& on_outcome) {
+  counters_.built += static_cast<int64_t>(part.kernels.size());
+  counters_.build_errors += static_cast<int64_t>(part.errors.size());
+  for (auto& [index, message] : part.errors) {
     db::TuningRecord outcome;
     outcome.error_kind = db::ErrorKind::kBuild;
-    outcome.error_message = std::string(kernel.status().message());
+    outcome.error_message = std::move(message);
     outcome.max_abs_error = outcome.max_rel_error = std::numeric_limits<double>::quiet_NaN();
     outcome.measured_unix_ms = UnixMillisNow();
-    if (absl::Status s = on_outcome(i, std::move(outcome)); !s.ok()) return s;
+    if (absl::Status s = on_outcome(index, std::move(outcome)); !s.ok()) return s;
   }
-  counters_.build_seconds += SecondsSince(build_start);
-  if (stopping_() || kernels.empty()) return absl::OkStatus();
+  if (stopping_() || part.kernels.empty()) return absl::OkStatus();
 
-  // Measure phase: one call for the batch; each result is handed on as it arrives.
+  // One farm call for the part; each result is handed on as it arrives.
   auto measure_start = std::chrono::steady_clock::now();
   FarmSession::Batch batch;
-  for (size_t k = 0; k < kernels.size(); ++k) batch.push_back({k, &kernels[k]});
+  for (size_t k = 0; k < part.kernels.size(); ++k) batch.push_back({k, &part.kernels[k]});
   absl::Status outcome_error;
   v1::MeasureOptions options = options_;
   options.set_stop_above_sec(best_cost_sec > 0 ? kSlowCandidateFactor * best_cost_sec : 0);
   absl::Status measured = farm_->Measure(options, reference, batch, [&](const v1::MeasureResult& r) {
     ++counters_.measured;
-    if (r.id() >= built.size() || !outcome_error.ok()) return;
+    if (r.id() >= part.index.size() || !outcome_error.ok()) return;
     if (r.error_kind() == v1::ERROR_KIND_NOT_FOUND) return;  // evicted twice: not a trial
     db::TuningRecord outcome;
     FillOutcome(r, &outcome);
-    outcome_error = on_outcome(built[r.id()], std::move(outcome));
+    outcome_error = on_outcome(part.index[r.id()], std::move(outcome));
   });
   counters_.measure_seconds += SecondsSince(measure_start);
   if (!outcome_error.ok()) return outcome_error;
   return measured;
+}
+
+absl::Status Measurer::Measure(const BuiltKernel& reference, const std::vector<Candidate>& candidates,
+                               double best_cost_sec, const OnOutcome& on_outcome, size_t part_size) {
+  const size_t n = candidates.size();
+  if (part_size == 0) part_size = std::max<size_t>(n, 1);
+  if (n == 0 || stopping_()) return absl::OkStatus();
+  BuiltPart current = Build(candidates, 0, std::min(n, part_size));
+  for (size_t begin = 0; begin < n; begin += part_size) {
+    const size_t next = begin + part_size;
+    BuiltPart upcoming;
+    std::thread builder;
+    if (pipelined_ && next < n)
+      builder = std::thread([&] { upcoming = Build(candidates, next, std::min(n, next + part_size)); });
+    absl::Status measured = MeasurePart(reference, current, best_cost_sec, on_outcome);
+    if (builder.joinable()) builder.join();
+    if (!measured.ok()) return measured;
+    if (next >= n || stopping_()) break;
+    current = pipelined_ ? std::move(upcoming) : Build(candidates, next, std::min(n, next + part_size));
+  }
+  return absl::OkStatus();
 }
 
 }  // namespace tunefarm::tuner

@@ -1,14 +1,20 @@
-// The measurer: a round's candidates built into kernels and timed on the farm. The build
-// phase (one worker per core) finishes before the measure phase starts (on a small machine a
-// build running beside a measurement would disturb its timings). Every outcome, a build error or the agent's
-// result, becomes the measurement part of a tuning record (costs, error kind and message,
-// errors against the reference) and is handed on as it arrives, so the caller writes it at
-// once and nothing measured is lost when the tuner dies.
+// The measurer: a round's candidates built into kernels and timed on the farm, in parts (a
+// farm call per part: batch_size programs per device). Every outcome, a build error or the
+// agent's result, becomes the measurement part of a tuning record (costs, error kind and
+// message, errors against the reference) and is handed on as it arrives, so the caller writes
+// it at once and nothing measured is lost when the tuner dies.
+//
+// Serial or pipelined (docs/tuner.md "Measurement"): when the devices run on the tuner's own
+// cores, a part is built (one worker per core) only after the previous one was measured,
+// because a build beside a measurement would disturb its timings. When they run elsewhere,
+// part k+1 is built while part k is measured, so the devices wait only for the first build.
 #pragma once
 
 #include <algorithm>
 #include <cstdint>
 #include <functional>
+#include <string>
+#include <utility>
 #include <thread>
 #include <vector>
 
@@ -50,21 +56,36 @@ class Measurer {
   // The outcome of candidates[index], as a record with only the measurement fields set.
   using OnOutcome = std::function<absl::Status(size_t index, db::TuningRecord outcome)>;
 
-  // Builds and measures `candidates` against `reference`; `best_cost_sec` is the task's best
-  // so far (0: none yet). Stops early (OK) when `stopping` turns true; returns the first error
-  // of the farm or of `on_outcome`.
+  // Builds and measures `candidates` against `reference`, `part_size` programs per farm call
+  // (0: all in one); `best_cost_sec` is the task's best so far (0: none yet). Stops early (OK)
+  // when `stopping` turns true; returns the first error of the farm or of `on_outcome`, which
+  // is called once at a time (from the device pool's threads when the job has several).
   absl::Status Measure(const BuiltKernel& reference, const std::vector<Candidate>& candidates, double best_cost_sec,
-                       const OnOutcome& on_outcome);
+                       const OnOutcome& on_outcome, size_t part_size = 0);
 
+  // Build the next part while this one is measured (devices not on the tuner's cores).
+  void set_pipelined(bool pipelined) { pipelined_ = pipelined; }
+  bool pipelined() const { return pipelined_; }
   const MeasureCounters& counters() const { return counters_; }
   const codegen::Target& target() const { return target_; }
 
  private:
+  // The kernels of candidates [begin, end) that built, and the errors of those that did not.
+  struct BuiltPart {
+    std::vector<BuiltKernel> kernels;
+    std::vector<size_t> index;  // into the round's candidates, one per kernel
+    std::vector<std::pair<size_t, std::string>> errors;
+  };
+  BuiltPart Build(const std::vector<Candidate>& candidates, size_t begin, size_t end);
+  absl::Status MeasurePart(const BuiltKernel& reference, BuiltPart& part, double best_cost_sec,
+                           const OnOutcome& on_outcome);
+
   DevicePool* farm_;
   codegen::Target target_;
   v1::MeasureOptions options_;
   std::function<bool()> stopping_;
   size_t build_threads_;
+  bool pipelined_ = false;
   MeasureCounters counters_;
 };
 

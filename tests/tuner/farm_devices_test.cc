@@ -127,6 +127,25 @@ TEST_F(FarmDevices, ABatchWhoseLeaseIsRevokedIsMeasuredOnAnotherDevice) {
   ExpectOneRecordPerCandidate(job_id);
 }
 
+// Builds beside measurements (what a job does when its devices are other machines), forced on
+// loopback: the overlap must not lose, duplicate or misattribute a candidate.
+TEST_F(FarmDevices, APipelinedJobRecordsEveryCandidateOnce) {
+  ASSERT_NO_FATAL_FAILURE(Start(2));
+  const std::string job_id = CreateJob(16);
+  RunnerOptions options = Options();
+  options.min_repeat_ms = 1;
+  options.batch_size = 2;  // four farm calls a round: three builds overlap a measurement
+  options.pipelining = Pipelining::kOn;
+  JobRunner runner(options);
+  v1::JobProgress last = runner.Run(job_id);
+  ASSERT_EQ(last.state(), v1::JOB_STATE_SUCCEEDED) << last.message();
+  EXPECT_EQ(runner.stats().records_written, runner.stats().generated);
+  ExpectOneRecordPerCandidate(job_id, 16);
+  // Every measurement came back valid (checked against the reference on the agent).
+  for (const db::TuningRecord& r : testing::Records(db_path_, job_id))
+    EXPECT_EQ(r.error_kind, db::ErrorKind::kNone) << r.error_message;
+}
+
 TEST_F(FarmDevices, ThreeJobsShareTwoDevicesAndAllComplete) {
   ASSERT_NO_FATAL_FAILURE(Start(2));
   std::vector<std::string> jobs;
