@@ -6,7 +6,7 @@
 #include <string_view>
 
 #include "absl/status/status.h"
-#include "cli/flags.h"
+#include "compiler/common/command_flags.h"
 
 namespace tunefarm::cli {
 

@@ -29,11 +29,11 @@ int RunAgentCommand(int argc, char** argv) {
   absl::StatusOr<AgentCommandOptions> options = ParseAgentOptions(argc, argv);
   if (!options.ok()) {
     Say(std::string(options.status().message()));
-    std::fputs(kAgentUsage, stderr);
+    std::fputs(AgentUsage().c_str(), stderr);
     return 2;
   }
   if (options->help) {
-    std::fputs(kAgentUsage, stdout);
+    std::fputs(AgentUsage().c_str(), stdout);
     return 0;
   }
   absl::StatusOr<std::string> token = wire::LoadToken(options->token_file);

@@ -10,7 +10,8 @@
 
 namespace tunefarm::agent {
 
-extern const char kAgentUsage[];
+// The usage text, from the same description the parser reads.
+std::string AgentUsage();
 
 struct AgentCommandOptions {
   std::string tracker;          // HOST:PORT; empty: serve without registering

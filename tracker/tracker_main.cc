@@ -4,33 +4,51 @@
 #include <string>
 
 #include "absl/strings/str_cat.h"
+#include "compiler/common/command_flags.h"
 #include "proto/auth.h"
 #include "proto/credentials.h"
 #include "proto/host_port.h"
 #include "proto/refusal_log.h"
 #include "proto/termination.h"
 #include "proto/tracker_client.h"
-#include "tracker/command_line.h"
 #include "tracker/devices_format.h"
 #include "tracker/tracker_server.h"
 
 namespace tunefarm::tracker {
 namespace {
 
-constexpr char kTrackerUsage[] =
-    "usage: tunefarm tracker [--port P] [--host H] [--token-file FILE]\n"
-    "                        [--agent-timeout-ms N] [--heartbeat-ms N]\n"
-    "                        [--tls-cert PEM --tls-key PEM [--tls-ca PEM]] [--quiet]\n"
-    "  --port P              port to listen on (default 9190; 0 picks a free one)\n"
-    "  --host H              address to listen on (default 0.0.0.0)\n"
-    "  --token-file FILE     shared secret (mode 0600); else $TUNEFARM_TOKEN\n"
-    "  --agent-timeout-ms N  drop an agent silent this long and revoke its leases (10000)\n"
-    "  --heartbeat-ms N      heartbeat period asked of agents (agent timeout / 5)\n"
-    "  --tls-cert/--tls-key  serve TLS with this identity; --tls-ca demands client certs\n";
+const CommandSpec& TrackerSpec() {
+  static const CommandSpec spec{
+      "tracker",
+      "Serves the farm's device registry and leases.",
+      {{"port", 0, "P", "port to listen on (default 9190; 0 picks a free one)"},
+       {"host", 0, "H", "address to listen on (default 0.0.0.0)"},
+       {"token-file", 0, "FILE", "shared secret (mode 0600); else $TUNEFARM_TOKEN"},
+       {"agent-timeout-ms", 0, "N", "drop an agent silent this long and revoke its leases (10000)"},
+       {"heartbeat-ms", 0, "N", "heartbeat period asked of agents (agent timeout / 5)"},
+       {"tls-cert", 0, "PEM", "serve TLS with this certificate (with --tls-key)"},
+       {"tls-key", 0, "PEM", "the certificate's private key"},
+       {"tls-ca", 0, "PEM", "demand client certificates signed by this CA"},
+       {"quiet", 0, "", "log only refused calls"}},
+      {}};
+  return spec;
+}
 
-constexpr char kDevicesUsage[] =
-    "usage: tunefarm devices --tracker HOST:PORT [--key K] [--json] [--token-file FILE]\n"
-    "                        [--tls-ca PEM [--tls-cert PEM --tls-key PEM]] [--timeout-ms N]\n";
+const CommandSpec& DevicesSpec() {
+  static const CommandSpec spec{
+      "devices",
+      "Lists the tracker's device pools and devices.",
+      {{"tracker", 0, "HOST:PORT", "the tracker", true},
+       {"key", 0, "K", "only this pool"},
+       {"json", 0, "", "print JSON instead of a table"},
+       {"token-file", 0, "FILE", "shared secret; else $TUNEFARM_TOKEN"},
+       {"tls-ca", 0, "PEM", "dial with TLS, trusting this CA"},
+       {"tls-cert", 0, "PEM", "our certificate, for mutual TLS"},
+       {"tls-key", 0, "PEM", "its private key"},
+       {"timeout-ms", 0, "N", "how long to wait for the tracker (5000)"}},
+      {}};
+  return spec;
+}
 
 void Fail(const char* command, const std::string& message) {
   std::fprintf(stderr, "tunefarm %s: %s\n", command, message.c_str());
@@ -40,17 +58,14 @@ void Fail(const char* command, const std::string& message) {
 
 int RunTrackerCommand(int argc, char** argv) {
   wire::BlockTerminationSignals();
-  absl::StatusOr<CommandLine> line = CommandLine::Parse(
-      argc, argv,
-      {"port", "host", "token-file", "agent-timeout-ms", "heartbeat-ms", "tls-cert", "tls-key", "tls-ca"},
-      {"help", "quiet"});
+  absl::StatusOr<ParsedFlags> line = ParsedFlags::Parse(TrackerSpec(), argc, argv);
   if (!line.ok()) {
     Fail("tracker", std::string(line.status().message()));
-    std::fputs(kTrackerUsage, stderr);
+    std::fputs(Usage(TrackerSpec()).c_str(), stderr);
     return 2;
   }
-  if (line->Has("help")) {
-    std::fputs(kTrackerUsage, stdout);
+  if (line->help()) {
+    std::fputs(Usage(TrackerSpec()).c_str(), stdout);
     return 0;
   }
   absl::StatusOr<int64_t> port = line->GetInt("port", 9190, 0, 65535);
@@ -107,23 +122,17 @@ int RunTrackerCommand(int argc, char** argv) {
 }
 
 int RunDevicesCommand(int argc, char** argv) {
-  absl::StatusOr<CommandLine> line = CommandLine::Parse(
-      argc, argv, {"tracker", "key", "token-file", "tls-ca", "tls-cert", "tls-key", "timeout-ms"},
-      {"json", "help"});
+  absl::StatusOr<ParsedFlags> line = ParsedFlags::Parse(DevicesSpec(), argc, argv);
   if (!line.ok()) {
     Fail("devices", std::string(line.status().message()));
-    std::fputs(kDevicesUsage, stderr);
+    std::fputs(Usage(DevicesSpec()).c_str(), stderr);
     return 2;
   }
-  if (line->Has("help")) {
-    std::fputs(kDevicesUsage, stdout);
+  if (line->help()) {
+    std::fputs(Usage(DevicesSpec()).c_str(), stdout);
     return 0;
   }
   const std::string target = line->Get("tracker");
-  if (target.empty()) {
-    Fail("devices", "--tracker HOST:PORT is required");
-    return 2;
-  }
   absl::StatusOr<int64_t> timeout = line->GetInt("timeout-ms", 5000, 1, 3600000);
   if (!timeout.ok()) {
     Fail("devices", std::string(timeout.status().message()));

@@ -16,7 +16,7 @@
 #include "proto/credentials.h"
 #include "proto/health_client.h"
 #include "proto/tracker_client.h"
-#include "tracker/command_line.h"
+#include "compiler/common/command_flags.h"
 #include "tracker/tracker_server.h"
 
 namespace tunefarm {
@@ -131,8 +131,9 @@ int Run(int agents, int threads, int cycles) {
 }  // namespace tunefarm
 
 int main(int argc, char** argv) {
-  absl::StatusOr<tunefarm::tracker::CommandLine> line =
-      tunefarm::tracker::CommandLine::Parse(argc, argv, {"agents", "threads", "cycles"}, {});
+  static const tunefarm::CommandSpec spec{
+      "farm_tracker_bench", "", {{"agents", 0, "N", ""}, {"threads", 0, "T", ""}, {"cycles", 0, "N", ""}}, {}};
+  absl::StatusOr<tunefarm::ParsedFlags> line = tunefarm::ParsedFlags::Parse(spec, argc, argv);
   if (!line.ok()) {
     std::fprintf(stderr, "bench: %s\nusage: farm_tracker_bench [--agents N] [--threads T] [--cycles N]\n",
                  std::string(line.status().message()).c_str());

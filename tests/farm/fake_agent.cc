@@ -16,9 +16,8 @@
 #include "proto/auth.h"
 #include "proto/credentials.h"
 #include "proto/termination.h"
-#include "tracker/command_line.h"
+#include "compiler/common/command_flags.h"
 
-using tunefarm::tracker::CommandLine;
 namespace wire = tunefarm::wire;
 
 int main(int argc, char** argv) {
@@ -27,11 +26,20 @@ int main(int argc, char** argv) {
   if (getppid() != parent) return 1;
   wire::BlockTerminationSignals();
 
-  absl::StatusOr<CommandLine> line = CommandLine::Parse(
-      argc, argv,
-      {"tracker", "key", "address", "capacity", "name", "cpu-model", "cores", "heartbeat-ms",
-       "max-backoff-ms", "token-file"},
-      {});
+  static const tunefarm::CommandSpec spec{"fake agent",
+                                          "",
+                                          {{"tracker", 0, "HOST:PORT", ""},
+                                           {"key", 0, "K", ""},
+                                           {"address", 0, "HOST:PORT", ""},
+                                           {"capacity", 0, "N", ""},
+                                           {"name", 0, "N", ""},
+                                           {"cpu-model", 0, "S", ""},
+                                           {"cores", 0, "N", ""},
+                                           {"heartbeat-ms", 0, "N", ""},
+                                           {"max-backoff-ms", 0, "N", ""},
+                                           {"token-file", 0, "FILE", ""}},
+                                          {}};
+  absl::StatusOr<tunefarm::ParsedFlags> line = tunefarm::ParsedFlags::Parse(spec, argc, argv);
   if (!line.ok()) {
     std::fprintf(stderr, "fake agent: %s\n", std::string(line.status().message()).c_str());
     return 2;

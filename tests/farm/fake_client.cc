@@ -12,9 +12,8 @@
 #include "proto/credentials.h"
 #include "proto/termination.h"
 #include "proto/tracker_client.h"
-#include "tracker/command_line.h"
+#include "compiler/common/command_flags.h"
 
-using tunefarm::tracker::CommandLine;
 namespace wire = tunefarm::wire;
 
 int main(int argc, char** argv) {
@@ -23,8 +22,9 @@ int main(int argc, char** argv) {
   if (getppid() != parent) return 1;
   wire::BlockTerminationSignals();
 
-  absl::StatusOr<CommandLine> line =
-      CommandLine::Parse(argc, argv, {"tracker", "key", "priority", "name"}, {});
+  static const tunefarm::CommandSpec spec{
+      "fake client", "", {{"tracker", 0, "HOST:PORT", ""}, {"key", 0, "K", ""}, {"priority", 0, "N", ""}, {"name", 0, "N", ""}}, {}};
+  absl::StatusOr<tunefarm::ParsedFlags> line = tunefarm::ParsedFlags::Parse(spec, argc, argv);
   absl::StatusOr<std::string> token = wire::LoadToken("");
   if (!line.ok() || !token.ok()) {
     std::fprintf(stderr, "fake client: %s\n",

@@ -1,11 +1,11 @@
-#include "cli/flags.h"
+#include "compiler/common/command_flags.h"
 
 #include <algorithm>
 
 #include "absl/status/status.h"
 #include "compiler/common/strings.h"
 
-namespace tunefarm::cli {
+namespace tunefarm {
 namespace {
 
 const FlagSpec* FindLong(const CommandSpec& spec, std::string_view name) {
@@ -159,4 +159,4 @@ absl::StatusOr<int64_t> ParsedFlags::GetInt(std::string_view name, int64_t fallb
   return value;
 }
 
-}  // namespace tunefarm::cli
+}  // namespace tunefarm

@@ -1,5 +1,6 @@
-// The option parser shared by the `tunefarm` subcommands. Each subcommand describes itself
-// once (a CommandSpec); parsing and the usage text both come from that description, so they
+// The option parser of every tunefarm binary and subcommand (`tunefarm ...`, tunefarm-tracker,
+// tunefarm-agent, the test fakes and benches). Each command describes itself once (a
+// CommandSpec); parsing and the usage text both come from that description, so they
 // cannot disagree. (absl::flags is process-global: the options of different subcommands
 // would collide there.)
 //
@@ -16,7 +17,7 @@
 
 #include "absl/status/statusor.h"
 
-namespace tunefarm::cli {
+namespace tunefarm {
 
 struct FlagSpec {
   std::string name;        // long name: --name
@@ -62,4 +63,4 @@ class ParsedFlags {
   std::vector<std::string> positionals_;
 };
 
-}  // namespace tunefarm::cli
+}  // namespace tunefarm
