@@ -372,7 +372,11 @@ absl::Status JobRun::RunRound(int index) {
   // arrives.
   std::vector<db::TuningRecord> outcomes(batch.size());
   std::vector<bool> done(batch.size(), false);
-  const size_t part = static_cast<size_t>(std::max(1, options_.batch_size) * std::max(1, farm_->size()));
+  const size_t devices = static_cast<size_t>(std::max(1, farm_->size()));
+  size_t part = static_cast<size_t>(std::max(1, options_.batch_size)) * devices;
+  // Pipelined, a round in one farm call would leave nothing to build meanwhile: at least four
+  // calls a round (one program per device at the least), so three builds hide behind measurements.
+  if (measurer_->pipelined()) part = std::min(part, std::max(devices, (batch.size() + 3) / 4));
   absl::Status measured = measurer_->Measure(
       *task.reference, batch, task.best,
       [&](size_t i, db::TuningRecord outcome) {

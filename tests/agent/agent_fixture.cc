@@ -3,6 +3,7 @@
 #include <sys/stat.h>
 #include <unistd.h>
 
+#include <algorithm>
 #include <fstream>
 #include <sstream>
 
@@ -33,8 +34,10 @@ absl::StatusOr<std::unique_ptr<AgentProcess>> AgentProcess::Start(const Options&
   // The cache goes in the fixture's directory: removed even when the agent is SIGKILLed.
   std::vector<std::string> argv = {TUNEFARM_AGENT_BIN, "--key", "test-key", "--host", "127.0.0.1",
                                    "--port", "0", "--memory-limit-mb",
-                                   std::to_string(kMemoryLimitMb), "--quiet",
-                                   "--cache-dir", agent->dir_.path()};
+                                   std::to_string(kMemoryLimitMb), "--quiet"};
+  // A flag may be given once: a test's own --cache-dir replaces the fixture's.
+  if (std::find(options.args.begin(), options.args.end(), "--cache-dir") == options.args.end())
+    argv.insert(argv.end(), {"--cache-dir", agent->dir_.path()});
   std::vector<std::string> env = options.env;
   if (options.token_in_env) {
     env.push_back(absl::StrCat("TUNEFARM_TOKEN=", kToken));
