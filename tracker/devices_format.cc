@@ -7,6 +7,7 @@
 
 #include "absl/strings/str_cat.h"
 #include "absl/strings/str_join.h"
+#include "proto/arm_cpus.h"
 
 namespace tunefarm::tracker {
 namespace {
@@ -31,6 +32,12 @@ std::string Columns(const std::vector<std::vector<std::string>>& rows) {
 }
 
 std::string Cpu(const v1::HardwareFacts& facts) {
+  if (facts.arch() == "aarch64" && !facts.cpu_part().empty()) {
+    const std::string name = wire::ArmCpuName(facts.cpu_vendor(), facts.cpu_part());
+    const std::string numbers = absl::StrCat(facts.cpu_vendor(), " ", facts.cpu_part());
+    if (name.empty()) return absl::StrCat(numbers, " (warning: unknown ARM part, tuned as a generic aarch64)");
+    return absl::StrCat(name, " (", numbers, ")");
+  }
   if (!facts.cpu_model().empty()) return facts.cpu_model();
   if (!facts.cpu_part().empty()) return absl::StrCat(facts.cpu_vendor(), " ", facts.cpu_part());
   return facts.arch().empty() ? "-" : facts.arch();

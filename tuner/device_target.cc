@@ -10,6 +10,7 @@
 
 #include "compiler/codegen/host_target.h"
 #include "compiler/common/strings.h"
+#include "proto/arm_cpus.h"
 
 namespace tunefarm::tuner {
 namespace {
@@ -51,21 +52,31 @@ bool DescribesThisMachine(const v1::HardwareFacts& facts) {
   return facts.arch() == host.arch && facts.cpu_model() == host.model && flags == host.flags;
 }
 
-codegen::Target GenericTarget(const v1::HardwareFacts& facts) {
-  // cpuinfo flag -> LLVM feature, for what changes vector code generation.
+// cpuinfo flag -> LLVM feature, for what changes vector code generation.
+const std::map<std::string, std::string>& FeatureNames(const codegen::Target& t) {
   static const std::map<std::string, std::string> kX86 = {
       {"sse4_1", "+sse4.1"}, {"sse4_2", "+sse4.2"}, {"avx", "+avx"}, {"avx2", "+avx2"},
       {"fma", "+fma"},       {"f16c", "+f16c"},     {"bmi1", "+bmi"}, {"bmi2", "+bmi2"}};
+  // AArch64 "Features". SVE is left out: codegen targets NEON's fixed 128-bit vectors.
+  static const std::map<std::string, std::string> kAArch64 = {
+      {"asimd", "+neon"},  {"fphp", "+fullfp16"}, {"asimdhp", "+fullfp16"}, {"asimddp", "+dotprod"},
+      {"i8mm", "+i8mm"},   {"bf16", "+bf16"}};
+  static const std::map<std::string, std::string> kNone;
+  return t.IsX86() ? kX86 : t.IsAArch64() ? kAArch64 : kNone;
+}
+
+codegen::Target GenericTarget(const v1::HardwareFacts& facts) {
   codegen::Target t;
   t.triple = codegen::CanonicalTriple(StrCat(facts.arch(), "-linux-gnu"));
-  if (t.IsX86()) {
-    std::set<std::string> features;
-    for (const std::string& flag : facts.isa_flags()) {
-      auto it = kX86.find(flag);
-      if (it != kX86.end()) features.insert(it->second);
-    }
-    t.features.assign(features.begin(), features.end());
+  // An ARM core LLVM knows by name gets its scheduling model; an unknown one is a generic
+  // aarch64 (`tunefarm devices` warns about it).
+  if (t.IsAArch64()) t.cpu = wire::ArmCpuName(facts.cpu_vendor(), facts.cpu_part());
+  std::set<std::string> features;
+  for (const std::string& flag : facts.isa_flags()) {
+    auto it = FeatureNames(t).find(flag);
+    if (it != FeatureNames(t).end()) features.insert(it->second);
   }
+  t.features.assign(features.begin(), features.end());
   t.num_cores = std::max(facts.physical_cores(), 0);
   t.l1d_cache_bytes = std::max<int64_t>(facts.l1d_cache_bytes(), 0);
   t.l2_cache_bytes = std::max<int64_t>(facts.l2_cache_bytes(), 0);

@@ -13,8 +13,9 @@ namespace tunefarm::tuner {
 // `requested` (a job's explicit target) when not empty, parsed to its canonical form.
 // Otherwise: when the facts describe this very machine (same architecture, CPU model and ISA
 // flags: a local farm), the host target, which is also what `tunefarm compile` uses by
-// default, so the records are found without a --target; else a generic CPU of the device's
-// architecture with the vector features its flags list, and its core count and caches.
+// default, so the records are found without a --target; else the device's architecture with
+// the vector features its flags list, and its core count and caches: on x86 a generic CPU; on
+// AArch64 the core its implementer and part name (proto/arm_cpus.h), generic when unknown.
 absl::StatusOr<codegen::Target> TargetForDevice(const v1::HardwareFacts& facts,
                                                 const std::string& requested);
 

@@ -43,6 +43,7 @@ absl::StatusOr<std::unique_ptr<SearchPolicyFactory>> SearchPolicyFactory::Create
 absl::StatusOr<std::unique_ptr<SearchPolicy>> SearchPolicyFactory::ForTask(const TuningTask& task, uint64_t seed) {
   schedule::RuleContext rules;
   rules.vector_lanes = context_.target.VectorLanes(te::DType::kFloat32);
+  rules.vector_registers = context_.target.VectorRegisters();
   rules.num_threads = context_.threads;
   auto generator = CandidateGenerator::Create(task.dag, rules, space_, seed);
   if (!generator.ok()) return generator.status();

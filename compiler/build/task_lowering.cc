@@ -51,6 +51,7 @@ absl::StatusOr<tir::PrimFunc> LowerTask(Task* task, const BuildOptions& options,
   if (!chosen) {
     schedule::RuleContext ctx;
     ctx.vector_lanes = options.target.VectorLanes(te::DType::kFloat32);
+    ctx.vector_registers = options.target.VectorRegisters();
     ctx.num_threads = options.threads;
     auto s = schedule::ApplyDefaultSchedule(task->dag, ctx);
     if (!s.ok()) {

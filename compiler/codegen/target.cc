@@ -152,6 +152,8 @@ bool Target::HasFeature(std::string_view name) const {
   return std::find(features.begin(), features.end(), StrCat("+", name)) != features.end();
 }
 
+int Target::VectorRegisters() const { return IsAArch64() || VectorBits() >= 512 ? 32 : 16; }
+
 int Target::VectorBits() const {
   if (!IsX86()) return 128;  // AArch64 NEON (SVE is not used)
   if (HasFeature("avx512f")) return 512;

@@ -45,6 +45,9 @@ struct Target {
   int VectorBits() const;
   // Elements of `t` per vector register (at least 1).
   int VectorLanes(te::DType t) const;
+  // Architectural vector registers: 32 on AArch64 (NEON) and with AVX-512 (when codegen uses
+  // 512-bit vectors), else 16 (SSE, AVX, AVX2). What a register tile may fill.
+  int VectorRegisters() const;
   bool HasFeature(std::string_view name) const;  // explicitly "+name" in features
 
   int Cores() const { return num_cores > 0 ? num_cores : 1; }

@@ -120,14 +120,14 @@ int64_t LargestDivisorAtMost(int64_t extent, int64_t limit) {
 
 // A tile of one vector per row (NCHW[x]c conv: the channel block is the vector) holds
 // col x row accumulators; with col operand vectors and one broadcast they must fit the vector
-// registers (32 with AVX-512, else 16), and with 32 at most 16 accumulators: 2x14 (31
+// registers (32 with AVX-512 and on AArch64, else 16), and with 32 at most 16 accumulators: 2x14 (31
 // registers) ran at half the speed of 2x7 (MobileNetV2's pointwise convs, kernel_bench). Per
 // reduce step the tile loads col + row operands for col * row FMAs, so the split with the best
 // ratio wins (ties: the first, fewer weight streams); factors divide their extents (no tail
 // guards).
 void ChooseOneVectorTile(const State& s, int stage, const RuleContext& ctx, Tiling* t) {
   const auto& shape = s.dag().tensor(stage).shape;
-  const int64_t registers = ctx.vector_lanes >= 16 ? 32 : 16;
+  const int64_t registers = ctx.Registers();
   const int col_axis = ColAxis(s, stage, t->row_axis);
   auto rows_for = [&](int64_t col) {
     return LargestDivisorAtMost(shape[t->row_axis], std::min<int64_t>(registers - col - 1, 16) / col);

@@ -30,6 +30,10 @@ namespace tunefarm::schedule {
 struct RuleContext {
   int vector_lanes = 8;  // float32 lanes of the target's vectors
   int num_threads = 1;
+  // The target's vector registers (codegen::Target::VectorRegisters); 0: as an x86 target with
+  // these lanes would have (32 with 16 lanes, else 16).
+  int vector_registers = 0;
+  int Registers() const { return vector_registers > 0 ? vector_registers : (vector_lanes >= 16 ? 32 : 16); }
 };
 
 struct ScheduleRule {

@@ -28,8 +28,8 @@ using schedule::RuleContext;
 // Runs the default schedule of `dag` through the interpreter and a .so; returns the max error
 // against the plain evaluation.
 double DefaultScheduleError(std::shared_ptr<const te::ComputeDag> dag, schedule::State* out = nullptr,
-                            int lanes = 8) {
-  auto state = ApplyDefaultSchedule(dag, RuleContext{lanes, 2});
+                            int lanes = 8, int registers = 0) {
+  auto state = ApplyDefaultSchedule(dag, RuleContext{lanes, 2, registers});
   EXPECT_TRUE(state.ok()) << state.status();
   if (!state.ok()) return 1e30;
   if (out) *out = *state;
@@ -145,6 +145,27 @@ TEST(DefaultRules, NchwcConvTilesChannelBlocksAndOutputColumns) {
     }
     EXPECT_LT(DefaultScheduleError(dag, nullptr, lanes), 1e-4) << s->ToString();
   }
+}
+
+// The register file comes from the target: NEON's 4-lane vectors with its 32 registers hold a
+// 2 x 7 tile of accumulators, where an x86 target with 4 lanes (SSE, 16 registers) holds 4 x 2.
+TEST(DefaultRules, TheRegisterTileFillsTheTargetsRegisterFile) {
+  auto dag = ConvNchwcBiasReluDag(8, 16, 14, 4);
+  auto tile = [&](int registers) {
+    auto s = ApplyDefaultSchedule(dag, RuleContext{4, 2, registers});
+    EXPECT_TRUE(s.ok()) << s.status();
+    const int conv = dag->outputs()[0] - 2;
+    const auto& it = s->stage(conv).iters;
+    const int n = static_cast<int>(it.size());
+    EXPECT_LT(DefaultScheduleError(dag, nullptr, 4, registers), 1e-4);  // the same tile, run
+    return std::make_pair(s->stage(conv).node_of(n - 3).extent, s->stage(conv).node_of(n - 2).extent);
+  };
+  const auto [sse_cols, sse_rows] = tile(16);
+  const auto [neon_cols, neon_rows] = tile(32);
+  EXPECT_LE(sse_cols * (sse_rows + 1) + 1, 16);
+  EXPECT_LE(neon_cols * (neon_rows + 1) + 1, 32);
+  EXPECT_EQ(neon_cols * neon_rows, 14);
+  EXPECT_GT(neon_cols * neon_rows, sse_cols * sse_rows);
 }
 
 // The padding of a conv that does much work per padded element and reads whole vectors of

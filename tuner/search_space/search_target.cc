@@ -7,7 +7,7 @@ namespace tunefarm::tuner {
 SearchTarget SearchTarget::FromTarget(const codegen::Target& target) {
   SearchTarget t;
   t.vector_lanes = target.VectorLanes(te::DType::kFloat32);
-  t.vector_registers = target.IsAArch64() || target.VectorBits() >= 512 ? 32 : 16;
+  t.vector_registers = target.VectorRegisters();
   t.l1_bytes = target.L1dCacheBytes();
   t.l2_bytes = target.L2CacheBytes();
   t.cores = target.Cores();

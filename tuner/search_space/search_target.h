@@ -15,8 +15,7 @@ struct SearchTarget {
   int64_t l2_bytes = 512 * 1024;
   int cores = 1;
 
-  // 16 vector registers on x86 up to AVX2; 32 with AVX-512 (when codegen uses 512-bit vectors)
-  // and on AArch64 (NEON). Lanes, caches and cores are the target's.
+  // Lanes, registers (codegen::Target::VectorRegisters), caches and cores are the target's.
   static SearchTarget FromTarget(const codegen::Target& target);
 
   // The widest loop random annotation vectorizes: four vectors (as the default rules' widest
