@@ -64,7 +64,11 @@ std::vector<schedule::State> EvolutionSearchPolicy::InitialPopulation() {
   // Sampling lowered every program to check it: their features come from those lowerings.
   std::vector<std::shared_ptr<const FeatureMatrix>> features(population.size());
   RunOnWorkers(population.size(), 0, [&](size_t i) { features[i] = FeaturesOf(lowered[i]); });
-  for (size_t i = 0; i < population.size(); ++i) features_.emplace(population[i].Hash(), std::move(features[i]));
+  for (size_t i = 0; i < population.size(); ++i) {
+    const std::string hash = population[i].Hash();
+    features_.emplace(hash, std::move(features[i]));
+    population_lowerings_.emplace(hash, std::make_shared<const tir::PrimFunc>(std::move(lowered[i])));
+  }
   for (int i = 0; i < from_measured; ++i) population.push_back(best_measured_[i].second);
   return population;
 }
@@ -88,12 +92,15 @@ std::vector<float> EvolutionSearchPolicy::Score(const std::vector<schedule::Stat
     if (!features_.count(hashes[i]) && queued.insert(hashes[i]).second) unseen.push_back(i);
   }
   std::vector<std::shared_ptr<const FeatureMatrix>> computed(unseen.size());
+  std::vector<std::shared_ptr<const tir::PrimFunc>> funcs(unseen.size());
   RunOnWorkers(unseen.size(), 0, [&](size_t j) {
     absl::StatusOr<tir::PrimFunc> func = [&] {
       StageTimer timer(TuningStage::kLower);
       return LowerProgram(programs[unseen[j]], target_);
     }();
-    if (func.ok()) computed[j] = FeaturesOf(*func);
+    if (!func.ok()) return;
+    computed[j] = FeaturesOf(*func);
+    funcs[j] = std::make_shared<const tir::PrimFunc>(std::move(*func));
   });
   for (size_t j = 0; j < unseen.size(); ++j) features_.emplace(hashes[unseen[j]], std::move(computed[j]));
   std::vector<FeatureMatrix> batch;
@@ -114,7 +121,21 @@ std::vector<float> EvolutionSearchPolicy::Score(const std::vector<schedule::Stat
     return scores;
   }
   for (size_t j = 0; j < where.size(); ++j) scores[where[j]] = (*predicted)[j];
+  for (size_t j = 0; j < unseen.size(); ++j)
+    if (funcs[j] != nullptr && computed[j] != nullptr) KeepLowering(hashes[unseen[j]], scores[unseen[j]], funcs[j]);
   return scores;
+}
+
+void EvolutionSearchPolicy::KeepLowering(const std::string& hash, float score,
+                                         std::shared_ptr<const tir::PrimFunc> func) {
+  if (kept_lowerings_.count(hash)) return;
+  if (kept_by_score_.size() >= kKeptLowerings) {
+    if (score <= kept_by_score_.begin()->first) return;
+    kept_lowerings_.erase(kept_by_score_.begin()->second);
+    kept_by_score_.erase(kept_by_score_.begin());
+  }
+  kept_by_score_.emplace(score, hash);
+  kept_lowerings_.emplace(hash, std::move(func));
 }
 
 std::vector<Candidate> EvolutionSearchPolicy::NextBatch(int n, const std::set<std::string>& measured) {
@@ -125,6 +146,10 @@ std::vector<Candidate> EvolutionSearchPolicy::NextBatch(int n, const std::set<st
     excluded.insert(default_.hash);
   }
   features_.clear();
+  kept_by_score_.clear();
+  kept_lowerings_.clear();
+  population_lowerings_.clear();
+  last_reused_lowerings_ = 0;
   if (static_cast<int>(out.size()) >= n) return out;
   std::vector<schedule::State> population = InitialPopulation();
   const int want = n - static_cast<int>(out.size());
@@ -154,10 +179,22 @@ std::vector<Candidate> EvolutionSearchPolicy::NextBatch(int n, const std::set<st
   }
   for (schedule::State& p : chosen) {
     if (static_cast<int>(out.size()) >= n) break;
-    auto candidate = MakeCandidate(std::move(p), target_);
+    const std::string hash = p.Hash();
+    std::shared_ptr<const tir::PrimFunc> lowered;
+    if (auto kept = kept_lowerings_.find(hash); kept != kept_lowerings_.end()) {
+      lowered = kept->second;
+    } else if (auto sampled = population_lowerings_.find(hash); sampled != population_lowerings_.end()) {
+      lowered = sampled->second;
+    }
+    last_reused_lowerings_ += lowered != nullptr;
+    auto candidate = MakeCandidate(std::move(p), target_, std::move(lowered));
     if (!candidate.ok() || !excluded.insert(candidate->hash).second) continue;
     out.push_back(std::move(*candidate));
   }
+  // What the batch did not take is not needed again: the next batch samples and scores anew.
+  kept_by_score_.clear();
+  kept_lowerings_.clear();
+  population_lowerings_.clear();
   return out;
 }
 

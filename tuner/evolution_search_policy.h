@@ -11,6 +11,7 @@
 #pragma once
 
 #include <cstdint>
+#include <map>
 #include <memory>
 #include <random>
 #include <string>
@@ -49,6 +50,9 @@ class EvolutionSearchPolicy final : public SearchPolicy {
 
   // What the last batch's search did (for logs and benches).
   const std::string& last_summary() const { return last_summary_; }
+  // Of the last batch's proposals, how many kept the lowering their scoring made (the rest
+  // were lowered again to become candidates).
+  int last_reused_lowerings() const { return last_reused_lowerings_; }
 
  private:
   EvolutionSearchPolicy(const TuningTask& task, Candidate default_candidate, const SearchTarget& target,
@@ -72,6 +76,17 @@ class EvolutionSearchPolicy final : public SearchPolicy {
   EvolutionPolicyOptions options_;
   std::mt19937_64 rng_;
   std::unordered_map<std::string, std::shared_ptr<const FeatureMatrix>> features_;  // null: invalid
+  // The lowerings of the best-scored programs of the batch's search, by hash: the programs it
+  // proposes come from these, and keep them instead of being lowered a second time. Only the
+  // top kKeptLowerings by score are kept (a search scores thousands of programs).
+  void KeepLowering(const std::string& hash, float score, std::shared_ptr<const tir::PrimFunc> func);
+  static constexpr size_t kKeptLowerings = 256;
+  std::multimap<float, std::string> kept_by_score_;
+  std::unordered_map<std::string, std::shared_ptr<const tir::PrimFunc>> kept_lowerings_;
+  // The initial population's lowerings (sampling made them to check each program), for the
+  // programs proposed straight from it; freed when the batch is chosen.
+  std::unordered_map<std::string, std::shared_ptr<const tir::PrimFunc>> population_lowerings_;
+  int last_reused_lowerings_ = 0;
   std::string last_summary_;
 };
 

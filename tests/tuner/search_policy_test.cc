@@ -85,6 +85,18 @@ TEST(EvolutionSearchPolicy, ProposesValidNewProgramsBeforeAndAfterTheModelLearns
     if (round == 0) EXPECT_EQ(batch[0].hash, (*policy)->default_candidate().hash) << "the default opens";
     EXPECT_EQ(model.trained(), round > 0);
     ExpectValidNewAndCorrect(batch, measured);
+    if (round > 0) {
+      // The model chose them from what it scored: they keep the lowering scoring made, and it
+      // is the program's own (the same features as lowering it afresh).
+      EXPECT_GT((*policy)->last_reused_lowerings(), 0);
+      for (const Candidate& c : batch) {
+        auto fresh = MakeCandidate(c.state, Target());
+        ASSERT_TRUE(fresh.ok()) << fresh.status();
+        auto kept = ExtractFeatures(*c.lowered), again = ExtractFeatures(*fresh->lowered);
+        ASSERT_TRUE(kept.ok() && again.ok());
+        EXPECT_EQ(kept->values, again->values) << c.json;
+      }
+    }
     std::vector<db::TuningRecord> records;
     for (const Candidate& c : batch) records.push_back(RecordOf(c));
     std::vector<MeasuredCandidate> results;
