@@ -13,6 +13,7 @@ PACKAGES=(
   libxgboost-dev xgboost libabsl-dev libonnx-dev libsqlite3-dev nlohmann-json3-dev
   libssl-dev openssl libgtest-dev libgmock-dev libbenchmark-dev
   libopenblas-dev libdnnl-dev
+  g++-aarch64-linux-gnu qemu-user-static
 )
 # (A Node.js from elsewhere that already brings npm is kept: Debian's npm would conflict with it.)
 if [ "${1:-}" = --peers ] && ! command -v npm > /dev/null; then PACKAGES+=(nodejs npm); fi

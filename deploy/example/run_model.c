@@ -1,10 +1,11 @@
 /* Runs a tunefarm model artifact through the C API (deploy/tunefarm_runtime.h):
  *
- *   tunefarm_run_model_example [--threads N] model.so [input0.bin input1.bin ...]
+ *   tunefarm_run_model_example [--threads N] [--save PREFIX] model.so [input0.bin input1.bin ...]
  *
  * Input i is read from the i-th .bin file (raw little-endian, exactly the input's size) or,
  * when fewer files are given, filled with zeros. Prints each output's name, dtype, shape and
- * first values. Exit status 0 on success, 1 on any error (with the message on stderr). */
+ * first values; with --save, also writes output i raw to PREFIX<i>.bin. Exit status 0 on
+ * success, 1 on any error (with the message on stderr). */
 #include <stdio.h>
 #include <stdlib.h>
 #include <string.h>
@@ -75,7 +76,21 @@ static int SetInputs(tunefarm_model* model, char** files, int num_files) {
   return 1;
 }
 
-static int PrintOutputs(const tunefarm_model* model) {
+static int WriteFile(const char* prefix, int index, const void* data, size_t bytes) {
+  char path[4096];
+  if (snprintf(path, sizeof path, "%s%d.bin", prefix, index) >= (int)sizeof path) return 0;
+  FILE* file = fopen(path, "wb");
+  if (file == NULL) {
+    fprintf(stderr, "cannot write %s\n", path);
+    return 0;
+  }
+  int ok = fwrite(data, 1, bytes, file) == bytes;
+  ok = fclose(file) == 0 && ok;
+  if (!ok) fprintf(stderr, "cannot write %s\n", path);
+  return ok;
+}
+
+static int PrintOutputs(const tunefarm_model* model, const char* save_prefix) {
   for (int i = 0; i < tunefarm_model_num_outputs(model); ++i) {
     tunefarm_tensor_info info;
     if (tunefarm_model_output_info(model, i, &info) != TUNEFARM_RT_OK) return 0;
@@ -92,6 +107,10 @@ static int PrintOutputs(const tunefarm_model* model) {
     size_t count = info.bytes / ElementBytes(info.dtype);
     for (size_t k = 0; k < count && k < kShownValues; ++k) PrintValue(info.dtype, data, k);
     printf("%s\n", count > kShownValues ? " ..." : "");
+    if (save_prefix != NULL && !WriteFile(save_prefix, i, data, info.bytes)) {
+      free(data);
+      return 0;
+    }
     free(data);
   }
   return 1;
@@ -99,12 +118,14 @@ static int PrintOutputs(const tunefarm_model* model) {
 
 int main(int argc, char** argv) {
   int threads = 0, first = 1;
-  if (argc > 2 && strcmp(argv[1], "--threads") == 0) {
-    threads = atoi(argv[2]);
-    first = 3;
+  const char* save_prefix = NULL;
+  while (first + 1 < argc && (strcmp(argv[first], "--threads") == 0 || strcmp(argv[first], "--save") == 0)) {
+    if (strcmp(argv[first], "--threads") == 0) threads = atoi(argv[first + 1]);
+    else save_prefix = argv[first + 1];
+    first += 2;
   }
   if (first >= argc) {
-    fprintf(stderr, "usage: %s [--threads N] model.so [input.bin ...]\n", argv[0]);
+    fprintf(stderr, "usage: %s [--threads N] [--save PREFIX] model.so [input.bin ...]\n", argv[0]);
     return 1;
   }
   tunefarm_model* model = NULL;
@@ -117,7 +138,7 @@ int main(int argc, char** argv) {
     fprintf(stderr, "run: %s\n", tunefarm_last_error());
     ok = 0;
   }
-  ok = ok && PrintOutputs(model);
+  ok = ok && PrintOutputs(model, save_prefix);
   tunefarm_model_free(model);
   return ok ? 0 : 1;
 }

@@ -1,0 +1,48 @@
+#!/usr/bin/env bash
+# The ARM deploy path under emulation (issue 15): the deploy runtime and its C API example
+# cross-built for aarch64 with Debian's cross compiler, and every shared model compiled here
+# for a Cortex-A72, run under qemu-aarch64 and compared with its reference output. Timings under
+# emulation mean nothing, so this checks correctness only; it also prints each artifact's count
+# of NEON vector instructions, and fails when there are none (the kernels must be vectorized).
+#
+#   run_models_under_qemu.sh SOURCE_DIR TUNEFARM_BIN SHARED_DIR
+set -euo pipefail
+src=$1 tunefarm=$2 shared=$3
+for tool in aarch64-linux-gnu-g++ aarch64-linux-gnu-objdump qemu-aarch64-static; do
+  command -v "$tool" > /dev/null || {
+    echo "FAIL: $tool not found: install g++-aarch64-linux-gnu and qemu-user-static (scripts/setup.sh)"; exit 1; }
+done
+work=$(mktemp -d /tmp/tunefarm-arm-XXXXXX)
+trap 'rm -rf "$work"' EXIT
+
+cmake -S "$src" -B "$work/build" -G Ninja -DCMAKE_TOOLCHAIN_FILE="$src/cmake/aarch64-linux-gnu.cmake" \
+  -DTUNEFARM_RUNTIME_ONLY=ON > "$work/configure.log" 2>&1 || { cat "$work/configure.log"; exit 1; }
+cmake --build "$work/build" > "$work/build.log" 2>&1 || { cat "$work/build.log"; exit 1; }
+example="$work/build/deploy/tunefarm_run_model_example"
+file -b "$example" | grep -q "ARM aarch64" || { echo "FAIL: $example is not an aarch64 program"; exit 1; }
+
+target="llvm -mtriple=aarch64-linux-gnu -mcpu=cortex-a72"
+failed=0
+for model in resnet18 mobilenet_v2 squeezenet1_1 transformer_encoder; do
+  artifact="$work/$model.so"
+  "$tunefarm" compile "$shared/models/$model.onnx" --target "$target" --threads 2 -o "$artifact" > "$work/compile.log" 2>&1 ||
+    { cat "$work/compile.log"; exit 1; }
+  qemu-aarch64-static -L /usr/aarch64-linux-gnu "$example" --threads 2 --save "$work/$model.out" "$artifact" \
+    "$shared/models/$model.input.bin" > "$work/run.log" 2>&1 || { cat "$work/run.log"; exit 1; }
+  error=$(/usr/bin/python3 - "$work/$model.out0.bin" "$shared/models/$model.output.bin" <<'PY'
+import sys
+from array import array
+got, want = array('f'), array('f')
+got.frombytes(open(sys.argv[1], 'rb').read())
+want.frombytes(open(sys.argv[2], 'rb').read())
+print(max(abs(a - b) for a, b in zip(got, want)) if len(got) == len(want) and got else 'size-mismatch')
+PY
+)
+  neon=$(aarch64-linux-gnu-objdump -d --no-show-raw-insn "$artifact" | grep -cE '\sv[0-9]+\.(4s|2d|8h|16b)' || true)
+  verdict=$(/usr/bin/python3 -c "import sys; e=sys.argv[1]; print('ok' if e != 'size-mismatch' and float(e) <= 1e-3 else 'FAIL')" "$error")
+  [ "$neon" -gt 0 ] || verdict=FAIL
+  echo "$model: aarch64 ($target) under qemu: max abs error $error against the reference: $verdict;" \
+       "NEON vector instructions in the artifact: $neon"
+  [ "$verdict" = ok ] || failed=1
+done
+exit $failed
