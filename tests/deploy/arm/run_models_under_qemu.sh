@@ -3,7 +3,8 @@
 # cross-built for aarch64 with Debian's cross compiler, and every shared model compiled here
 # for a Cortex-A72, run under qemu-aarch64 and compared with its reference output. Timings under
 # emulation mean nothing, so this checks correctness only; it also prints each artifact's count
-# of NEON vector instructions, and fails when there are none (the kernels must be vectorized).
+# of NEON vector instructions beside the x86 build's SSE/AVX count, and fails when there are no
+# NEON ones (the kernels must be vectorized).
 #
 #   run_models_under_qemu.sh SOURCE_DIR TUNEFARM_BIN SHARED_DIR
 set -euo pipefail
@@ -39,10 +40,14 @@ print(max(abs(a - b) for a, b in zip(got, want)) if len(got) == len(want) and go
 PY
 )
   neon=$(aarch64-linux-gnu-objdump -d --no-show-raw-insn "$artifact" | grep -cE '\sv[0-9]+\.(4s|2d|8h|16b)' || true)
+  # The same model for this x86 machine, for its count of SIMD-register instructions beside.
+  "$tunefarm" compile "$shared/models/$model.onnx" --threads 2 -o "$work/$model.x86.so" > "$work/compile.log" 2>&1 ||
+    { cat "$work/compile.log"; exit 1; }
+  x86=$(objdump -d --no-show-raw-insn "$work/$model.x86.so" | grep -cE '%[xyz]mm[0-9]+' || true)
   verdict=$(/usr/bin/python3 -c "import sys; e=sys.argv[1]; print('ok' if e != 'size-mismatch' and float(e) <= 1e-3 else 'FAIL')" "$error")
   [ "$neon" -gt 0 ] || verdict=FAIL
   echo "$model: aarch64 ($target) under qemu: max abs error $error against the reference: $verdict;" \
-       "NEON vector instructions in the artifact: $neon"
+       "NEON vector instructions in the artifact: $neon (the x86 build's SSE/AVX ones: $x86)"
   [ "$verdict" = ok ] || failed=1
 done
 exit $failed
