@@ -53,6 +53,7 @@ const CommandSpec& Spec() {
        {"target", 0, "TARGET", "code generation target (default: from the device's facts)"},
        {"warm-cache", 0, "", "time candidates with warm caches (default: inputs and weights flushed before each run)"},
        {"batch", 0, "N", "programs built, then measured, per call to the agent (default 8)"},
+       {"max-devices", 0, "N", "devices of --key a job measures on at once, when free (default 8)"},
        {"min-repeat-ms", 0, "N", "shortest repeat when timing a candidate (default 20)"},
        {"wait-timeout", 0, "SECONDS", "give up when no device of --key is granted within this (default 600)"},
        {"token-file", 0, "FILE", "shared secret (mode 0600); else $TUNEFARM_TOKEN"},
@@ -115,6 +116,8 @@ int RunTuneCommand(int argc, char** argv) {
   if (flags.Has("threads") && !threads.ok()) return ReportUsageError(Spec(), threads.status());
   auto batch = flags.GetInt("batch", 8, 1, 1024);
   if (!batch.ok()) return ReportUsageError(Spec(), batch.status());
+  auto max_devices = flags.GetInt("max-devices", 8, 1, 4096);
+  if (!max_devices.ok()) return ReportUsageError(Spec(), max_devices.status());
   auto min_repeat = flags.GetInt("min-repeat-ms", 20, 0, 60000);
   if (!min_repeat.ok()) return ReportUsageError(Spec(), min_repeat.status());
   auto wait_timeout = flags.GetInt("wait-timeout", 600, 1, 7 * 24 * 3600);
@@ -193,6 +196,7 @@ int RunTuneCommand(int argc, char** argv) {
   }
   options.farm.acquire_timeout = std::chrono::seconds(*wait_timeout);
   options.batch_size = static_cast<int>(*batch);
+  options.max_devices = static_cast<int>(*max_devices);
   options.min_repeat_ms = static_cast<int>(*min_repeat);
   options.flush_cache = !flags.Has("warm-cache");
   TuneProgress progress;

@@ -29,6 +29,7 @@ const CommandSpec& Spec() {
        {"host", 0, "H", "address to listen on (default 0.0.0.0)"},
        {"token-file", 0, "FILE", "shared secret (mode 0600); else $TUNEFARM_TOKEN"},
        {"batch", 0, "N", "candidates built, then measured, per round (default 8)"},
+       {"max-devices", 0, "N", "devices of a job's key it measures on at once, when free (default 8)"},
        {"min-repeat-ms", 0, "N", "shortest repeat when timing a candidate (default 20)"},
        {"tls-cert", 0, "PEM", "serve TLS with this certificate"},
        {"tls-key", 0, "PEM", "and this key"},
@@ -56,6 +57,8 @@ int RunTunerCommand(int argc, char** argv) {
   if (!port.ok()) return ReportUsageError(Spec(), port.status());
   auto batch = flags.GetInt("batch", 8, 1, 1024);
   if (!batch.ok()) return ReportUsageError(Spec(), batch.status());
+  auto max_devices = flags.GetInt("max-devices", 8, 1, 4096);
+  if (!max_devices.ok()) return ReportUsageError(Spec(), max_devices.status());
   auto min_repeat = flags.GetInt("min-repeat-ms", 20, 0, 60000);
   if (!min_repeat.ok()) return ReportUsageError(Spec(), min_repeat.status());
   auto token = wire::LoadToken(flags.Get("token-file"));
@@ -80,6 +83,7 @@ int RunTunerCommand(int argc, char** argv) {
   runner.farm.tracker = flags.Get("tracker");
   runner.farm.tls = {flags.Get("farm-cert"), flags.Get("farm-key"), flags.Get("farm-ca")};
   runner.batch_size = static_cast<int>(*batch);
+  runner.max_devices = static_cast<int>(*max_devices);
   runner.min_repeat_ms = static_cast<int>(*min_repeat);
   if (!flags.Has("quiet")) {
     options.jobs.log = [](const std::string& line) { std::fprintf(stderr, "tunefarm tuner: %s\n", line.c_str()); };
