@@ -179,7 +179,9 @@ absl::Status DevicePool::Measure(const v1::MeasureOptions& options, const BuiltK
           ++usage_[device.use].candidates;
           on_result(r);
         });
-        if (s.ok() && !stopping()) continue;
+        // (`stop` is polled by the calling thread only, between dispatches: it may touch the
+        // job's database connection, which is not shared across threads.)
+        if (s.ok()) continue;
         std::lock_guard lock(mu);
         // What it had not measured goes back, for another device.
         for (size_t i : taken) {
@@ -190,7 +192,6 @@ absl::Status DevicePool::Measure(const v1::MeasureOptions& options, const BuiltK
           }
           todo.push_back(i);
         }
-        if (s.ok()) return;  // stopping
         if (!IsDeviceLoss(s) && fatal.ok()) fatal = s;
         lost[d] = s;
         return;
