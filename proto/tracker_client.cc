@@ -47,7 +47,12 @@ absl::StatusOr<v1::AcquireEvent> Lease::NextEvent(std::chrono::milliseconds time
     return absl::DeadlineExceededError(
         absl::StrCat("no acquire event for key '", request_.key(), "' within ", timeout.count(), " ms"));
   }
-  if (!final_status_.ok()) return ToAbsl(final_status_);
+  if (!final_status_.ok()) {
+    // DEADLINE_EXCEEDED above means "no event yet"; a stream that ended with it is over.
+    absl::Status ended = ToAbsl(final_status_);
+    if (absl::IsDeadlineExceeded(ended)) return absl::UnavailableError(absl::StrCat("acquire stream ended: ", ended.message()));
+    return ended;
+  }
   return absl::OutOfRangeError("acquire stream ended");
 }
 

@@ -79,29 +79,36 @@ absl::StatusOr<v1::RegisterReply> TrackerState::Register(const v1::RegisterReque
   }
   v1::RegisterReply reply;
   std::vector<std::shared_ptr<LeaseListener>> touched;
+  absl::Status refused;
   {
     std::lock_guard lock(mu_);
-    // The same address again means the agent restarted: its old leases talk to a dead process.
-    for (const auto& [id, other] : registry_.agents()) {
-      if (other.key != request.key() || other.address == request.address()) continue;
-      const std::string mismatch = PoolFactsMismatch(other.facts, request.facts());
-      if (mismatch.empty()) break;  // every device of the pool passed this check
-      return absl::FailedPreconditionError(absl::StrCat(
-          "register of ", request.address(), ": devices of key '", request.key(),
-          "' must be the same machine (one target string), but this one reports ", mismatch, " (",
-          other.address, "); give it a key of its own"));
-    }
+    // The same address again means the agent restarted: its old leases talk to a dead process,
+    // whether or not the new one may join (it may be another machine now).
     if (const AgentRecord* old = registry_.FindByAddress(request.address())) {
       DropAgentLocked(old->id, absl::StrCat("agent at ", request.address(), " registered again"));
     }
-    const AgentRecord& agent = registry_.Add(request, options_.now());
-    leases_.AddDevice(agent.id, agent.key, agent.address, agent.capacity);
-    Log(absl::StrCat("agent ", agent.id, " registered: key '", agent.key, "' at ", agent.address,
-                     ", capacity ", agent.capacity));
-    reply.set_agent_id(agent.id);
+    for (const auto& [id, other] : registry_.agents()) {
+      if (other.key != request.key()) continue;
+      const std::string mismatch = PoolFactsMismatch(other.facts, request.facts());
+      if (!mismatch.empty()) {
+        refused = absl::FailedPreconditionError(absl::StrCat(
+            "register of ", request.address(), ": devices of key '", request.key(),
+            "' must be the same machine (one target string), but this one reports ", mismatch, " (",
+            other.address, "); give it a key of its own"));
+      }
+      break;  // every device of the pool passed this check
+    }
+    if (refused.ok()) {
+      const AgentRecord& agent = registry_.Add(request, options_.now());
+      leases_.AddDevice(agent.id, agent.key, agent.address, agent.capacity);
+      Log(absl::StrCat("agent ", agent.id, " registered: key '", agent.key, "' at ", agent.address,
+                       ", capacity ", agent.capacity));
+      reply.set_agent_id(agent.id);
+    }
     touched = leases_.TakeTouched();
   }
-  Flush(std::move(touched));
+  Flush(std::move(touched));  // a refused registration may still have revoked its old entry's leases
+  if (!refused.ok()) return refused;
   reply.set_heartbeat_interval_ms(options_.heartbeat_interval.count());
   reply.set_agent_timeout_ms(options_.agent_timeout.count());
   return reply;

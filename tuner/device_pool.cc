@@ -6,6 +6,7 @@
 #include <thread>
 
 #include "compiler/common/strings.h"
+#include "tuner/device_locality.h"
 #include "tuner/parallel_work.h"
 
 namespace tunefarm::tuner {
@@ -49,6 +50,12 @@ bool IsDeviceLoss(const absl::Status& status) {
 
 DevicePool::DevicePool(DevicePoolOptions options) : options_(std::move(options)) {}
 
+bool DevicePool::AnyDeviceOnThisHost() const {
+  for (const Active& a : active_)
+    if (a.on_this_host) return true;
+  return false;
+}
+
 DevicePool::~DevicePool() = default;
 
 void DevicePool::Log(const std::string& line) const {
@@ -75,7 +82,7 @@ void DevicePool::Add(std::unique_ptr<FarmSession> session) {
   DeviceUse use;
   use.address = session->grant().device_address();
   usage_.push_back(use);
-  active_.push_back({std::move(session), usage_.size() - 1});
+  active_.push_back({std::move(session), usage_.size() - 1, DeviceIsOnThisHost(use.address)});
   if (active_.size() > 1) Log(StrCat("measuring on ", active_.size(), " devices (", use.address, " joined)"));
   Changed(false);
 }
@@ -146,6 +153,9 @@ absl::Status DevicePool::Measure(const v1::MeasureOptions& options, const BuiltK
   std::vector<int> attempts(batch.size(), 0);
   std::set<uint64_t> done;  // ids with a result
   absl::Status fatal;
+  // No farm call larger than the first pass's: after devices are lost, the rest goes out in
+  // calls of the same size, so a call stays as long as the job expects between stop checks.
+  const size_t max_share = (batch.size() + std::max<size_t>(active_.size(), 1) - 1) / std::max<size_t>(active_.size(), 1);
 
   while (true) {
     {
@@ -156,7 +166,7 @@ absl::Status DevicePool::Measure(const v1::MeasureOptions& options, const BuiltK
     if (active_.empty())
       if (absl::Status s = WaitForDevice(); !s.ok()) return s;
     const size_t devices = active_.size();
-    const size_t share = (todo.size() + devices - 1) / devices;
+    const size_t share = std::max<size_t>(1, std::min(max_share, (todo.size() + devices - 1) / devices));
     std::vector<absl::Status> lost(devices);
     RunOnWorkers(devices, devices, [&](size_t d) {
       Active& device = active_[d];

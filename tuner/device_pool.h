@@ -52,6 +52,9 @@ class DevicePool {
   const v1::InfoReply& device() const { return first_info_; }
   const std::string& first_address() const { return first_address_; }
   int size() const { return static_cast<int>(active_.size()); }
+  // Whether a device the job holds now runs on this host (device_locality.h): then builds must
+  // not overlap its measurements.
+  bool AnyDeviceOnThisHost() const;
   const std::vector<DeviceUse>& usage() const { return usage_; }
 
   // Measures `batch` on the pool's devices, as FarmSession::Measure does on one: each device
@@ -70,6 +73,7 @@ class DevicePool {
   struct Active {
     std::unique_ptr<FarmSession> session;
     size_t use = 0;  // index into usage_
+    bool on_this_host = false;
   };
 
   explicit DevicePool(DevicePoolOptions options);

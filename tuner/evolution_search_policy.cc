@@ -128,7 +128,7 @@ std::vector<float> EvolutionSearchPolicy::Score(const std::vector<schedule::Stat
 
 void EvolutionSearchPolicy::KeepLowering(const std::string& hash, float score,
                                          std::shared_ptr<const tir::PrimFunc> func) {
-  if (kept_lowerings_.count(hash)) return;
+  if (!std::isfinite(score) || kept_lowerings_.count(hash)) return;  // a NaN would break the ordering
   if (kept_by_score_.size() >= kKeptLowerings) {
     if (score <= kept_by_score_.begin()->first) return;
     kept_lowerings_.erase(kept_by_score_.begin()->second);

@@ -11,7 +11,6 @@
 #include "compiler/common/unix_time.h"
 #include "db/record_id.h"
 #include "db/tuning_database.h"
-#include "tuner/device_locality.h"
 #include "tuner/device_target.h"
 #include "tuner/job_claim.h"
 #include "tuner/job_spec.h"
@@ -173,7 +172,7 @@ absl::Status JobRun::Prepare() {
   pool.farm.device_key = spec_.device_key();
   pool.farm.client_name = StrCat(options_.farm.client_name, " job ", job_id_);
   pool.max_devices = options_.max_devices;
-  pool.stop = [this] { return StopWanted() != StopRequest::kNone; };
+  pool.stop = [this] { return Stopping(); };  // a cancel the database says counts too
   pool.log = [this](const std::string& line) { Log(StrCat("job ", job_id_, ": ", line)); };
   pool.on_change = [this](bool waiting, int devices) {
     const bool was_waiting = progress_.waiting_for_devices();
@@ -206,14 +205,15 @@ absl::Status JobRun::Prepare() {
   measure.set_flush_cache(options_.flush_cache);
   measure.set_seed(seed_);
   measurer_ = std::make_unique<Measurer>(farm_.get(), target_, measure, [this] { return Stopping(); });
-  const bool here = DeviceIsOnThisHost(farm_->first_address());
-  const bool pipelined = options_.pipelining == Pipelining::kOn || (options_.pipelining == Pipelining::kAuto && !here);
-  measurer_->set_pipelined(pipelined);
+  measurer_->set_pipelining(options_.pipelining);
+  const bool here = farm_->AnyDeviceOnThisHost();
   Log(StrCat("job ", job_id_, ": ",
-             pipelined ? "builds overlap measurements (pipelined)" : "builds wait for measurements (serial)", ": ",
-             options_.pipelining != Pipelining::kAuto ? "as the runner was told"
-             : here ? StrCat("the device ", farm_->first_address(), " runs on this host's cores")
-                    : StrCat("the device ", farm_->first_address(), " is another machine")));
+             options_.pipelining == Pipelining::kOn    ? "builds overlap measurements (pipelined), as the runner was told"
+             : options_.pipelining == Pipelining::kOff ? "builds wait for measurements (serial), as the runner was told"
+             : here ? StrCat("builds wait for measurements (serial): the device ", farm_->first_address(),
+                             " runs on this host's cores")
+                    : StrCat("builds overlap measurements (pipelined): the device ", farm_->first_address(),
+                             " is another machine (serial again whenever a device of this host joins)")));
 
   if (absl::Status s = LoadTasks(); !s.ok()) return s;
   std::vector<SchedulerTask> weights;
@@ -376,7 +376,7 @@ absl::Status JobRun::RunRound(int index) {
   size_t part = static_cast<size_t>(std::max(1, options_.batch_size)) * devices;
   // Pipelined, a round in one farm call would leave nothing to build meanwhile: at least four
   // calls a round (one program per device at the least), so three builds hide behind measurements.
-  if (measurer_->pipelined()) part = std::min(part, std::max(devices, (batch.size() + 3) / 4));
+  if (measurer_->Pipelined()) part = std::min(part, std::max(devices, (batch.size() + 3) / 4));
   absl::Status measured = measurer_->Measure(
       *task.reference, batch, task.best,
       [&](size_t i, db::TuningRecord outcome) {

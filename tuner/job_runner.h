@@ -18,6 +18,7 @@
 #include "proto/tunefarm.pb.h"
 #include "tuner/device_pool.h"
 #include "tuner/farm_session.h"
+#include "tuner/measurer.h"
 
 namespace tunefarm::tuner {
 
@@ -26,10 +27,6 @@ enum class StopRequest {
   kCancel,    // the job ends, cancelled
   kShutdown,  // the tuner stops: the job stays running in the database, to be resumed
 };
-
-// Whether a job builds the next farm call's programs while the devices measure the current
-// one (tuner/measurer.h). kAuto: when its device is not on this host (device_locality.h).
-enum class Pipelining { kAuto, kOn, kOff };
 
 struct RunnerOptions {
   std::string db_path;

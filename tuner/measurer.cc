@@ -119,8 +119,14 @@ absl::Status Measurer::MeasurePart(const BuiltKernel& reference, BuiltPart& part
   return measured;
 }
 
+bool Measurer::Pipelined() const {
+  if (pipelining_ != Pipelining::kAuto) return pipelining_ == Pipelining::kOn;
+  return !farm_->AnyDeviceOnThisHost();
+}
+
 absl::Status Measurer::Measure(const BuiltKernel& reference, const std::vector<Candidate>& candidates,
                                double best_cost_sec, const OnOutcome& on_outcome, size_t part_size) {
+  const bool pipelined = Pipelined();
   const size_t n = candidates.size();
   if (part_size == 0) part_size = std::max<size_t>(n, 1);
   if (n == 0 || stopping_()) return absl::OkStatus();
@@ -129,13 +135,13 @@ absl::Status Measurer::Measure(const BuiltKernel& reference, const std::vector<C
     const size_t next = begin + part_size;
     BuiltPart upcoming;
     std::thread builder;
-    if (pipelined_ && next < n)
+    if (pipelined && next < n)
       builder = std::thread([&] { upcoming = Build(candidates, next, std::min(n, next + part_size)); });
     absl::Status measured = MeasurePart(reference, current, best_cost_sec, on_outcome);
     if (builder.joinable()) builder.join();
     if (!measured.ok()) return measured;
     if (next >= n || stopping_()) break;
-    current = pipelined_ ? std::move(upcoming) : Build(candidates, next, std::min(n, next + part_size));
+    current = pipelined ? std::move(upcoming) : Build(candidates, next, std::min(n, next + part_size));
   }
   return absl::OkStatus();
 }

@@ -27,6 +27,10 @@
 
 namespace tunefarm::tuner {
 
+// Whether a job builds the next farm call's programs while the devices measure the current
+// one. kAuto: when none of the devices it holds runs on this host (device_locality.h).
+enum class Pipelining { kAuto, kOn, kOff };
+
 // A candidate whose first timed repeat is this many times slower than its task's best so far
 // gets no more repeats (MeasureOptions.stop_above_sec): it will never be chosen, and the cost
 // model only needs to know that it is slow. Random programs of GEMM 1024^3 ran 10-100x slower
@@ -63,9 +67,10 @@ class Measurer {
   absl::Status Measure(const BuiltKernel& reference, const std::vector<Candidate>& candidates, double best_cost_sec,
                        const OnOutcome& on_outcome, size_t part_size = 0);
 
-  // Build the next part while this one is measured (devices not on the tuner's cores).
-  void set_pipelined(bool pipelined) { pipelined_ = pipelined; }
-  bool pipelined() const { return pipelined_; }
+  void set_pipelining(Pipelining pipelining) { pipelining_ = pipelining; }
+  // Whether the next Measure call builds a part while the previous one is measured: decided
+  // per call, since devices join and leave the job's pool.
+  bool Pipelined() const;
   const MeasureCounters& counters() const { return counters_; }
   const codegen::Target& target() const { return target_; }
 
@@ -85,7 +90,7 @@ class Measurer {
   v1::MeasureOptions options_;
   std::function<bool()> stopping_;
   size_t build_threads_;
-  bool pipelined_ = false;
+  Pipelining pipelining_ = Pipelining::kAuto;
   MeasureCounters counters_;
 };
 

@@ -82,6 +82,15 @@ TEST(FarmTrackerState, ADeviceWhoseFactsDifferFromItsPoolsIsRefusedNamingTheFact
   v1::RegisterRequest upgraded = Agent("arm", "h:3");
   upgraded.mutable_facts()->set_cpu_model("Newer CPU");
   EXPECT_TRUE(t.state.Register(upgraded).ok());
+
+  // A pool device restarting at its address as another machine: refused, and its old entry
+  // (whose leases talk to a process that is gone) is dropped, not left to be leased.
+  v1::RegisterRequest replaced = Agent("cpu", "h:2");
+  replaced.mutable_facts()->set_cpu_model("Other CPU");
+  EXPECT_TRUE(absl::IsFailedPrecondition(t.state.Register(replaced).status()));
+  v1::ListDevicesReply cpu = t.state.ListDevices("cpu");
+  ASSERT_EQ(cpu.devices_size(), 1);
+  EXPECT_EQ(cpu.devices(0).address(), "h:1");
 }
 
 TEST(FarmTrackerState, RegisterReplyCarriesTimingAndUniqueIds) {
