@@ -54,24 +54,6 @@ absl::Status FarmSession::Connect() {
   return absl::OkStatus();
 }
 
-absl::StatusOr<std::unique_ptr<FarmSession>> FarmSession::Open(const FarmOptions& options,
-                                                               const std::function<bool()>& stop) {
-  auto session = Request(options);
-  if (!session.ok()) return session.status();
-  // Short waits, so that a cancelled or stopping job does not sit in the queue.
-  const auto deadline = std::chrono::steady_clock::now() + options.acquire_timeout;
-  while (true) {
-    auto ready = (*session)->WaitReady(std::chrono::milliseconds(100));
-    if (!ready.ok()) return ready.status();
-    if (*ready) return session;
-    if (stop && stop()) return absl::CancelledError("stopped while waiting for a device");
-    if (options.acquire_timeout.count() > 0 && std::chrono::steady_clock::now() > deadline) {
-      return absl::DeadlineExceededError(StrCat("no '", options.device_key, "' device granted by tracker ",
-                                                options.tracker, " within ", options.acquire_timeout.count(), " ms"));
-    }
-  }
-}
-
 FarmSession::~FarmSession() {
   if (lease_) lease_->Release();
 }

@@ -1,7 +1,7 @@
 // Measurement through the farm: one device leased from the tracker for as long as this object
 // lives (the Acquire stream; destroying the session closes it and frees the device), kernels
 // uploaded to its agent by content hash, and Measure calls in batches, each result handed on
-// as it arrives.
+// as it arrives. A job holds one per device it uses (tuner/device_pool.h).
 #pragma once
 
 #include <chrono>
@@ -43,11 +43,6 @@ class FarmSession {
   // True when the session is ready to measure, false while still queued; an error when the
   // request failed (tracker gone or stopping, agent unreachable).
   absl::StatusOr<bool> WaitReady(std::chrono::milliseconds timeout);
-  // Request, then WaitReady until granted (QUEUED until a device is free). `stop` is polled
-  // while waiting; when it turns true the wait ends Cancelled. Fails after
-  // options.acquire_timeout when that is not 0.
-  static absl::StatusOr<std::unique_ptr<FarmSession>> Open(const FarmOptions& options,
-                                                           const std::function<bool()>& stop);
   ~FarmSession();
 
   const v1::AcquireEvent::Granted& grant() const { return grant_; }
