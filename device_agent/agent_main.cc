@@ -1,6 +1,7 @@
 #include "device_agent/agent_main.h"
 
 #include <cstdio>
+#include <fstream>
 #include <memory>
 #include <string>
 
@@ -56,7 +57,14 @@ int RunAgentCommand(int argc, char** argv) {
   server_options.port = options->port;
   server_options.token = *token;
   server_options.tls = options->tls;
-  server_options.identity = {options->key, ReadHardwareFacts()};
+  if (!std::ifstream(options->cpuinfo)) {
+    Say("cannot read the CPU description " + options->cpuinfo);
+    return 2;
+  }
+  server_options.identity = {options->key, ReadHardwareFacts(options->cpuinfo)};
+  if (const std::string mismatch = CpuInfoMismatch(server_options.identity.facts); !mismatch.empty()) {
+    Say("warning: " + mismatch);
+  }
   server_options.cache_limit_bytes = options->cache_bytes;
   server_options.cache_parent = options->cache_dir;
   server_options.limits.helper_path = ResolveMeasureHelper(options->measure_helper);

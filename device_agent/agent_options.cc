@@ -29,6 +29,8 @@ const CommandSpec& AgentSpec() {
        {"default-timeout-ms", 0, "N", "per-candidate timeout when a request gives none (10000)"},
        {"max-timeout-ms", 0, "N", "the most a request may ask for (600000)"},
        {"measure-helper", 0, "PATH", "tunefarm-measure (default: next to this executable)"},
+       {"cpuinfo", 0, "FILE",
+        "the CPU description to report (default /proc/cpuinfo; under qemu-user, the board's)"},
        {"tls-cert", 0, "PEM", "serve TLS with this certificate (with --tls-key)"},
        {"tls-key", 0, "PEM", "the certificate's private key"},
        {"tls-ca", 0, "PEM", "demand client certificates signed by this CA"},
@@ -61,6 +63,7 @@ absl::StatusOr<AgentCommandOptions> ParseAgentOptions(int argc, char** argv) {
   options.tracker_tls = {flags->Get("tracker-cert"), flags->Get("tracker-key"), flags->Get("tracker-ca")};
   options.cache_dir = flags->Get("cache-dir");
   options.measure_helper = flags->Get("measure-helper");
+  options.cpuinfo = flags->Get("cpuinfo", options.cpuinfo);
 
   const absl::StatusOr<int64_t> port = flags->GetInt("port", options.port, 0, 65535);
   const absl::StatusOr<int64_t> capacity = flags->GetInt("capacity", 1, 1, 1024);

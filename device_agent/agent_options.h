@@ -30,6 +30,7 @@ struct AgentCommandOptions {
   int32_t default_timeout_ms = 10000;
   int32_t max_timeout_ms = 600000;
   std::string measure_helper;   // empty: tunefarm-measure next to this executable
+  std::string cpuinfo = "/proc/cpuinfo";  // the CPU description reported to the tracker
   bool quiet = false;
   bool help = false;
 };

@@ -107,9 +107,9 @@ void ReadCacheSizes(const std::string& cache_dir, v1::HardwareFacts* facts) {
   }
 }
 
-v1::HardwareFacts ReadHardwareFacts() {
+v1::HardwareFacts ReadHardwareFacts(const std::string& cpuinfo_path) {
   v1::HardwareFacts facts;
-  ParseCpuInfo(ReadFile("/proc/cpuinfo"), &facts);
+  ParseCpuInfo(ReadFile(cpuinfo_path), &facts);
   if (facts.logical_cpus() == 0) {
     const long online = sysconf(_SC_NPROCESSORS_ONLN);
     facts.set_logical_cpus(static_cast<int32_t>(online > 0 ? online : 1));
@@ -126,6 +126,20 @@ v1::HardwareFacts ReadHardwareFacts() {
     facts.set_arch(name.machine);
   }
   return facts;
+}
+
+std::string CpuInfoMismatch(const v1::HardwareFacts& facts) {
+  // ARM's "CPU implementer" is a number ("0x41"); x86's vendor_id a name ("GenuineIntel").
+  const std::string& vendor = facts.cpu_vendor();
+  if (vendor.empty()) return "";
+  const bool arm_cpuinfo = vendor.rfind("0x", 0) == 0;
+  const bool arm_process = facts.arch() == "aarch64" || facts.arch() == "arm64";
+  if (arm_cpuinfo == arm_process) return "";
+  return std::string("the CPU description (vendor \"") + vendor + "\") is of " +
+         (arm_cpuinfo ? "an ARM" : "an x86") + " CPU, but this agent runs as " + facts.arch() +
+         ": under an emulator such as qemu-user, which shows the host's /proc/cpuinfo? "
+         "Pass --cpuinfo FILE with the board's own description, or the tuner will build for "
+         "the wrong CPU";
 }
 
 }  // namespace tunefarm::agent

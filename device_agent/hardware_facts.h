@@ -23,9 +23,14 @@ void ReadCacheSizes(const std::string& cache_dir, v1::HardwareFacts* facts);
 // "32K" -> 32768, "1M" -> 1048576, "512" -> 512; 0 when unparsable.
 int64_t ParseCacheSize(std::string_view text);
 
-// The facts of this machine: cpuinfo, sysfs caches (glibc's sysconf values where sysfs has
-// none), uname.
-v1::HardwareFacts ReadHardwareFacts();
+// The facts of this machine: cpuinfo (from `cpuinfo_path`: another file stands in for a
+// board's own description under an emulator), sysfs caches (glibc's sysconf values where sysfs
+// has none), uname.
+v1::HardwareFacts ReadHardwareFacts(const std::string& cpuinfo_path = "/proc/cpuinfo");
+
+// Empty when the CPU description fits the architecture uname reports; otherwise a warning
+// that it does not (an x86 cpuinfo in an aarch64 process: qemu-user shows the host's).
+std::string CpuInfoMismatch(const v1::HardwareFacts& facts);
 
 }  // namespace tunefarm::agent
 

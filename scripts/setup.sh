@@ -14,6 +14,9 @@ PACKAGES=(
   libssl-dev openssl libgtest-dev libgmock-dev libbenchmark-dev
   libopenblas-dev libdnnl-dev
   g++-aarch64-linux-gnu qemu-user-static
+  # The ARM agent's cross build (docs/arm.md): the arm64 libraries beside the host's, through
+  # Debian multiarch (they are Multi-Arch: same, so apt keeps both at one version).
+  libgrpc++-dev:arm64 libprotobuf-dev:arm64 libabsl-dev:arm64 libssl-dev:arm64
 )
 # (A Node.js from elsewhere that already brings npm is kept: Debian's npm would conflict with it.)
 if [ "${1:-}" = --peers ] && ! command -v npm > /dev/null; then PACKAGES+=(nodejs npm); fi
@@ -23,6 +26,7 @@ for p in "${PACKAGES[@]}"; do
 done
 if [ ${#missing[@]} -gt 0 ]; then
   echo "setup: installing ${missing[*]}"
+  dpkg --print-foreign-architectures | grep -qx arm64 || $SUDO dpkg --add-architecture arm64
   $SUDO apt-get update -q
   DEBIAN_FRONTEND=noninteractive $SUDO apt-get install -y -q "${missing[@]}"
 else

@@ -103,5 +103,39 @@ TEST(HardwareFacts, ReadsThisMachine) {
   EXPECT_EQ(facts.os().rfind("Linux ", 0), 0u) << facts.os();
 }
 
+TEST(HardwareFacts, ReadsAnotherCpuDescriptionInsteadOfThisMachines) {
+  testing::TempDir dir;
+  const std::string path = dir.path() + "/cpuinfo";
+  std::ofstream(path) << kArm;
+  const v1::HardwareFacts facts = ReadHardwareFacts(path);
+  EXPECT_EQ(facts.cpu_vendor(), "0x41");
+  EXPECT_EQ(facts.cpu_part(), "0xd08");
+  EXPECT_EQ(facts.logical_cpus(), 2);
+}
+
+TEST(HardwareFacts, ACpuDescriptionOfAnotherArchitectureIsNamed) {
+  v1::HardwareFacts arm_in_x86;  // the host's cpuinfo as qemu-aarch64 shows it
+  ParseCpuInfo(kX86, &arm_in_x86);
+  arm_in_x86.set_arch("aarch64");
+  const std::string warning = CpuInfoMismatch(arm_in_x86);
+  EXPECT_NE(warning.find("GenuineIntel"), std::string::npos) << warning;
+  EXPECT_NE(warning.find("runs as aarch64"), std::string::npos) << warning;
+  EXPECT_NE(warning.find("--cpuinfo"), std::string::npos) << warning;
+
+  v1::HardwareFacts x86_in_arm;
+  ParseCpuInfo(kArm, &x86_in_arm);
+  x86_in_arm.set_arch("x86_64");
+  EXPECT_NE(CpuInfoMismatch(x86_in_arm).find("an ARM CPU"), std::string::npos);
+
+  v1::HardwareFacts board;
+  ParseCpuInfo(kArm, &board);
+  board.set_arch("aarch64");
+  EXPECT_EQ(CpuInfoMismatch(board), "");
+  v1::HardwareFacts server;
+  ParseCpuInfo(kX86, &server);
+  server.set_arch("x86_64");
+  EXPECT_EQ(CpuInfoMismatch(server), "");
+}
+
 }  // namespace
 }  // namespace tunefarm::agent

@@ -22,13 +22,19 @@ cmake --build "$work/build" > "$work/build.log" 2>&1 || { cat "$work/build.log";
 example="$work/build/deploy/tunefarm_run_model_example"
 file -b "$example" | grep -q "ARM aarch64" || { echo "FAIL: $example is not an aarch64 program"; exit 1; }
 
+# qemu finds the arm64 C library through multiarch (/lib/aarch64-linux-gnu, with the agent's
+# packages) or the cross compiler's copy. Never both: the cross ld.so with the multiarch libc
+# (the host's ld.so.cache lists it) spins forever.
+qemu=(qemu-aarch64-static)
+[ -e /lib/aarch64-linux-gnu/libc.so.6 ] || qemu+=(-L /usr/aarch64-linux-gnu)
+
 target="llvm -mtriple=aarch64-linux-gnu -mcpu=cortex-a72"
 failed=0
 for model in resnet18 mobilenet_v2 squeezenet1_1 transformer_encoder; do
   artifact="$work/$model.so"
   "$tunefarm" compile "$shared/models/$model.onnx" --target "$target" --threads 2 -o "$artifact" > "$work/compile.log" 2>&1 ||
     { cat "$work/compile.log"; exit 1; }
-  qemu-aarch64-static -L /usr/aarch64-linux-gnu "$example" --threads 2 --save "$work/$model.out" "$artifact" \
+  timeout 120 "${qemu[@]}" "$example" --threads 2 --save "$work/$model.out" "$artifact" \
     "$shared/models/$model.input.bin" > "$work/run.log" 2>&1 || { cat "$work/run.log"; exit 1; }
   error=$(/usr/bin/python3 - "$work/$model.out0.bin" "$shared/models/$model.output.bin" <<'PY'
 import sys
