@@ -10,8 +10,9 @@ namespace tunefarm::cli {
 
 nlohmann::json RecordJson(const db::TuningRecord& record) {
   nlohmann::json json = db::RecordToJson(record);
-  const double mean = record.MeanCost();
-  json["mean_cost_sec"] = std::isfinite(mean) ? nlohmann::json(mean) : nlohmann::json(nullptr);
+  const double cost = record.Cost();
+  json["cost_sec"] = std::isfinite(cost) ? nlohmann::json(cost) : nlohmann::json(nullptr);
+  json["spread"] = record.Spread();
   return json;
 }
 

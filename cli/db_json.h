@@ -8,7 +8,8 @@
 
 namespace tunefarm::cli {
 
-// db::RecordToJson plus "mean_cost_sec" (null when the record has no timing).
+// db::RecordToJson plus "cost_sec", the median of the repeats (null when the record has no
+// timing), and "spread", (slowest - fastest) / cost_sec.
 nlohmann::json RecordJson(const db::TuningRecord& record);
 // Every field of the job; "spec" is the submitted spec as JSON.
 nlohmann::json JobJson(const db::Job& job);

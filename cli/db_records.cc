@@ -86,6 +86,13 @@ std::string FigureText(double value) {
   return text;
 }
 
+// How far the repeats disagreed: "4.2%" of the cost.
+std::string SpreadText(const db::TuningRecord& r) {
+  char text[32];
+  std::snprintf(text, sizeof text, "%.1f%%", 100.0 * r.Spread());
+  return text;
+}
+
 // One record, one field per row: the best record is read by a person field by field.
 std::string RecordFieldsTable(const db::TuningRecord& r) {
   Table table({{"FIELD"}, {"VALUE"}});
@@ -94,7 +101,8 @@ std::string RecordFieldsTable(const db::TuningRecord& r) {
   table.AddRow({"target", r.target});
   table.AddRow({"threads", std::to_string(r.threads)});
   table.AddRow({"device_key", r.device_key});
-  table.AddRow({"mean_cost", FormatSeconds(r.MeanCost())});
+  table.AddRow({"cost", FormatSeconds(r.Cost()) + " (median of " + std::to_string(r.costs_sec.size()) + " repeats)"});
+  table.AddRow({"spread", SpreadText(r)});
   table.AddRow({"costs", CostsText(r.costs_sec)});
   table.AddRow({"max_abs_error", FigureText(r.max_abs_error)});
   table.AddRow({"max_rel_error", FigureText(r.max_rel_error)});
@@ -108,8 +116,9 @@ std::string RecordFieldsTable(const db::TuningRecord& r) {
 std::string RecordListTable(const std::vector<db::TuningRecord>& records) {
   using A = Table::Align;
   Table table({{"RANK", A::kRight},
-               {"MEAN", A::kRight},
+               {"COST", A::kRight},
                {"MIN", A::kRight},
+               {"SPREAD", A::kRight},
                {"REPEATS", A::kRight},
                {"DEVICE"},
                {"SCHEDULE HASH"},
@@ -118,9 +127,9 @@ std::string RecordListTable(const std::vector<db::TuningRecord>& records) {
   for (size_t i = 0; i < records.size(); ++i) {
     const db::TuningRecord& r = records[i];
     const double min = r.costs_sec.empty()
-                           ? r.MeanCost()
+                           ? r.Cost()
                            : *std::min_element(r.costs_sec.begin(), r.costs_sec.end());
-    table.AddRow({std::to_string(i + 1), FormatSeconds(r.MeanCost()), FormatSeconds(min),
+    table.AddRow({std::to_string(i + 1), FormatSeconds(r.Cost()), FormatSeconds(min), SpreadText(r),
                   std::to_string(r.costs_sec.size()), r.device_key, r.schedule_hash,
                   FormatUnixMs(r.measured_unix_ms), r.record_id});
   }

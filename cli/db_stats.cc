@@ -15,7 +15,7 @@ namespace {
 const CommandSpec& StatsSpec() {
   static const CommandSpec spec{
       "db stats",
-      "Per workload: record count, valid records, best mean cost, number of targets.",
+      "Per workload: record count, valid records, best cost (median of repeats), number of targets.",
       {DbFlag(), {"workload", 0, "KEY", "only this workload (exit 1 when unknown)"}, JsonFlag()},
       {}};
   return spec;

@@ -14,7 +14,6 @@ using internal::Connection;
 using internal::Statement;
 using internal::StatementLease;
 
-const std::string kBestQuery = internal::Cat(internal::kSelectRecord, internal::kBestWhere);
 const std::string kFindRecordQuery =
     internal::Cat(internal::kSelectRecord, " WHERE r.record_id = ?1");
 // records_job serves the filter; r.id gives insertion order.
@@ -32,10 +31,12 @@ constexpr std::string_view kMeasuredHashesQuery =
     " AND r.target_id = (SELECT target_id FROM targets WHERE target = ?2) AND r.threads = ?3";
 
 // LEFT JOIN so that a workload registered without records still reports zeros.
-constexpr std::string_view kStatsSelect =
-    "SELECT w.workload_key, count(r.id), coalesce(sum(r.error_kind = 0), 0),"
-    " min(CASE WHEN r.error_kind = 0 THEN r.mean_cost END), count(DISTINCT r.target_id)"
-    " FROM workloads w LEFT JOIN records r ON r.workload_id = w.workload_id";
+std::string StatsSelect(int schema_version) {
+  return internal::Cat("SELECT w.workload_key, count(r.id), coalesce(sum(r.error_kind = 0), 0),"
+                       " min(CASE WHEN r.error_kind = 0 THEN ", internal::CostColumn(schema_version),
+                       " END), count(DISTINCT r.target_id)"
+                       " FROM workloads w LEFT JOIN records r ON r.workload_id = w.workload_id");
+}
 
 absl::StatusOr<std::vector<TuningRecord>> CollectRecords(Statement& statement,
                                                          const Connection& connection) {
@@ -66,7 +67,7 @@ absl::StatusOr<std::vector<TuningRecord>> TuningDatabase::TopK(std::string_view 
                                                                std::string_view target, int threads,
                                                                int k) {
   if (k <= 0) return std::vector<TuningRecord>{};
-  absl::StatusOr<StatementLease> query = connection_->Prepare(kBestQuery);
+  absl::StatusOr<StatementLease> query = connection_->Prepare(internal::BestQuery(schema_version_));
   if (!query.ok()) return query.status();
   (*query)->Bind(1, workload_key);
   (*query)->Bind(2, target);
@@ -131,7 +132,7 @@ absl::StatusOr<std::vector<TuningRecord>> TuningDatabase::RecordsOfTarget(std::s
 
 absl::StatusOr<WorkloadStats> TuningDatabase::StatsOf(std::string_view workload_key) {
   absl::StatusOr<StatementLease> query = connection_->Prepare(
-      internal::Cat(kStatsSelect, " WHERE w.workload_key = ?1 GROUP BY w.workload_id"));
+      internal::Cat(StatsSelect(schema_version_), " WHERE w.workload_key = ?1 GROUP BY w.workload_id"));
   if (!query.ok()) return query.status();
   (*query)->Bind(1, workload_key);
   absl::StatusOr<bool> row = (*query)->Step();
@@ -142,7 +143,7 @@ absl::StatusOr<WorkloadStats> TuningDatabase::StatsOf(std::string_view workload_
 
 absl::StatusOr<std::vector<WorkloadStats>> TuningDatabase::AllWorkloadStats() {
   absl::StatusOr<StatementLease> query = connection_->Prepare(
-      internal::Cat(kStatsSelect, " GROUP BY w.workload_id ORDER BY w.workload_key"));
+      internal::Cat(StatsSelect(schema_version_), " GROUP BY w.workload_id ORDER BY w.workload_key"));
   if (!query.ok()) return query.status();
   std::vector<WorkloadStats> all;
   while (true) {

@@ -17,7 +17,7 @@ void BindRecordParams(Statement& s, const TuningRecord& r, int64_t workload_id, 
   if (r.costs_sec.empty()) {
     s.BindNull(9);
   } else {
-    s.BindDouble(9, r.MeanCost());
+    s.BindDouble(9, r.Cost());
   }
   s.Bind(10, static_cast<int>(r.error_kind));
   s.Bind(11, r.error_code);
@@ -57,6 +57,18 @@ absl::StatusOr<TuningRecord> ReadRecordRow(const Statement& s, const Connection&
   r.created_unix_ms = s.Int64(14);
   r.measured_unix_ms = s.Int64(15);
   return r;
+}
+
+std::string_view CostColumn(int schema_version) {
+  return schema_version >= 3 ? "r.cost" : "r.mean_cost";
+}
+
+std::string BestQuery(int schema_version) {
+  return Cat(kSelectRecord,
+             " WHERE r.workload_id = (SELECT workload_id FROM workloads WHERE workload_key = ?1)"
+             " AND r.target_id = (SELECT target_id FROM targets WHERE target = ?2)"
+             " AND r.threads = ?3 AND r.error_kind = 0 ORDER BY ",
+             CostColumn(schema_version), ", r.id LIMIT ?4");
 }
 
 }  // namespace tunefarm::db::internal

@@ -21,13 +21,13 @@ inline constexpr std::string_view kSelectRecord =
     " JOIN workloads w ON w.workload_id = r.workload_id"
     " JOIN targets t ON t.target_id = r.target_id";
 
+// The ranking column of records r: `r.cost` (the median of the repeats) from schema 3;
+// before it, in an older file opened read-only, `r.mean_cost` (the mean it stored).
+std::string_view CostColumn(int schema_version);
+
 // The best()/top_k() query. "error_kind = 0" is spelled out (not bound) so the
 // planner can match the partial index records_best.
-inline constexpr std::string_view kBestWhere =
-    " WHERE r.workload_id = (SELECT workload_id FROM workloads WHERE workload_key = ?1)"
-    " AND r.target_id = (SELECT target_id FROM targets WHERE target = ?2)"
-    " AND r.threads = ?3 AND r.error_kind = 0"
-    " ORDER BY r.mean_cost, r.id LIMIT ?4";
+std::string BestQuery(int schema_version);
 
 // Binds ?1..?17 in the column order of the records table, id left out:
 // record_id, workload_id, target_id, threads, ..., measured_unix_ms.

@@ -25,18 +25,18 @@ constexpr std::string_view kInsertWorkload = "INSERT INTO workloads (workload_ke
 constexpr std::string_view kFindTarget = "SELECT target_id FROM targets WHERE target = ?1";
 constexpr std::string_view kInsertTarget = "INSERT INTO targets (target) VALUES (?1)";
 constexpr std::string_view kFindSchedule =
-    "SELECT id, error_kind, mean_cost FROM records"
+    "SELECT id, error_kind, cost FROM records"
     " WHERE workload_id = ?1 AND target_id = ?2 AND threads = ?3 AND schedule_hash = ?4";
 constexpr std::string_view kInsertRecord =
     "INSERT INTO records (record_id, workload_id, target_id, threads, device_key, schedule_json,"
-    " schedule_hash, costs_json, mean_cost, error_kind, error_code, error_message, max_abs_error,"
+    " schedule_hash, costs_json, cost, error_kind, error_code, error_message, max_abs_error,"
     " max_rel_error, job_id, created_unix_ms, measured_unix_ms)"
     " VALUES (?1, ?2, ?3, ?4, ?5, ?6, ?7, ?8, ?9, ?10, ?11, ?12, ?13, ?14, ?15, ?16, ?17)";
 // Replacing keeps the row (its id) but takes every field, record_id included:
 // the stored row is always the best measurement seen of that schedule.
 constexpr std::string_view kReplaceRecord =
     "UPDATE records SET record_id = ?1, workload_id = ?2, target_id = ?3, threads = ?4,"
-    " device_key = ?5, schedule_json = ?6, schedule_hash = ?7, costs_json = ?8, mean_cost = ?9,"
+    " device_key = ?5, schedule_json = ?6, schedule_hash = ?7, costs_json = ?8, cost = ?9,"
     " error_kind = ?10, error_code = ?11, error_message = ?12, max_abs_error = ?13,"
     " max_rel_error = ?14, job_id = ?15, created_unix_ms = ?16, measured_unix_ms = ?17"
     " WHERE id = ?18";
@@ -70,7 +70,7 @@ absl::StatusOr<int64_t> InternKey(Connection& connection, std::string_view find_
 struct StoredMeasurement {
   int64_t id = 0;
   bool valid = false;
-  double mean_cost = 0.0;
+  double cost = 0.0;  // the median of its repeats
 };
 
 absl::StatusOr<std::optional<StoredMeasurement>> FindSchedule(Connection& connection,
@@ -89,7 +89,7 @@ absl::StatusOr<std::optional<StoredMeasurement>> FindSchedule(Connection& connec
   StoredMeasurement stored;
   stored.id = (*find)->Int64(0);
   stored.valid = (*find)->Int64(1) == static_cast<int>(ErrorKind::kNone) && !(*find)->IsNull(2);
-  stored.mean_cost = (*find)->Double(2);
+  stored.cost = (*find)->Double(2);
   return stored;
 }
 
@@ -130,8 +130,8 @@ absl::StatusOr<WriteOutcome> TuningDatabase::WriteRecord(const TuningRecord& rec
   absl::StatusOr<std::optional<StoredMeasurement>> stored =
       FindSchedule(c, *workload_id, *target_id, record);
   if (!stored.ok()) return stored.status();
-  if (stored->has_value() && !IsBetterMeasurement(record.IsValid(), record.MeanCost(),
-                                                  (*stored)->valid, (*stored)->mean_cost)) {
+  if (stored->has_value() && !IsBetterMeasurement(record.IsValid(), record.Cost(),
+                                                  (*stored)->valid, (*stored)->cost)) {
     return WriteOutcome::kKeptExisting;
   }
 

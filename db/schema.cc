@@ -22,7 +22,7 @@ using internal::WriteTransaction;
 
 // The whole schema, as an ordered list: migration i takes user_version i to
 // i + 1. Released migrations are never edited; a schema change appends one.
-constexpr std::array<std::string_view, 2> kMigrations = {
+constexpr std::array<std::string_view, 3> kMigrations = {
     R"sql(
 CREATE TABLE workloads (
   workload_id  INTEGER PRIMARY KEY,
@@ -75,6 +75,19 @@ CREATE INDEX records_job ON records (job_id) WHERE job_id IS NOT NULL;
     R"sql(
 ALTER TABLE jobs ADD COLUMN owner TEXT NOT NULL DEFAULT '';
 ALTER TABLE jobs ADD COLUMN lease_until_unix_ms INTEGER NOT NULL DEFAULT 0;
+)sql",
+    // 3: a record's cost is the median of its repeats, not their mean (TuningRecord::Cost):
+    // one repeat slowed by another process no longer moves a candidate's rank. The column is
+    // renamed (records_best follows it) and recomputed from costs_json; with an even count the
+    // median is the mean of the middle two.
+    R"sql(
+ALTER TABLE records RENAME COLUMN mean_cost TO cost;
+UPDATE records SET cost = (
+  SELECT avg(value) FROM (
+    SELECT value, row_number() OVER (ORDER BY value) AS i, count(*) OVER () AS n
+    FROM json_each(records.costs_json))
+  WHERE i IN ((n + 1) / 2, (n + 2) / 2))
+WHERE json_array_length(costs_json) > 0;
 )sql",
 };
 

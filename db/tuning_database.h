@@ -69,7 +69,7 @@ struct WorkloadStats {
   std::string workload_key;
   int64_t record_count = 0;
   int64_t valid_count = 0;
-  std::optional<double> best_cost;  // lowest mean cost of a valid record
+  std::optional<double> best_cost;  // lowest cost (median of repeats) of a valid record
   int64_t target_count = 0;         // distinct targets with a record
 };
 

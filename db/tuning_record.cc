@@ -1,9 +1,11 @@
 #include "db/tuning_record.h"
 
+#include <algorithm>
 #include <array>
 #include <cmath>
 #include <limits>
 #include <utility>
+#include <vector>
 
 #include "db/record_id.h"
 #include "db/text.h"
@@ -130,11 +132,19 @@ absl::StatusOr<ErrorKind> ParseErrorKind(std::string_view name) {
   return absl::InvalidArgumentError(internal::Cat("unknown error kind '", name, "'"));
 }
 
-double TuningRecord::MeanCost() const {
+double TuningRecord::Cost() const {
   if (costs_sec.empty()) return std::numeric_limits<double>::infinity();
-  double sum = 0.0;
-  for (double cost : costs_sec) sum += cost;
-  return sum / static_cast<double>(costs_sec.size());
+  std::vector<double> sorted = costs_sec;
+  std::sort(sorted.begin(), sorted.end());
+  const size_t middle = sorted.size() / 2;
+  return sorted.size() % 2 == 1 ? sorted[middle] : (sorted[middle - 1] + sorted[middle]) / 2;
+}
+
+double TuningRecord::Spread() const {
+  if (costs_sec.size() < 2) return 0.0;
+  const auto [fastest, slowest] = std::minmax_element(costs_sec.begin(), costs_sec.end());
+  const double cost = Cost();
+  return cost > 0 ? (*slowest - *fastest) / cost : 0.0;
 }
 
 bool operator==(const TuningRecord& a, const TuningRecord& b) {
@@ -148,9 +158,9 @@ bool operator==(const TuningRecord& a, const TuningRecord& b) {
          a.created_unix_ms == b.created_unix_ms && a.measured_unix_ms == b.measured_unix_ms;
 }
 
-bool IsBetterMeasurement(bool new_valid, double new_mean, bool old_valid, double old_mean) {
+bool IsBetterMeasurement(bool new_valid, double new_cost, bool old_valid, double old_cost) {
   if (new_valid != old_valid) return new_valid;
-  return new_valid && new_mean < old_mean;
+  return new_valid && new_cost < old_cost;
 }
 
 absl::Status ValidateRecord(const TuningRecord& r) {

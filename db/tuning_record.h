@@ -53,8 +53,13 @@ struct TuningRecord {
   int64_t created_unix_ms = 0;
   int64_t measured_unix_ms = 0;
 
-  // Arithmetic mean of costs_sec; +infinity when there are none.
-  double MeanCost() const;
+  // The candidate's cost: the median of costs_sec (the mean of the middle two for an even
+  // count), so one repeat disturbed by another process does not move it; +infinity when there
+  // are none. It is what the database ranks by (the `cost` column).
+  double Cost() const;
+  // (slowest - fastest) / Cost() over the repeats: how far they disagreed; 0 with one repeat
+  // or none.
+  double Spread() const;
   // A record best() may return: no error and at least one timing.
   bool IsValid() const { return error_kind == ErrorKind::kNone && !costs_sec.empty(); }
 
@@ -62,9 +67,9 @@ struct TuningRecord {
 };
 
 // The conflict rule for two measurements of the same schedule: valid beats
-// invalid, then the lower mean cost wins. Ties keep the existing one, which is
+// invalid, then the lower cost (median) wins. Ties keep the existing one, which is
 // what makes re-importing a file a no-op.
-bool IsBetterMeasurement(bool new_valid, double new_mean, bool old_valid, double old_mean);
+bool IsBetterMeasurement(bool new_valid, double new_cost, bool old_valid, double old_cost);
 
 // Checks what the database relies on (ids present, threads >= 1, costs finite
 // and non-negative, a valid record has costs). The message names the field.

@@ -31,7 +31,7 @@ absl::StatusOr<DatabaseSamples> SamplesFromDatabase(db::TuningDatabase* database
       ++out.skipped;
       continue;
     }
-    out.set.Add(r.workload_key, std::move(*features), r.IsValid() ? r.MeanCost() : 0.0);
+    out.set.Add(r.workload_key, std::move(*features), r.IsValid() ? r.Cost() : 0.0);
   }
   return out;
 }

@@ -200,7 +200,7 @@ std::vector<Candidate> EvolutionSearchPolicy::NextBatch(int n, const std::set<st
 
 void EvolutionSearchPolicy::Observe(const std::vector<MeasuredCandidate>& results) {
   for (const MeasuredCandidate& m : results) {
-    const double cost = m.record->IsValid() ? m.record->MeanCost() : 0.0;
+    const double cost = m.record->IsValid() ? m.record->Cost() : 0.0;
     if (m.candidate->lowered != nullptr) {
       StageTimer timer(TuningStage::kFeatures);
       if (auto f = ExtractFeatures(*m.candidate->lowered); f.ok()) model_->Add(workload_key_, std::move(*f), cost);

@@ -34,7 +34,7 @@ struct TaskState {
   std::set<std::string> measured;        // hashes with a record for this workload/target/threads
   int64_t trials = 0;                    // records of this job
   int64_t valid = 0;
-  double best = 0;          // lowest valid mean cost in the database; 0 until one
+  double best = 0;          // lowest valid cost in the database; 0 until one
   double default_cost = 0;  // of the default-rule schedule, once measured by this job
   std::map<std::string, double> job_costs;  // valid records of this job by hash (for a resume)
   int rounds = 0;
@@ -274,7 +274,7 @@ absl::Status JobRun::LoadTasks() {
     state.measured.insert(hashes->begin(), hashes->end());
     auto best = db_->Best(t.workload_key, target, threads_);
     if (!best.ok()) return best.status();
-    if (best->has_value()) state.best = (*best)->MeanCost();
+    if (best->has_value()) state.best = (*best)->Cost();
     state.task = std::move(t);
     tasks_.push_back(std::move(state));
   }
@@ -287,7 +287,7 @@ absl::Status JobRun::LoadTasks() {
       ++t.trials;
       if (r.IsValid()) {
         ++t.valid;
-        t.job_costs[r.schedule_hash] = r.MeanCost();
+        t.job_costs[r.schedule_hash] = r.Cost();
       }
     }
   }
@@ -312,7 +312,7 @@ absl::Status JobRun::WriteRecord(TaskState& task, db::TuningRecord record) {
   ++trials_done_;
   if (record.IsValid()) {
     ++task.valid;
-    if (task.best == 0 || record.MeanCost() < task.best) task.best = record.MeanCost();
+    if (task.best == 0 || record.Cost() < task.best) task.best = record.Cost();
   }
   absl::Status updated = [&] {
     StageTimer timer(TuningStage::kDbWrite);
@@ -391,7 +391,7 @@ absl::Status JobRun::RunRound(int index) {
         outcome.created_unix_ms = UnixMillisNow();
         outcomes[i] = outcome;
         done[i] = true;
-        if (c.hash == task.policy->default_candidate().hash && outcome.IsValid()) task.default_cost = outcome.MeanCost();
+        if (c.hash == task.policy->default_candidate().hash && outcome.IsValid()) task.default_cost = outcome.Cost();
         return WriteRecord(task, std::move(outcome));
       },
       part);

@@ -57,7 +57,7 @@ absl::StatusOr<std::unique_ptr<SearchPolicy>> SearchPolicyFactory::ForTask(const
     if (!top.ok()) return top.status();
     for (const db::TuningRecord& r : *top)
       if (auto state = schedule::State::FromJson(task.dag, r.schedule_json); state.ok())
-        best.push_back({r.MeanCost(), *state});
+        best.push_back({r.Cost(), *state});
   }
   EvolutionPolicyOptions options;
   options.population = context_.config.population;

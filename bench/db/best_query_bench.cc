@@ -87,8 +87,7 @@ bool Fill(TuningDatabase& db, int records, int workloads, std::mt19937_64& rng) 
 
 // The best() query with the index ruled out: what best() would cost unindexed.
 double NaiveScanSeconds(const std::string& path, const Key& key, std::string* record_id) {
-  std::string sql = std::string(tunefarm::db::internal::kSelectRecord) +
-                    std::string(tunefarm::db::internal::kBestWhere);
+  std::string sql = tunefarm::db::internal::BestQuery(tunefarm::db::TuningDatabase::SchemaVersion());
   sql.replace(sql.find("FROM records r"), std::strlen("FROM records r"),
               "FROM records r NOT INDEXED");
   sqlite3* raw = nullptr;

@@ -136,7 +136,7 @@ TEST_F(DbJsonl, EveryBadLineIsListedAndTheCallersCheckApplies) {
   const std::string fake = RecordToJson(MakeRecord("wl", "t", 1, "b", {1e-12})).dump();
   std::istringstream in(good + "\n{\n" + fake + "\n[]\n");
   auto no_fakes = [](const TuningRecord& r) {
-    return r.MeanCost() < 1e-9 ? absl::InvalidArgumentError("implausibly fast") : absl::OkStatus();
+    return r.Cost() < 1e-9 ? absl::InvalidArgumentError("implausibly fast") : absl::OkStatus();
   };
   absl::StatusOr<ImportStats> stats = db->ImportJsonl(in, "dump.jsonl", no_fakes);
   ASSERT_FALSE(stats.ok());

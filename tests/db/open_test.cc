@@ -230,6 +230,52 @@ TEST(DbOpen, RefusesDatabaseFromNewerBinary) {
                 ", this binary knows " + std::to_string(TuningDatabase::SchemaVersion()) + ")"));
 }
 
+// Schema 3 ranks by the median of the repeats: a version-2 file (a `mean_cost` column holding
+// means) is migrated in place, its ranking column renamed and recomputed.
+TEST(DbOpen, MigratesMeanCostsToMedians) {
+  TempDir dir;
+  std::string path = dir.File("v2.db");
+  TuningRecord odd = MakeRecord("wl", "llvm -mcpu=znver3", 4, "odd", {1e-3, 1e-3, 9e-3});
+  TuningRecord even = MakeRecord("wl", "llvm -mcpu=znver3", 4, "even", {4e-3, 1e-3, 2e-3, 9e-3});
+  TuningRecord failed = MakeRecord("wl", "llvm -mcpu=znver3", 4, "crash", {}, ErrorKind::kCrash);
+  {
+    absl::StatusOr<std::unique_ptr<TuningDatabase>> db = TuningDatabase::Open(path);
+    ASSERT_TRUE(db.ok()) << db.status();
+    const std::vector<TuningRecord> records = {odd, even, failed};
+    ASSERT_TRUE((*db)->AddRecords(records).ok());
+  }
+  // Back to what version 2 wrote.
+  RawExec(path,
+          "ALTER TABLE records RENAME COLUMN cost TO mean_cost;"
+          "UPDATE records SET mean_cost = (SELECT avg(value) FROM json_each(records.costs_json))"
+          " WHERE json_array_length(costs_json) > 0;"
+          "PRAGMA user_version = 2;");
+  ASSERT_EQ(RawQueryText(path, "SELECT mean_cost FROM records WHERE schedule_hash = 'even'"), "0.004");
+  {  // Read-only, the file stays at version 2 and ranks by the means it stored.
+    absl::StatusOr<std::unique_ptr<TuningDatabase>> old = TuningDatabase::Open(path, {.read_only = true});
+    ASSERT_TRUE(old.ok()) << old.status();
+    EXPECT_EQ((*old)->schema_version(), 2);
+    absl::StatusOr<std::vector<TuningRecord>> top = (*old)->TopK("wl", "llvm -mcpu=znver3", 4, 5);
+    ASSERT_TRUE(top.ok()) << top.status();
+    ASSERT_EQ(top->size(), 2u);
+    EXPECT_EQ((*top)[0].schedule_hash, "odd");
+    absl::StatusOr<WorkloadStats> stats = (*old)->StatsOf("wl");
+    ASSERT_TRUE(stats.ok()) << stats.status();
+    EXPECT_NEAR(stats->best_cost.value_or(0), 11e-3 / 3, 1e-12);
+  }
+
+  absl::StatusOr<std::unique_ptr<TuningDatabase>> db = TuningDatabase::Open(path);
+  ASSERT_TRUE(db.ok()) << db.status();
+  EXPECT_EQ(RawQueryText(path, "PRAGMA user_version"), std::to_string(TuningDatabase::SchemaVersion()));
+  EXPECT_EQ(RawQueryText(path, "SELECT cost FROM records WHERE schedule_hash = 'odd'"), "0.001");
+  EXPECT_EQ(RawQueryText(path, "SELECT cost FROM records WHERE schedule_hash = 'even'"), "0.003");
+  EXPECT_EQ(RawQueryText(path, "SELECT quote(cost) FROM records WHERE schedule_hash = 'crash'"), "NULL");
+  absl::StatusOr<std::optional<TuningRecord>> best = (*db)->Best("wl", "llvm -mcpu=znver3", 4);
+  ASSERT_TRUE(best.ok() && best->has_value());
+  EXPECT_EQ((*best)->schedule_hash, "odd");  // by the mean (3.67 ms vs 4 ms) too, but now 1 vs 3 ms
+  EXPECT_TRUE((*db)->CheckIntegrity().ok());
+}
+
 TEST(DbOpen, ReportsCorruptionNamingTheFile) {
   TempDir dir;
   std::string path = dir.File("corrupt.db");
