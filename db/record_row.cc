@@ -63,12 +63,17 @@ std::string_view CostColumn(int schema_version) {
   return schema_version >= 3 ? "r.cost" : "r.mean_cost";
 }
 
-std::string BestQuery(int schema_version) {
-  return Cat(kSelectRecord,
-             " WHERE r.workload_id = (SELECT workload_id FROM workloads WHERE workload_key = ?1)"
-             " AND r.target_id = (SELECT target_id FROM targets WHERE target = ?2)"
-             " AND r.threads = ?3 AND r.error_kind = 0 ORDER BY ",
-             CostColumn(schema_version), ", r.id LIMIT ?4");
+const std::string& BestQuery(int schema_version) {
+  // Built once per column: best() runs per task per round, and per query in the benches.
+  static const auto build = [](int version) {
+    return Cat(kSelectRecord,
+               " WHERE r.workload_id = (SELECT workload_id FROM workloads WHERE workload_key = ?1)"
+               " AND r.target_id = (SELECT target_id FROM targets WHERE target = ?2)"
+               " AND r.threads = ?3 AND r.error_kind = 0 ORDER BY ",
+               CostColumn(version), ", r.id LIMIT ?4");
+  };
+  static const std::string current = build(3), before_median = build(2);
+  return schema_version >= 3 ? current : before_median;
 }
 
 }  // namespace tunefarm::db::internal

@@ -27,7 +27,7 @@ std::string_view CostColumn(int schema_version);
 
 // The best()/top_k() query. "error_kind = 0" is spelled out (not bound) so the
 // planner can match the partial index records_best.
-std::string BestQuery(int schema_version);
+const std::string& BestQuery(int schema_version);
 
 // Binds ?1..?17 in the column order of the records table, id left out:
 // record_id, workload_id, target_id, threads, ..., measured_unix_ms.

@@ -19,6 +19,11 @@ using ::testing::HasSubstr;
 using namespace std::chrono_literals;
 
 constexpr char kToken[] = "TUNEFARM_TOKEN=cli-agent-token";
+#if defined(__aarch64__)
+constexpr bool kThisIsArm = true;
+#else
+constexpr bool kThisIsArm = false;
+#endif
 
 bool AgentBuiltIn() {
   CliResult r = RunTunefarm({"version"});
@@ -103,6 +108,32 @@ TEST(CliAgentTest, RegistersWithTheTrackerAndLeavesOnSigterm) {
 
   tracker->Signal(SIGTERM);
   EXPECT_EQ(tracker->Finish(30s).value_or(-1), 0) << tracker->err();
+}
+
+// --cpuinfo: a file that cannot be read stops the agent with its name; a description of another
+// architecture (an ARM board's, here on x86, or the host's under qemu-aarch64) is served with a
+// warning that names the flag.
+TEST(CliAgentTest, ACpuDescriptionThatCannotBeReadOrDoesNotFitIsNamed) {
+  CliResult r = RunTunefarm({"agent", "--key", "k", "--port", "0", "--host", "127.0.0.1", "--cpuinfo",
+                             "/nonexistent/cpuinfo"},
+                            {kToken});
+  EXPECT_EQ(r.exit_code, 2);
+  EXPECT_THAT(r.err, HasSubstr("tunefarm agent: cannot read the CPU description /nonexistent/cpuinfo"));
+
+  TempDir dir;
+  const std::string foreign = dir.WriteFile(
+      "cpuinfo", std::string("processor\t: 0\n") +
+                     (kThisIsArm ? "vendor_id\t: GenuineIntel\nflags\t: fpu sse avx\n"
+                                 : "CPU implementer\t: 0x41\nCPU part\t: 0xd08\nFeatures\t: fp asimd\n"));
+  std::string address;
+  std::unique_ptr<CliProcess> agent = StartServer(
+      {"agent", "--key", "k", "--port", "0", "--host", "127.0.0.1", "--cpuinfo", foreign},
+      "tunefarm agent listening on ", &address);
+  ASSERT_NE(agent, nullptr);
+  agent->Signal(SIGTERM);
+  EXPECT_EQ(agent->Finish(30s).value_or(-1), 0) << agent->err();
+  EXPECT_THAT(agent->err(), HasSubstr("tunefarm agent: warning: the CPU description (vendor"));
+  EXPECT_THAT(agent->err(), HasSubstr("Pass --cpuinfo FILE"));
 }
 #endif  // TUNEFARM_HAVE_AGENT
 

@@ -50,26 +50,11 @@ cat > "$work/measure-under-qemu" <<EOF
 exec qemu-aarch64-static "$arm_build/device_agent/tunefarm-measure" "\$@"
 EOF
 chmod +x "$work/measure-under-qemu"
-# A Raspberry Pi 4's description (ARM Ltd, Cortex-A72, NEON).
-cat > "$work/cpuinfo" <<'EOF'
-processor	: 0
-BogoMIPS	: 108.00
-Features	: fp asimd evtstrm crc32 cpuid
-CPU implementer	: 0x41
-CPU architecture: 8
-CPU variant	: 0x0
-CPU part	: 0xd08
-CPU revision	: 3
-
-processor	: 1
-BogoMIPS	: 108.00
-Features	: fp asimd evtstrm crc32 cpuid
-CPU implementer	: 0x41
-CPU architecture: 8
-CPU variant	: 0x0
-CPU part	: 0xd08
-CPU revision	: 3
-EOF
+# A Raspberry Pi 4's description (ARM Ltd, Cortex-A72, NEON), for two processors.
+for processor in 0 1; do
+  printf 'processor\t: %s\nBogoMIPS\t: 108.00\nFeatures\t: fp asimd evtstrm crc32 cpuid\n' "$processor"
+  printf 'CPU implementer\t: 0x41\nCPU architecture: 8\nCPU variant\t: 0x0\nCPU part\t: 0xd08\nCPU revision\t: 3\n\n'
+done > "$work/cpuinfo"
 
 export TUNEFARM_TOKEN="arm-agent-test-$$-$RANDOM"
 # The port a server printed in "... listening on HOST:PORT".
