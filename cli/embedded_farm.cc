@@ -7,7 +7,7 @@
 #include "compiler/common/strings.h"
 #include "device_agent/agent_options.h"
 #include "device_agent/agent_server.h"
-#include "device_agent/hardware_facts.h"
+#include "proto/hardware_facts.h"
 #include "proto/agent_registration.h"
 #include "proto/credentials.h"
 #include "tracker/tracker_server.h"
@@ -68,7 +68,7 @@ absl::StatusOr<std::unique_ptr<EmbeddedFarm>> EmbeddedFarm::Start(const std::str
   agent::AgentServerOptions agent_options;
   agent_options.host = "127.0.0.1";
   agent_options.token = farm->token_;
-  agent_options.identity = {key, agent::ReadHardwareFacts()};
+  agent_options.identity = {key, wire::ReadHardwareFacts()};
   agent_options.limits.helper_path = agent::ResolveMeasureHelper(measure_helper);
   for (int i = 0; i < std::max(1, agents); ++i) {
     auto agent = agent::AgentServer::Start(agent_options);

@@ -8,7 +8,7 @@
 #include "compiler/common/strings.h"
 #include "device_agent/agent_options.h"
 #include "device_agent/agent_server.h"
-#include "device_agent/hardware_facts.h"
+#include "proto/hardware_facts.h"
 #include "proto/agent_registration.h"
 #include "proto/auth.h"
 #include "proto/credentials.h"
@@ -61,8 +61,8 @@ int RunAgentCommand(int argc, char** argv) {
     Say("cannot read the CPU description " + options->cpuinfo);
     return 2;
   }
-  server_options.identity = {options->key, ReadHardwareFacts(options->cpuinfo)};
-  if (const std::string mismatch = CpuInfoMismatch(server_options.identity.facts); !mismatch.empty()) {
+  server_options.identity = {options->key, wire::ReadHardwareFacts(options->cpuinfo)};
+  if (const std::string mismatch = wire::CpuInfoMismatch(server_options.identity.facts); !mismatch.empty()) {
     Say("warning: " + mismatch);
   }
   server_options.cache_limit_bytes = options->cache_bytes;

@@ -1,55 +1,24 @@
 #include "tuner/device_target.h"
 
-#include <sys/utsname.h>
-
 #include <algorithm>
-#include <fstream>
 #include <map>
 #include <set>
-#include <sstream>
 
 #include "compiler/codegen/host_target.h"
 #include "compiler/common/strings.h"
 #include "proto/arm_cpus.h"
+#include "proto/hardware_facts.h"
 
 namespace tunefarm::tuner {
 namespace {
 
-struct HostCpu {
-  std::string arch, model;
-  std::set<std::string> flags;
-};
-
-// The fields of /proc/cpuinfo the agent reports, for the first CPU (x86 "model name" and
-// "flags"; ARM "Features", with no model name on many boards).
-HostCpu ReadHostCpu() {
-  HostCpu cpu;
-  utsname u{};
-  if (uname(&u) == 0) cpu.arch = u.machine;
-  std::ifstream in("/proc/cpuinfo");
-  bool have_flags = false;
-  for (std::string line; std::getline(in, line);) {
-    size_t colon = line.find(':');
-    if (colon == std::string::npos) continue;
-    std::string key = line.substr(0, colon);
-    key.erase(key.find_last_not_of(" \t") + 1);
-    std::string value = line.substr(colon + 1);
-    value.erase(0, value.find_first_not_of(" \t"));
-    value.erase(value.find_last_not_of(" \t") + 1);
-    if (key == "model name" && cpu.model.empty()) cpu.model = value;
-    if ((key == "flags" || key == "Features") && !have_flags) {
-      std::istringstream words(value);
-      for (std::string w; words >> w;) cpu.flags.insert(w);
-      have_flags = true;
-    }
-  }
-  return cpu;
-}
-
+// Whether the facts are this machine's own (the embedded farm's agent, or one beside the tuner):
+// the host target then, with everything LLVM knows about this CPU.
 bool DescribesThisMachine(const v1::HardwareFacts& facts) {
-  static const HostCpu host = ReadHostCpu();
-  std::set<std::string> flags(facts.isa_flags().begin(), facts.isa_flags().end());
-  return facts.arch() == host.arch && facts.cpu_model() == host.model && flags == host.flags;
+  static const v1::HardwareFacts host = wire::ReadHardwareFacts();
+  const std::set<std::string> flags(facts.isa_flags().begin(), facts.isa_flags().end());
+  const std::set<std::string> host_flags(host.isa_flags().begin(), host.isa_flags().end());
+  return facts.arch() == host.arch() && facts.cpu_model() == host.cpu_model() && flags == host_flags;
 }
 
 // cpuinfo flag -> LLVM feature, for what changes vector code generation.

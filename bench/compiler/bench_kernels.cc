@@ -3,7 +3,6 @@
 #include <algorithm>
 #include <cmath>
 #include <cstring>
-#include <fstream>
 
 #include "bench/timing.h"
 #include "compiler/codegen/codegen.h"
@@ -13,6 +12,7 @@
 #include "compiler/ops/matmul.h"
 #include "compiler/tir/layout_transform.h"
 #include "compiler/tir/lower.h"
+#include "proto/hardware_facts.h"
 
 namespace tunefarm::bench {
 
@@ -162,15 +162,8 @@ float MaxDiff(const float* a, const std::vector<float>& b) {
 }
 
 std::string CpuModelName() {
-  std::ifstream in("/proc/cpuinfo");
-  for (std::string line; std::getline(in, line);) {
-    if (line.rfind("model name", 0) != 0) continue;
-    size_t colon = line.find(':');
-    if (colon == std::string::npos) continue;
-    size_t start = line.find_first_not_of(" \t", colon + 1);
-    return start == std::string::npos ? "unknown" : line.substr(start);
-  }
-  return "unknown";
+  const std::string model = wire::ReadHardwareFacts().cpu_model();
+  return model.empty() ? "unknown" : model;
 }
 
 }  // namespace tunefarm::bench

@@ -1,4 +1,4 @@
-#include "device_agent/hardware_facts.h"
+#include "proto/hardware_facts.h"
 
 #include <gtest/gtest.h>
 
@@ -9,6 +9,12 @@
 
 namespace tunefarm::agent {
 namespace {
+
+using wire::CpuInfoMismatch;
+using wire::ParseCacheSize;
+using wire::ParseCpuInfo;
+using wire::ReadCacheSizes;
+using wire::ReadHardwareFacts;
 
 constexpr char kX86[] = R"(processor	: 0
 vendor_id	: GenuineIntel

@@ -1,15 +1,15 @@
 // The raw hardware facts an agent reports (HardwareFacts in the proto): what /proc/cpuinfo,
 // sysfs and uname say, uninterpreted. The tuner maps them to a target string, so the agent
 // needs no LLVM to know what it is.
-#ifndef TUNEFARM_DEVICE_AGENT_HARDWARE_FACTS_H_
-#define TUNEFARM_DEVICE_AGENT_HARDWARE_FACTS_H_
+#ifndef TUNEFARM_PROTO_HARDWARE_FACTS_H_
+#define TUNEFARM_PROTO_HARDWARE_FACTS_H_
 
 #include <string>
 #include <string_view>
 
 #include "proto/tunefarm.pb.h"
 
-namespace tunefarm::agent {
+namespace tunefarm::wire {
 
 // Fills vendor, model, part, ISA flags and core counts from /proc/cpuinfo text. x86: vendor_id,
 // "model name", part "family/model/stepping", "flags", cores from distinct (physical id,
@@ -32,6 +32,6 @@ v1::HardwareFacts ReadHardwareFacts(const std::string& cpuinfo_path = "/proc/cpu
 // that it does not (an x86 cpuinfo in an aarch64 process: qemu-user shows the host's).
 std::string CpuInfoMismatch(const v1::HardwareFacts& facts);
 
-}  // namespace tunefarm::agent
+}  // namespace tunefarm::wire
 
-#endif  // TUNEFARM_DEVICE_AGENT_HARDWARE_FACTS_H_
+#endif  // TUNEFARM_PROTO_HARDWARE_FACTS_H_

@@ -1,4 +1,4 @@
-#include "device_agent/hardware_facts.h"
+#include "proto/hardware_facts.h"
 
 #include <sys/utsname.h>
 #include <unistd.h>
@@ -11,7 +11,7 @@
 #include <sstream>
 #include <utility>
 
-namespace tunefarm::agent {
+namespace tunefarm::wire {
 namespace {
 
 std::string_view Trim(std::string_view text) {
@@ -142,4 +142,4 @@ std::string CpuInfoMismatch(const v1::HardwareFacts& facts) {
          "the wrong CPU";
 }
 
-}  // namespace tunefarm::agent
+}  // namespace tunefarm::wire
