@@ -176,3 +176,46 @@ std::vector<NamedState> ConvNchwcTileTemplates(std::shared_ptr<const te::Compute
 }
 
 }  // namespace tunefarm::bench
+
+namespace tunefarm::bench {
+
+std::vector<NamedState> ConvNchwcBlockTemplates(std::shared_ptr<const te::ComputeDag> dag, int lanes) {
+  std::vector<NamedState> out;
+  const bool padded = dag->num_tensors() == 4;
+  const int conv = padded ? 3 : 2;
+  const auto& shape = dag->tensor(conv).shape;  // n ko oh ow y
+  const int64_t kos = shape[1], ow = shape[3];
+  const int64_t cis = dag->tensor(conv).reduce_extents[0];
+  const int64_t plane_bytes = shape[2] * ow * shape[4] * 4;
+  for (int64_t kob : {2, 3, 4})
+    for (int64_t owb = 1; owb <= ow; ++owb) {
+      if (ow % owb != 0 || kos % kob != 0 || kob * owb > 28 || kob * owb < 12) continue;
+      if (kob * plane_bytes > 48 * 1024) continue;  // the block lives in L1
+      for (int64_t cib : {4, 8, 16, 32}) {
+        if (cis % cib != 0 || cib >= cis) continue;
+        State s(dag);
+        bool ok = true;
+        const int cl = conv, co = conv + 1;
+        ok = ok && All({s.CacheWrite(conv, "local"),  // conv.local conv
+                        s.Split(co, 1, {kob}),         // n ko.0 ko.1 oh ow y
+                        s.ComputeAt(cl, co, 1),        // the whole kob x oh x ow block per ko.0
+                        // conv.local: n ko.0 ko.1 oh ow.0 ow.1 y ci.0 ci.1 r s xi
+                        s.Split(cl, 3, {owb}), s.Split(cl, 1, {kob}), s.Split(cl, 7, {cib}),
+                        // -> n ko.0 ci.0 oh ow.0 ci.1 r s xi ko.1 ow.1 y
+                        s.Reorder(cl, {0, 1, 7, 3, 4, 8, 9, 10, 11, 2, 5, 6}),
+                        s.Annotate(cl, 9, IterAnnotation::kUnroll), s.Annotate(cl, 10, IterAnnotation::kUnroll),
+                        s.Annotate(cl, 11, IterAnnotation::kVectorize)});
+        ok = ok && s.LayoutRewrite(1, cl).ok();
+        ok = ok && All({s.Fuse(co + 1, {0, 1}), s.Annotate(co + 1, 0, IterAnnotation::kParallel),
+                        s.Annotate(co + 1, 4, IterAnnotation::kVectorize)});
+        if (padded)  // the padded input once per call, in parallel over its rows
+          ok = ok && All({s.Fuse(3, {0, 1, 2}), s.Annotate(3, 0, IterAnnotation::kParallel),
+                          s.Annotate(3, 2, IterAnnotation::kVectorize)});
+        if (ok)
+          out.push_back({StrCat("block kob=", kob, " owb=", owb, " cib=", cib), std::move(s)});
+      }
+    }
+  return out;
+}
+
+}  // namespace tunefarm::bench

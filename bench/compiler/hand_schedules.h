@@ -36,4 +36,9 @@ std::vector<NamedState> ConvTemplates(std::shared_ptr<const te::ComputeDag> dag,
 // computed once at the root.
 std::vector<NamedState> ConvNchwcTileTemplates(std::shared_ptr<const te::ComputeDag> dag, int vector_lanes);
 
+// The same conv with the reduction split: conv.local holds kob output-channel blocks x the whole
+// output plane per parallel iteration, and the input-channel blocks run outermost in chunks of
+// cib, so a chunk's weights stay in L1/L2 while every register tile of the plane reuses them.
+std::vector<NamedState> ConvNchwcBlockTemplates(std::shared_ptr<const te::ComputeDag> dag, int vector_lanes);
+
 }  // namespace tunefarm::bench

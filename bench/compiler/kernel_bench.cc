@@ -202,8 +202,10 @@ int main() {
     // The same layer as the layout pass compiles it: NCHW[x]c activations, packed weights.
     const int64_t xb = bench::Block(p.c, lanes), yb = bench::Block(p.k, lanes), ohw = p.OutH() * p.OutW();
     auto nchwc = bench::ConvNchwcDag(p, xb, yb);
+    std::vector<bench::NamedState> nchwc_templates = bench::ConvNchwcTileTemplates(nchwc, lanes);
+    for (auto& t : bench::ConvNchwcBlockTemplates(nchwc, lanes)) nchwc_templates.push_back(std::move(t));
     Row blocked{StrCat("nchw", yb, "c C=", p.c, " K=", p.k, " ", p.h, "x", p.w, " ", p.r, "x", p.s, "/", p.stride),
-                p.Flops(), nchwc, bench::ConvNchwcTileTemplates(nchwc, lanes),
+                p.Flops(), nchwc, std::move(nchwc_templates),
                 {hold(bench::ToNchwc(*x, p.n, p.c, p.h * p.w, xb)),
                  hold(bench::PackWeight(*w, p.k, p.c, p.r * p.s, xb, yb))},
                 row.peer};
