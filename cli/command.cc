@@ -4,7 +4,7 @@
 #include <string>
 #include <utility>
 
-#include "compiler/common/strings.h"
+#include "common/strings.h"
 
 namespace tunefarm::cli {
 

@@ -6,7 +6,7 @@
 #include <string_view>
 
 #include "absl/status/status.h"
-#include "compiler/common/command_flags.h"
+#include "common/command_flags.h"
 
 namespace tunefarm::cli {
 

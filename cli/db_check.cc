@@ -5,7 +5,7 @@
 #include "cli/command.h"
 #include "cli/db_actions.h"
 #include "cli/db_open.h"
-#include "compiler/common/strings.h"
+#include "common/strings.h"
 
 namespace tunefarm::cli {
 

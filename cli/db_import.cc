@@ -11,7 +11,7 @@
 #include "cli/db_json.h"
 #include "cli/db_open.h"
 #include "cli/import_record_check.h"
-#include "compiler/common/strings.h"
+#include "common/strings.h"
 
 namespace tunefarm::cli {
 

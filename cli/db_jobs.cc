@@ -9,8 +9,8 @@
 #include "cli/db_json.h"
 #include "cli/db_open.h"
 #include "cli/table.h"
-#include "compiler/common/strings.h"
-#include "compiler/common/unix_time.h"
+#include "common/strings.h"
+#include "common/unix_time.h"
 
 namespace tunefarm::cli {
 namespace {

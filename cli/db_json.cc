@@ -4,7 +4,7 @@
 #include <cstdio>
 #include <string>
 
-#include "compiler/common/unix_time.h"
+#include "common/unix_time.h"
 
 namespace tunefarm::cli {
 

@@ -8,7 +8,7 @@
 #include "absl/status/status.h"
 #include "cli/command.h"
 #include "compiler/codegen/target.h"
-#include "compiler/common/strings.h"
+#include "common/strings.h"
 
 namespace tunefarm::cli {
 

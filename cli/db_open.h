@@ -6,7 +6,7 @@
 #include <string_view>
 
 #include "absl/status/statusor.h"
-#include "compiler/common/command_flags.h"
+#include "common/command_flags.h"
 #include "db/tuning_database.h"
 
 namespace tunefarm::cli {

@@ -12,7 +12,7 @@
 #include "cli/db_json.h"
 #include "cli/db_open.h"
 #include "cli/table.h"
-#include "compiler/common/strings.h"
+#include "common/strings.h"
 
 namespace tunefarm::cli {
 namespace {

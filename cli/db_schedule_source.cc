@@ -1,6 +1,6 @@
 #include "cli/db_schedule_source.h"
 
-#include "compiler/common/log.h"
+#include "common/log.h"
 
 namespace tunefarm::cli {
 

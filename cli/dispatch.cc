@@ -7,7 +7,7 @@
 #include <vector>
 
 #include "cli/command.h"
-#include "compiler/common/strings.h"
+#include "common/strings.h"
 
 namespace tunefarm::cli {
 namespace {

@@ -4,7 +4,7 @@
 #include <chrono>
 #include <fstream>
 
-#include "compiler/common/strings.h"
+#include "common/strings.h"
 #include "device_agent/agent_options.h"
 #include "device_agent/agent_server.h"
 #include "proto/hardware_facts.h"

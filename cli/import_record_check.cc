@@ -5,7 +5,7 @@
 #include <string>
 
 #include "compiler/codegen/target.h"
-#include "compiler/common/strings.h"
+#include "common/strings.h"
 #include "compiler/schedule/state.h"
 #include "compiler/te/dag_text.h"
 #include "nlohmann/json.hpp"

@@ -9,7 +9,7 @@
 #include "cli/dispatch.h"
 #include "cli/subcommands.h"
 #include "cli/table.h"
-#include "compiler/common/strings.h"
+#include "common/strings.h"
 
 #ifdef TUNEFARM_HAVE_TUNER
 #include "cli/tune_progress.h"

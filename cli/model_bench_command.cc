@@ -11,7 +11,7 @@
 #include "cli/model_runtime.h"
 #include "cli/subcommands.h"
 #include "cli/table.h"
-#include "compiler/common/strings.h"
+#include "common/strings.h"
 
 namespace tunefarm::cli {
 namespace {

@@ -1,7 +1,7 @@
 #include "cli/model_common.h"
 
 #include "compiler/codegen/host_target.h"
-#include "compiler/common/strings.h"
+#include "common/strings.h"
 #include "compiler/frontend/onnx_importer.h"
 
 namespace tunefarm::cli {

@@ -3,7 +3,7 @@
 #pragma once
 
 #include "absl/status/statusor.h"
-#include "compiler/common/command_flags.h"
+#include "common/command_flags.h"
 #include "compiler/build/model_builder.h"
 #include "compiler/graph/graph.h"
 

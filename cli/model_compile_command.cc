@@ -13,7 +13,7 @@
 #include "cli/model_common.h"
 #include "cli/subcommands.h"
 #include "compiler/build/model_builder.h"
-#include "compiler/common/strings.h"
+#include "common/strings.h"
 
 namespace tunefarm::cli {
 namespace {

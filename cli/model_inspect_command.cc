@@ -13,7 +13,7 @@
 #include "cli/subcommands.h"
 #include "cli/table.h"
 #include "compiler/build/model_builder.h"
-#include "compiler/common/strings.h"
+#include "common/strings.h"
 #include "deploy/artifact_checksum.h"
 
 namespace tunefarm::cli {

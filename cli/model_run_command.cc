@@ -10,7 +10,7 @@
 #include "cli/model_runtime.h"
 #include "cli/subcommands.h"
 #include "cli/tensor_file.h"
-#include "compiler/common/strings.h"
+#include "common/strings.h"
 
 namespace tunefarm::cli {
 namespace {

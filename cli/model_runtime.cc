@@ -1,6 +1,6 @@
 #include "cli/model_runtime.h"
 
-#include "compiler/common/strings.h"
+#include "common/strings.h"
 #include "deploy/tunefarm_runtime.h"
 
 namespace tunefarm::cli {

@@ -4,8 +4,8 @@
 #include <map>
 #include <optional>
 
-#include "compiler/common/file_read.h"
-#include "compiler/common/strings.h"
+#include "common/file_read.h"
+#include "common/strings.h"
 #include "compiler/frontend/onnx_tensor.h"
 #include "onnx/onnx_pb.h"
 

@@ -14,7 +14,7 @@
 
 #include "cli/command.h"
 #include "cli/subcommands.h"
-#include "compiler/common/strings.h"
+#include "common/strings.h"
 
 #ifdef TUNEFARM_HAVE_TUNER
 #include "cli/tune_progress.h"

@@ -5,8 +5,8 @@
 #include <fstream>
 
 #include "cli/table.h"
-#include "compiler/common/strings.h"
-#include "compiler/common/unix_time.h"
+#include "common/strings.h"
+#include "common/unix_time.h"
 #include "tuner/svg_chart.h"
 
 namespace tunefarm::cli {

@@ -5,7 +5,7 @@
 
 #include "cli/command.h"
 #include "cli/subcommands.h"
-#include "compiler/common/strings.h"
+#include "common/strings.h"
 
 #ifdef TUNEFARM_HAVE_TUNER
 #include "proto/auth.h"

@@ -4,7 +4,7 @@
 
 #include "cli/command.h"
 #include "cli/subcommands.h"
-#include "compiler/common/strings.h"
+#include "common/strings.h"
 #include "db/tuning_database.h"
 
 #ifndef TUNEFARM_VERSION

@@ -3,7 +3,7 @@
 
 #include <cstdint>
 
-#include "compiler/common/unix_time.h"
+#include "common/unix_time.h"
 
 namespace tunefarm::db::internal {
 

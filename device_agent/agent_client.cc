@@ -4,7 +4,7 @@
 
 #include <grpcpp/client_context.h>
 
-#include "compiler/common/sha256.h"
+#include "common/sha256.h"
 #include "proto/auth.h"
 #include "proto/grpc_status.h"
 #include "proto/wire_limits.h"

@@ -5,7 +5,7 @@
 #include <memory>
 #include <string>
 
-#include "compiler/common/strings.h"
+#include "common/strings.h"
 #include "device_agent/agent_options.h"
 #include "device_agent/agent_server.h"
 #include "proto/hardware_facts.h"

@@ -3,8 +3,8 @@
 #include <limits.h>
 #include <unistd.h>
 
-#include "compiler/common/command_flags.h"
-#include "compiler/common/strings.h"
+#include "common/command_flags.h"
+#include "common/strings.h"
 
 namespace tunefarm::agent {
 

@@ -4,7 +4,7 @@
 
 #include <chrono>
 
-#include "compiler/common/strings.h"
+#include "common/strings.h"
 #include "proto/server_start.h"
 
 namespace tunefarm::agent {

@@ -22,31 +22,6 @@ void Store(void* data, int64_t index, T value) {
 
 }  // namespace
 
-std::optional<ElementType> ElementTypeOf(std::string_view dtype) {
-  struct Name {
-    std::string_view name;
-    ElementType type;
-  };
-  static constexpr Name kNames[] = {
-      {"float16", ElementType::kFloat16}, {"bfloat16", ElementType::kBFloat16},
-      {"float32", ElementType::kFloat32}, {"float64", ElementType::kFloat64},
-      {"int8", ElementType::kInt8},       {"int16", ElementType::kInt16},
-      {"int32", ElementType::kInt32},     {"int64", ElementType::kInt64},
-      {"uint8", ElementType::kUInt8},     {"uint16", ElementType::kUInt16},
-      {"uint32", ElementType::kUInt32},   {"uint64", ElementType::kUInt64},
-      {"bool", ElementType::kBool},
-  };
-  for (const Name& entry : kNames) {
-    if (entry.name == dtype) return entry.type;
-  }
-  return std::nullopt;
-}
-
-bool IsFloating(ElementType type) {
-  return type == ElementType::kFloat16 || type == ElementType::kBFloat16 ||
-         type == ElementType::kFloat32 || type == ElementType::kFloat64;
-}
-
 double LoadElement(ElementType type, const void* data, int64_t index) {
   switch (type) {
     case ElementType::kFloat16: return HalfToFloat(Load<uint16_t>(data, index));

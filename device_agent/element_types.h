@@ -8,16 +8,16 @@
 #include <optional>
 #include <string_view>
 
+#include "compiler/te/dtype.h"
+
 namespace tunefarm::agent {
 
-enum class ElementType {
-  kFloat16, kBFloat16, kFloat32, kFloat64,
-  kInt8, kInt16, kInt32, kInt64, kUInt8, kUInt16, kUInt32, kUInt64, kBool,
-};
+// The compiler's dtype table (compiler/te/dtype.h, in tf_dtype, which links no compiler code).
+using ElementType = te::DType;
 
 // The type of a metadata dtype name, or nullopt for a name the ABI does not define.
-std::optional<ElementType> ElementTypeOf(std::string_view dtype);
-bool IsFloating(ElementType type);
+inline std::optional<ElementType> ElementTypeOf(std::string_view dtype) { return te::ParseDType(dtype); }
+inline bool IsFloating(ElementType type) { return te::IsFloat(type) || te::IsStorageFloat(type); }
 
 // Element `index` of an array of `type`, as a double (uint64/int64 beyond 2^53 lose bits).
 double LoadElement(ElementType type, const void* data, int64_t index);

@@ -16,7 +16,7 @@
 #include <thread>
 #include <utility>
 
-#include "compiler/common/strings.h"
+#include "common/strings.h"
 #include "absl/status/status.h"
 
 extern char** environ;

@@ -9,7 +9,7 @@
 #include <filesystem>
 
 #include "absl/status/status.h"
-#include "compiler/common/strings.h"
+#include "common/strings.h"
 
 namespace tunefarm::agent {
 
@@ -23,19 +23,11 @@ absl::StatusOr<std::unique_ptr<KernelCache>> KernelCache::Create(int64_t limit_b
   if (limit_bytes <= 0) {
     return absl::InvalidArgumentError(StrCat("kernel cache limit must be positive, got ", limit_bytes));
   }
-  std::string base = parent;
-  if (base.empty()) {
-    const char* tmp = std::getenv("TMPDIR");
-    base = tmp != nullptr && *tmp != '\0' ? tmp : "/tmp";
-  }
-  // mkdtemp creates the directory with mode 0700: other users can neither list nor replace
-  // the kernels between upload and measurement.
-  std::string pattern = base + "/tunefarm-agent-XXXXXX";
-  if (mkdtemp(pattern.data()) == nullptr) {
-    return absl::FailedPreconditionError(
-        StrCat("cannot create the kernel cache directory in ", base, ": ", std::strerror(errno)));
-  }
-  return std::unique_ptr<KernelCache>(new KernelCache(pattern, limit_bytes));
+  // Private (mode 0700): other users can neither list nor replace the kernels between upload
+  // and measurement.
+  absl::StatusOr<TempDir> dir = TempDir::Create("tunefarm-agent", parent);
+  if (!dir.ok()) return absl::FailedPreconditionError(StrCat("kernel cache: ", std::string(dir.status().message())));
+  return std::unique_ptr<KernelCache>(new KernelCache(*std::move(dir), limit_bytes));
 }
 
 KernelCache::~KernelCache() {
@@ -44,13 +36,11 @@ KernelCache::~KernelCache() {
     index_.clear();
     lru_.clear();
   }
-  std::error_code ignored;
-  std::filesystem::remove_all(dir_, ignored);
 }
 
 std::string KernelCache::NewTemporaryPath() {
   std::lock_guard lock(mu_);
-  return StrCat(dir_, "/upload-", next_temporary_++, ".part");
+  return dir_.File(StrCat("upload-", next_temporary_++, ".part"));
 }
 
 void KernelCache::EvictUntilFits(int64_t incoming_bytes) {
@@ -79,7 +69,7 @@ absl::StatusOr<std::shared_ptr<const CachedKernel>> KernelCache::Insert(
   EvictUntilFits(size_bytes);
   // A generation number keeps the name unique: an evicted copy still pinned by a measurement
   // deletes its own file later, never a re-uploaded one.
-  const std::string path = StrCat(dir_, "/", sha256, "-", next_temporary_++, ".so");
+  const std::string path = dir_.File(StrCat(sha256, "-", next_temporary_++, ".so"));
   if (rename(temporary_path.c_str(), path.c_str()) != 0) {
     const int error = errno;
     unlink(temporary_path.c_str());

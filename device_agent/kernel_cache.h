@@ -16,6 +16,7 @@
 #include <string>
 
 #include "absl/status/statusor.h"
+#include "common/temp_dir.h"
 
 namespace tunefarm::agent {
 
@@ -55,7 +56,7 @@ class KernelCache {
   KernelCache(const KernelCache&) = delete;
   KernelCache& operator=(const KernelCache&) = delete;
 
-  const std::string& dir() const { return dir_; }
+  const std::string& dir() const { return dir_.path(); }
   int64_t limit_bytes() const { return limit_bytes_; }
 
   // A fresh path in the directory for an upload in progress.
@@ -74,10 +75,10 @@ class KernelCache {
   CacheStats stats() const;
 
  private:
-  KernelCache(std::string dir, int64_t limit_bytes) : dir_(std::move(dir)), limit_bytes_(limit_bytes) {}
+  KernelCache(TempDir dir, int64_t limit_bytes) : dir_(std::move(dir)), limit_bytes_(limit_bytes) {}
   void EvictUntilFits(int64_t incoming_bytes);  // mu_ held
 
-  const std::string dir_;
+  const TempDir dir_;  // removed with the cache
   const int64_t limit_bytes_;
 
   mutable std::mutex mu_;

@@ -7,7 +7,7 @@
 #include <cerrno>
 #include <cstring>
 
-#include "compiler/common/strings.h"
+#include "common/strings.h"
 #include "deploy/tunefarm_abi.h"
 #include "device_agent/target_arch.h"
 #include "proto/wire_limits.h"

@@ -1,6 +1,6 @@
 #include "device_agent/measure_reactor.h"
 
-#include "compiler/common/strings.h"
+#include "common/strings.h"
 #include "device_agent/kernel_upload.h"
 #include "proto/grpc_status.h"
 

@@ -8,7 +8,7 @@
 #include <cmath>
 
 #include "absl/status/status.h"
-#include "compiler/common/strings.h"
+#include "common/strings.h"
 
 namespace tunefarm::agent {
 namespace {

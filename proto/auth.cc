@@ -5,12 +5,11 @@
 #include <cerrno>
 #include <cstdlib>
 #include <cstring>
-#include <fstream>
-#include <sstream>
 
 #include "absl/status/status.h"
 #include "absl/strings/ascii.h"
 #include "absl/strings/str_cat.h"
+#include "common/file_read.h"
 #include "proto/host_port.h"
 #include "proto/refusal_log.h"
 
@@ -29,11 +28,9 @@ absl::StatusOr<std::string> LoadToken(std::string_view token_file) {
       return absl::PermissionDeniedError(absl::StrCat(
           "token file ", path, " is accessible by group or others; run: chmod 600 ", path));
     }
-    std::ifstream in(path, std::ios::binary);
-    if (!in) return absl::PermissionDeniedError(absl::StrCat("cannot read token file ", path));
-    std::ostringstream text;
-    text << in.rdbuf();
-    token = text.str();
+    absl::StatusOr<std::string> text = ReadWholeFile(path, "token file");
+    if (!text.ok()) return text.status();
+    token = *std::move(text);
     absl::StripAsciiWhitespace(&token);
     if (token.empty()) return absl::InvalidArgumentError(absl::StrCat("token file ", path, " is empty"));
     return token;

@@ -1,14 +1,13 @@
 #include "proto/credentials.h"
 
 #include <algorithm>
-#include <fstream>
-#include <sstream>
 
 #include <grpcpp/create_channel.h>
 #include <grpcpp/support/channel_arguments.h>
 
 #include "absl/status/status.h"
 #include "absl/strings/str_cat.h"
+#include "common/file_read.h"
 #include "proto/host_port.h"
 #include "proto/tls_key_pair.h"
 
@@ -16,14 +15,12 @@ namespace tunefarm::wire {
 namespace {
 
 absl::StatusOr<std::string> ReadPem(const std::string& path, const char* what) {
-  std::ifstream in(path, std::ios::binary);
-  if (!in) return absl::NotFoundError(absl::StrCat("cannot read TLS ", what, " file ", path));
-  std::ostringstream text;
-  text << in.rdbuf();
-  if (text.str().find("-----BEGIN") == std::string::npos) {
+  absl::StatusOr<std::string> text = ReadWholeFile(path, absl::StrCat("TLS ", what, " file"));
+  if (!text.ok()) return text.status();
+  if (text->find("-----BEGIN") == std::string::npos) {
     return absl::InvalidArgumentError(absl::StrCat("TLS ", what, " file ", path, " is not PEM"));
   }
-  return text.str();
+  return text;
 }
 
 }  // namespace

@@ -6,10 +6,11 @@
 #include <algorithm>
 #include <charconv>
 #include <filesystem>
-#include <fstream>
 #include <set>
 #include <sstream>
 #include <utility>
+
+#include "common/file_read.h"
 
 namespace tunefarm::wire {
 namespace {
@@ -21,12 +22,8 @@ std::string_view Trim(std::string_view text) {
   return text.substr(begin, end - begin + 1);
 }
 
-std::string ReadFile(const std::string& path) {
-  std::ifstream in(path, std::ios::binary);
-  std::stringstream text;
-  text << in.rdbuf();
-  return text.str();
-}
+// Empty when the file is missing: sysfs and /proc differ between kernels and boards.
+std::string ReadFile(const std::string& path) { return ReadWholeFile(path, "").value_or(""); }
 
 }  // namespace
 

@@ -4,7 +4,7 @@
 #include <string>
 
 #include "absl/strings/str_cat.h"
-#include "compiler/common/command_flags.h"
+#include "common/command_flags.h"
 #include "proto/auth.h"
 #include "proto/credentials.h"
 #include "proto/host_port.h"

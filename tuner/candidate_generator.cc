@@ -1,6 +1,6 @@
 #include "tuner/candidate_generator.h"
 
-#include "compiler/common/strings.h"
+#include "common/strings.h"
 #include "tuner/search_space/initial_population.h"
 #include "tuner/search_space/random_annotation.h"
 #include "tuner/search_space/sketch_rules.h"

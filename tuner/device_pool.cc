@@ -5,7 +5,7 @@
 #include <set>
 #include <thread>
 
-#include "compiler/common/strings.h"
+#include "common/strings.h"
 #include "tuner/device_locality.h"
 #include "tuner/parallel_work.h"
 

@@ -5,7 +5,7 @@
 #include <set>
 
 #include "compiler/codegen/host_target.h"
-#include "compiler/common/strings.h"
+#include "common/strings.h"
 #include "proto/arm_cpus.h"
 #include "proto/hardware_facts.h"
 

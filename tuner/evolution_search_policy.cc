@@ -5,7 +5,7 @@
 #include <limits>
 #include <unordered_set>
 
-#include "compiler/common/strings.h"
+#include "common/strings.h"
 #include "tuner/features/program_features.h"
 #include "tuner/parallel_work.h"
 #include "tuner/search_space/initial_population.h"

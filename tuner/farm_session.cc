@@ -4,7 +4,7 @@
 #include <chrono>
 #include <map>
 
-#include "compiler/common/strings.h"
+#include "common/strings.h"
 #include "tuner/tuning_profile.h"
 
 namespace tunefarm::tuner {

@@ -9,8 +9,8 @@
 #include <string_view>
 #include <vector>
 
-#include "compiler/common/strings.h"
-#include "compiler/common/unix_time.h"
+#include "common/strings.h"
+#include "common/unix_time.h"
 
 namespace tunefarm::tuner {
 namespace {

@@ -2,7 +2,7 @@
 
 #include <filesystem>
 
-#include "compiler/common/strings.h"
+#include "common/strings.h"
 #include "tuner/database_samples.h"
 #include "tuner/features/program_features.h"
 

@@ -2,8 +2,8 @@
 
 #include <algorithm>
 
-#include "compiler/common/strings.h"
-#include "compiler/common/unix_time.h"
+#include "common/strings.h"
+#include "common/unix_time.h"
 #include "tuner/job_claim.h"
 #include "tuner/job_spec.h"
 

@@ -7,8 +7,8 @@
 #include <optional>
 #include <set>
 
-#include "compiler/common/strings.h"
-#include "compiler/common/unix_time.h"
+#include "common/strings.h"
+#include "common/unix_time.h"
 #include "db/record_id.h"
 #include "db/tuning_database.h"
 #include "tuner/device_target.h"

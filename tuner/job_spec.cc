@@ -4,7 +4,7 @@
 
 #include <google/protobuf/util/json_util.h>
 
-#include "compiler/common/strings.h"
+#include "common/strings.h"
 
 namespace tunefarm::tuner {
 

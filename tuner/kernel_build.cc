@@ -2,8 +2,8 @@
 
 #include "compiler/codegen/codegen.h"
 #include "compiler/codegen/shared_object.h"
-#include "compiler/common/sha256.h"
-#include "compiler/common/strings.h"
+#include "common/sha256.h"
+#include "common/strings.h"
 #include "compiler/tir/layout_transform.h"
 #include "compiler/tir/lower.h"
 #include "deploy/tunefarm_abi.h"

@@ -5,8 +5,8 @@
 #include <limits>
 #include <thread>
 
-#include "compiler/common/strings.h"
-#include "compiler/common/unix_time.h"
+#include "common/strings.h"
+#include "common/unix_time.h"
 #include "tuner/parallel_work.h"
 
 namespace tunefarm::tuner {

@@ -3,7 +3,7 @@
 #include <algorithm>
 #include <set>
 
-#include "compiler/common/strings.h"
+#include "common/strings.h"
 
 namespace tunefarm::tuner {
 namespace {

@@ -3,7 +3,7 @@
 #include <algorithm>
 #include <thread>
 
-#include "compiler/common/strings.h"
+#include "common/strings.h"
 #include "compiler/schedule/default_rules.h"
 #include "tuner/evolution_search_policy.h"
 #include "tuner/random_search_policy.h"

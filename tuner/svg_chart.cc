@@ -4,7 +4,7 @@
 #include <cmath>
 #include <cstdio>
 
-#include "compiler/common/strings.h"
+#include "common/strings.h"
 
 namespace tunefarm::tuner {
 namespace {

@@ -1,6 +1,6 @@
 #include "tuner/tuning_task.h"
 
-#include "compiler/common/strings.h"
+#include "common/strings.h"
 #include "compiler/frontend/onnx_importer.h"
 
 namespace tunefarm::tuner {

@@ -6,7 +6,7 @@
 
 #include "bench/timing.h"
 #include "compiler/codegen/codegen.h"
-#include "compiler/common/strings.h"
+#include "common/strings.h"
 #include "compiler/ops/conv2d.h"
 #include "compiler/ops/conv2d_nchwc.h"
 #include "compiler/ops/matmul.h"

@@ -2,7 +2,7 @@
 
 #include <cstdio>
 
-#include "compiler/common/strings.h"
+#include "common/strings.h"
 #include "compiler/ops/winograd.h"
 #include "compiler/schedule/default_rules.h"
 

@@ -24,7 +24,7 @@
 #include "compiler/codegen/host_target.h"
 #include "compiler/codegen/object_emitter.h"
 #include "compiler/codegen/shared_object.h"
-#include "compiler/common/strings.h"
+#include "common/strings.h"
 #include "compiler/tir/lower.h"
 #include "deploy/thread_pool.h"
 #include "tuner/search_space/initial_population.h"

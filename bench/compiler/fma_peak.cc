@@ -11,7 +11,7 @@
 #include <string_view>
 #include <vector>
 
-#include "compiler/common/strings.h"
+#include "common/strings.h"
 
 namespace tunefarm::bench {
 namespace {

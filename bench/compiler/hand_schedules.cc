@@ -3,7 +3,7 @@
 #include <cstdio>
 #include <cstdlib>
 
-#include "compiler/common/strings.h"
+#include "common/strings.h"
 
 namespace tunefarm::bench {
 namespace {

@@ -19,7 +19,7 @@
 #include "bench/compiler/peers.h"
 #include "bench/timing.h"
 #include "compiler/codegen/host_target.h"
-#include "compiler/common/strings.h"
+#include "common/strings.h"
 #include "compiler/schedule/default_rules.h"
 
 using namespace tunefarm;

@@ -19,7 +19,7 @@
 #include "bench/compiler/bench_kernels.h"
 #include "bench/timing.h"
 #include "compiler/codegen/host_target.h"
-#include "compiler/common/strings.h"
+#include "common/strings.h"
 #include "compiler/ops/conv2d.h"
 #include "compiler/ops/conv2d_nchwc.h"
 #include "compiler/ops/elementwise.h"

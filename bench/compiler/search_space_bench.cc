@@ -44,7 +44,7 @@
 #include "bench/compiler/peers.h"
 #include "bench/timing.h"
 #include "compiler/codegen/host_target.h"
-#include "compiler/common/strings.h"
+#include "common/strings.h"
 #include "compiler/schedule/default_rules.h"
 #include "tuner/search_space/initial_population.h"
 #include "tuner/search_space/search_target.h"

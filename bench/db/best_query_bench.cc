@@ -25,9 +25,11 @@
 #include "db/record_id.h"
 #include "db/record_row.h"
 #include "db/tuning_database.h"
+#include "common/temp_dir.h"
 
 namespace {
 
+using tunefarm::TempDir;
 using tunefarm::db::ErrorKind;
 using tunefarm::db::TuningDatabase;
 using tunefarm::db::TuningRecord;
@@ -119,14 +121,16 @@ int main(int argc, char** argv) {
   int records = flags.count("--records") ? std::atoi(flags["--records"].c_str()) : 1'000'000;
   int workloads = flags.count("--workloads") ? std::atoi(flags["--workloads"].c_str()) : 1000;
   int calls = flags.count("--calls") ? std::atoi(flags["--calls"].c_str()) : 20'000;
-  std::string base =
-      flags.count("--dir") ? flags["--dir"] : std::filesystem::temp_directory_path().string();
-  std::string pattern = base + "/tunefarm-bench-XXXXXX";
-  if (records <= 0 || workloads <= 0 || calls <= 0 || mkdtemp(pattern.data()) == nullptr) {
-    std::fprintf(stderr, "usage: best_query_bench [--records N] [--workloads W] [--calls C]\n");
+  if (records <= 0 || workloads <= 0 || calls <= 0) {
+    std::fprintf(stderr, "usage: best_query_bench [--records N] [--workloads W] [--calls C] [--dir DIR]\n");
     return 2;
   }
-  std::string path = pattern + "/bench.db";
+  absl::StatusOr<TempDir> dir = TempDir::Create("tunefarm-bench", flags.count("--dir") ? flags["--dir"] : "");
+  if (!dir.ok()) {
+    std::fprintf(stderr, "%s\n", std::string(dir.status().message()).c_str());
+    return 2;
+  }
+  std::string path = dir->File("bench.db");
   std::mt19937_64 rng(42);
   int rc = 0;
   {
@@ -203,7 +207,7 @@ int main(int argc, char** argv) {
                 check.ok() ? "ok" : check.ToString().c_str());
     if (!check.ok()) rc = 1;
 
-    const std::string jsonl = pattern + "/all.jsonl";
+    const std::string jsonl = dir->File("all.jsonl");
     Clock::time_point export_start = Clock::now();
     absl::StatusOr<int64_t> exported = (*db)->ExportJsonl(jsonl);
     if (!exported.ok()) {
@@ -212,7 +216,7 @@ int main(int argc, char** argv) {
     }
     std::printf("export: %lld records in %.1f s, %.0f MiB of JSON lines\n", static_cast<long long>(*exported),
                 Seconds(Clock::now() - export_start), std::filesystem::file_size(jsonl) / 1048576.0);
-    absl::StatusOr<std::unique_ptr<TuningDatabase>> fresh = TuningDatabase::Open(pattern + "/imported.db");
+    absl::StatusOr<std::unique_ptr<TuningDatabase>> fresh = TuningDatabase::Open(dir->File("imported.db"));
     if (!fresh.ok()) {
       std::fprintf(stderr, "%s\n", fresh.status().ToString().c_str());
       return 1;
@@ -231,7 +235,5 @@ int main(int argc, char** argv) {
       rc = 1;
     }
   }
-  std::error_code ignored;
-  std::filesystem::remove_all(pattern, ignored);
   return rc;
 }

@@ -16,7 +16,7 @@
 #include "proto/credentials.h"
 #include "proto/health_client.h"
 #include "proto/tracker_client.h"
-#include "compiler/common/command_flags.h"
+#include "common/command_flags.h"
 #include "tracker/tracker_server.h"
 
 namespace tunefarm {

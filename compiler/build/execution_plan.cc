@@ -4,7 +4,7 @@
 #include <set>
 
 #include "compiler/build/group_dag.h"
-#include "compiler/common/strings.h"
+#include "common/strings.h"
 #include "compiler/passes/graph_rewriter.h"
 
 namespace tunefarm::build {

@@ -3,7 +3,7 @@
 #include <map>
 #include <set>
 
-#include "compiler/common/strings.h"
+#include "common/strings.h"
 #include "compiler/graph/op_compute.h"
 
 namespace tunefarm::build {

@@ -3,7 +3,7 @@
 #include "compiler/build/param_layouts.h"
 #include "compiler/build/task_lowering.h"
 #include "compiler/codegen/codegen.h"
-#include "compiler/common/strings.h"
+#include "common/strings.h"
 #include "deploy/artifact_checksum.h"
 
 namespace tunefarm::build {

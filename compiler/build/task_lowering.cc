@@ -1,7 +1,7 @@
 #include "compiler/build/task_lowering.h"
 
-#include "compiler/common/log.h"
-#include "compiler/common/strings.h"
+#include "common/log.h"
+#include "common/strings.h"
 #include "compiler/schedule/default_rules.h"
 #include "compiler/tir/lower.h"
 

@@ -4,7 +4,7 @@
 #include "compiler/codegen/embedded_blob.h"
 #include "compiler/codegen/object_emitter.h"
 #include "compiler/codegen/shared_object.h"
-#include "compiler/common/strings.h"
+#include "common/strings.h"
 #include "llvm/AsmParser/Parser.h"
 #include "llvm/IR/LLVMContext.h"
 #include "llvm/IR/Module.h"

@@ -1,6 +1,6 @@
 #include "compiler/codegen/embedded_blob.h"
 
-#include "compiler/common/strings.h"
+#include "common/strings.h"
 #include "llvm/ADT/StringRef.h"
 #include "llvm/IR/Constants.h"
 #include "llvm/IR/GlobalVariable.h"

@@ -1,7 +1,7 @@
 #include "compiler/codegen/expr_emitter.h"
 
 #include "compiler/codegen/float_bits_ir.h"
-#include "compiler/common/check.h"
+#include "common/check.h"
 #include "llvm/IR/Constants.h"
 #include "llvm/IR/DerivedTypes.h"
 #include "llvm/IR/IRBuilder.h"

@@ -4,7 +4,7 @@
 #include <set>
 
 #include "compiler/codegen/llvm_target.h"
-#include "compiler/common/strings.h"
+#include "common/strings.h"
 #include "llvm/ADT/StringMap.h"
 #include "llvm/MC/MCSubtargetInfo.h"
 #include "llvm/MC/TargetRegistry.h"

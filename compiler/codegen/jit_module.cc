@@ -2,7 +2,7 @@
 
 #include "compiler/codegen/codegen.h"
 #include "compiler/codegen/compile_module.h"
-#include "compiler/common/strings.h"
+#include "common/strings.h"
 #include "llvm/ExecutionEngine/Orc/JITTargetMachineBuilder.h"
 #include "llvm/ExecutionEngine/Orc/LLJIT.h"
 #include "llvm/ExecutionEngine/Orc/ThreadSafeModule.h"

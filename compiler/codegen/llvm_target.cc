@@ -4,7 +4,7 @@
 #include <mutex>
 
 #include "absl/status/status.h"
-#include "compiler/common/strings.h"
+#include "common/strings.h"
 #include "llvm/MC/MCSubtargetInfo.h"
 #include "llvm/MC/TargetRegistry.h"
 #include "llvm/Support/CommandLine.h"

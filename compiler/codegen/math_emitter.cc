@@ -4,7 +4,7 @@
 #include <limits>
 #include <span>
 
-#include "compiler/common/check.h"
+#include "common/check.h"
 #include "llvm/IR/Constants.h"
 #include "llvm/IR/DerivedTypes.h"
 #include "llvm/IR/IRBuilder.h"

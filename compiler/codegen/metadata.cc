@@ -2,7 +2,7 @@
 
 #include <cstdio>
 
-#include "compiler/common/strings.h"
+#include "common/strings.h"
 
 namespace tunefarm::codegen {
 namespace {

@@ -5,7 +5,7 @@
 #include <map>
 
 #include "absl/status/status.h"
-#include "compiler/common/strings.h"
+#include "common/strings.h"
 
 namespace tunefarm::codegen {
 namespace {

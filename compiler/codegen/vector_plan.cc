@@ -2,8 +2,8 @@
 
 #include <algorithm>
 
-#include "compiler/common/check.h"
-#include "compiler/common/strings.h"
+#include "common/check.h"
+#include "common/strings.h"
 #include "compiler/tir/stmt_functor.h"
 
 namespace tunefarm::codegen {

@@ -10,8 +10,8 @@
 #include <algorithm>
 #include <cstring>
 
-#include "compiler/common/file_read.h"
-#include "compiler/common/strings.h"
+#include "common/file_read.h"
+#include "common/strings.h"
 #include "compiler/graph/const_eval.h"
 #include "compiler/frontend/onnx_tensor.h"
 #include "compiler/graph/op_registry.h"

@@ -2,7 +2,7 @@
 
 #include <cstring>
 
-#include "compiler/common/strings.h"
+#include "common/strings.h"
 
 namespace tunefarm::frontend {
 

@@ -4,7 +4,7 @@
 #include <string>
 #include <vector>
 
-#include "compiler/common/strings.h"
+#include "common/strings.h"
 #include "compiler/graph/op_compute.h"
 
 namespace tunefarm::graph::compute {

@@ -6,7 +6,7 @@
 #include <set>
 #include <string>
 
-#include "compiler/common/strings.h"
+#include "common/strings.h"
 #include "compiler/graph/op_registry.h"
 
 namespace tunefarm::graph {

@@ -1,6 +1,6 @@
 #include "compiler/graph/graph.h"
 
-#include "compiler/common/strings.h"
+#include "common/strings.h"
 #include "compiler/graph/op_registry.h"
 
 namespace tunefarm::graph {

@@ -3,7 +3,7 @@
 #include <cstring>
 
 #include "absl/status/status.h"
-#include "compiler/common/strings.h"
+#include "common/strings.h"
 #include "compiler/te/float_bits.h"
 
 namespace tunefarm::graph {

@@ -3,7 +3,7 @@
 #include <set>
 #include <string>
 
-#include "compiler/common/strings.h"
+#include "common/strings.h"
 
 namespace tunefarm::graph {
 namespace {

@@ -1,7 +1,7 @@
 #include "compiler/graph/op_registry.h"
 
-#include "compiler/common/check.h"
-#include "compiler/common/strings.h"
+#include "common/check.h"
+#include "common/strings.h"
 #include "compiler/graph/op_compute.h"
 
 namespace tunefarm::graph {

@@ -3,7 +3,7 @@
 
 #include <limits>
 
-#include "compiler/common/strings.h"
+#include "common/strings.h"
 #include "compiler/graph/op_registry.h"
 
 namespace tunefarm::graph::ops {

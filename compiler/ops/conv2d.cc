@@ -1,7 +1,7 @@
 #include "compiler/ops/conv2d.h"
 
-#include "compiler/common/check.h"
-#include "compiler/common/strings.h"
+#include "common/check.h"
+#include "common/strings.h"
 #include "compiler/ops/pad.h"
 
 namespace tunefarm::ops {

@@ -1,6 +1,6 @@
 #include "compiler/ops/conv2d_nchwc.h"
 
-#include "compiler/common/strings.h"
+#include "common/strings.h"
 #include "compiler/ops/pad.h"
 
 namespace tunefarm::ops {

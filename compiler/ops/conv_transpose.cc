@@ -1,6 +1,6 @@
 #include "compiler/ops/conv_transpose.h"
 
-#include "compiler/common/strings.h"
+#include "common/strings.h"
 
 namespace tunefarm::ops {
 

@@ -1,6 +1,6 @@
 #include "compiler/ops/elementwise.h"
 
-#include "compiler/common/strings.h"
+#include "common/strings.h"
 
 namespace tunefarm::ops {
 

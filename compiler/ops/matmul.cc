@@ -1,6 +1,6 @@
 #include "compiler/ops/matmul.h"
 
-#include "compiler/common/strings.h"
+#include "common/strings.h"
 
 namespace tunefarm::ops {
 

@@ -5,7 +5,7 @@
 #include <cstdio>
 #include <cstdlib>
 
-#include "compiler/common/strings.h"
+#include "common/strings.h"
 
 namespace tunefarm::ops {
 

@@ -2,7 +2,7 @@
 
 #include <limits>
 
-#include "compiler/common/strings.h"
+#include "common/strings.h"
 #include "compiler/ops/pad.h"
 #include "compiler/ops/reduce.h"
 

@@ -2,7 +2,7 @@
 
 #include <algorithm>
 
-#include "compiler/common/strings.h"
+#include "common/strings.h"
 
 namespace tunefarm::ops {
 

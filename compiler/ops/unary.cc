@@ -2,7 +2,7 @@
 
 #include <numbers>
 
-#include "compiler/common/strings.h"
+#include "common/strings.h"
 
 namespace tunefarm::ops {
 namespace {

@@ -2,8 +2,8 @@
 
 #include <functional>
 
-#include "compiler/common/check.h"
-#include "compiler/common/strings.h"
+#include "common/check.h"
+#include "common/strings.h"
 #include "compiler/ops/pad.h"
 
 namespace tunefarm::ops {

@@ -4,8 +4,8 @@
 #include <map>
 #include <optional>
 
-#include "compiler/common/log.h"
-#include "compiler/common/strings.h"
+#include "common/log.h"
+#include "common/strings.h"
 #include "compiler/passes/graph_rewriter.h"
 
 namespace tunefarm::passes {

@@ -2,8 +2,8 @@
 
 #include <algorithm>
 
-#include "compiler/common/log.h"
-#include "compiler/common/strings.h"
+#include "common/log.h"
+#include "common/strings.h"
 #include "compiler/graph/const_eval.h"
 #include "compiler/passes/graph_rewriter.h"
 

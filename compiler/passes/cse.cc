@@ -5,8 +5,8 @@
 #include <type_traits>
 #include <unordered_map>
 
-#include "compiler/common/log.h"
-#include "compiler/common/strings.h"
+#include "common/log.h"
+#include "common/strings.h"
 #include "compiler/passes/graph_rewriter.h"
 
 namespace tunefarm::passes {

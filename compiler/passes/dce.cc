@@ -1,6 +1,6 @@
 #include "compiler/passes/dce.h"
 
-#include "compiler/common/log.h"
+#include "common/log.h"
 #include "compiler/passes/graph_rewriter.h"
 
 namespace tunefarm::passes {

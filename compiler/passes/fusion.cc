@@ -3,8 +3,8 @@
 #include <algorithm>
 #include <set>
 
-#include "compiler/common/log.h"
-#include "compiler/common/strings.h"
+#include "common/log.h"
+#include "common/strings.h"
 #include "compiler/passes/graph_rewriter.h"
 
 namespace tunefarm::passes {

@@ -1,6 +1,6 @@
 #include "compiler/passes/graph_memory.h"
 
-#include "compiler/common/strings.h"
+#include "common/strings.h"
 
 namespace tunefarm::passes {
 

@@ -1,7 +1,7 @@
 #include "compiler/passes/graph_rewriter.h"
 
-#include "compiler/common/check.h"
-#include "compiler/common/strings.h"
+#include "common/check.h"
+#include "common/strings.h"
 
 namespace tunefarm::passes {
 

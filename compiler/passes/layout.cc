@@ -3,8 +3,8 @@
 #include <map>
 #include <set>
 
-#include "compiler/common/log.h"
-#include "compiler/common/strings.h"
+#include "common/log.h"
+#include "common/strings.h"
 #include "compiler/graph/op_registry.h"
 #include "compiler/ops/winograd.h"
 #include "compiler/passes/graph_rewriter.h"

@@ -3,7 +3,7 @@
 #include <algorithm>
 #include <cstring>
 
-#include "compiler/common/check.h"
+#include "common/check.h"
 #include "compiler/ops/winograd.h"
 
 namespace tunefarm::passes {

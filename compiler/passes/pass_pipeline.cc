@@ -1,6 +1,6 @@
 #include "compiler/passes/pass_pipeline.h"
 
-#include "compiler/common/log.h"
+#include "common/log.h"
 #include "compiler/passes/batch_norm_folding.h"
 #include "compiler/passes/constant_folding.h"
 #include "compiler/passes/cse.h"

@@ -1,6 +1,6 @@
 #include "compiler/passes/square_by_multiplication.h"
 
-#include "compiler/common/log.h"
+#include "common/log.h"
 #include "compiler/passes/graph_rewriter.h"
 
 namespace tunefarm::passes {

@@ -1,5 +1,5 @@
 // Annotation and pragma steps: they change how a loop runs, never what it computes.
-#include "compiler/common/strings.h"
+#include "common/strings.h"
 #include "compiler/schedule/step_common.h"
 
 namespace tunefarm::schedule {

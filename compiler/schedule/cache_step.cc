@@ -4,7 +4,7 @@
 #include <functional>
 #include <set>
 
-#include "compiler/common/strings.h"
+#include "common/strings.h"
 #include "compiler/schedule/dag_edit.h"
 #include "compiler/schedule/step_common.h"
 

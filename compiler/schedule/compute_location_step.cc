@@ -1,7 +1,7 @@
 // compute_at / compute_inline / compute_root: where a stage's loop nest is emitted.
 #include <algorithm>
 
-#include "compiler/common/strings.h"
+#include "common/strings.h"
 #include "compiler/schedule/compute_at_check.h"
 #include "compiler/schedule/step_common.h"
 

@@ -3,7 +3,7 @@
 #include <algorithm>
 #include <set>
 
-#include "compiler/common/strings.h"
+#include "common/strings.h"
 #include "compiler/schedule/iter_lookup.h"
 #include "compiler/schedule/padding_placement.h"
 

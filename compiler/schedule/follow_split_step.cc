@@ -1,6 +1,6 @@
 // follow_split / follow_fused_split: splits whose lengths come from earlier split steps, so
 // that a producer's tiles match its consumer's when the tuner changes the consumer's split.
-#include "compiler/common/strings.h"
+#include "common/strings.h"
 #include "compiler/schedule/step_common.h"
 
 namespace tunefarm::schedule {

@@ -11,7 +11,7 @@
 #include <map>
 #include <set>
 
-#include "compiler/common/strings.h"
+#include "common/strings.h"
 #include "compiler/schedule/dag_edit.h"
 #include "compiler/schedule/step_common.h"
 

@@ -1,4 +1,4 @@
-#include "compiler/common/strings.h"
+#include "common/strings.h"
 #include "compiler/schedule/step_common.h"
 
 namespace tunefarm::schedule {

@@ -2,8 +2,8 @@
 
 #include <algorithm>
 
-#include "compiler/common/sha256.h"
-#include "compiler/common/strings.h"
+#include "common/sha256.h"
+#include "common/strings.h"
 #include "compiler/schedule/step_common.h"
 #include "compiler/schedule/step_json.h"
 

@@ -2,7 +2,7 @@
 
 #include <nlohmann/json.hpp>
 
-#include "compiler/common/strings.h"
+#include "common/strings.h"
 #include "compiler/schedule/state.h"
 
 namespace tunefarm::schedule {

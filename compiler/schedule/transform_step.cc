@@ -1,6 +1,6 @@
 #include "compiler/schedule/transform_step.h"
 
-#include "compiler/common/strings.h"
+#include "common/strings.h"
 #include "compiler/schedule/state.h"
 #include "compiler/schedule/step_common.h"
 

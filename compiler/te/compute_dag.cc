@@ -2,10 +2,10 @@
 
 #include <limits>
 
-#include "compiler/common/check.h"
+#include "common/check.h"
 #include "compiler/te/access_analysis.h"
 #include "compiler/te/dag_text.h"
-#include "compiler/common/sha256.h"
+#include "common/sha256.h"
 
 namespace tunefarm::te {
 

@@ -1,7 +1,7 @@
 #include "compiler/te/dag_text.h"
 
 #include "absl/status/status.h"
-#include "compiler/common/strings.h"
+#include "common/strings.h"
 #include "compiler/te/expr_text.h"
 
 namespace tunefarm::te {

@@ -5,7 +5,7 @@
 #include <cmath>
 #include <limits>
 
-#include "compiler/common/check.h"
+#include "common/check.h"
 
 namespace tunefarm::te {
 namespace {

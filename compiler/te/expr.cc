@@ -4,7 +4,7 @@
 #include <cmath>
 #include <string_view>
 
-#include "compiler/common/check.h"
+#include "common/check.h"
 
 namespace tunefarm::te {
 namespace {

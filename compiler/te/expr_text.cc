@@ -5,7 +5,7 @@
 #include <cstdlib>
 
 #include "absl/status/status.h"
-#include "compiler/common/strings.h"
+#include "common/strings.h"
 
 namespace tunefarm::te {
 

@@ -3,7 +3,7 @@
 #include <cmath>
 #include <cstring>
 
-#include "compiler/common/check.h"
+#include "common/check.h"
 
 namespace tunefarm::te {
 

@@ -4,7 +4,7 @@
 #include <cstring>
 #include <memory>
 
-#include "compiler/common/strings.h"
+#include "common/strings.h"
 #include "compiler/te/float_bits.h"
 #include "compiler/tir/stmt_functor.h"
 

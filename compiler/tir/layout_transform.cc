@@ -2,7 +2,7 @@
 
 #include <optional>
 
-#include "compiler/common/strings.h"
+#include "common/strings.h"
 #include "compiler/tir/buffer_plan.h"
 #include "compiler/tir/interpreter.h"
 #include "compiler/tir/lower.h"

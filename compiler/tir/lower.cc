@@ -5,7 +5,7 @@
 #include <map>
 #include <unordered_map>
 
-#include "compiler/common/strings.h"
+#include "common/strings.h"
 #include "compiler/tir/analyzer.h"
 #include "compiler/tir/auto_unroll.h"
 #include "compiler/tir/buffer_plan.h"

@@ -1,7 +1,7 @@
 #include "compiler/tir/stmt.h"
 
-#include "compiler/common/check.h"
-#include "compiler/common/strings.h"
+#include "common/check.h"
+#include "common/strings.h"
 #include "compiler/te/expr_text.h"
 #include "compiler/tir/stmt_functor.h"
 

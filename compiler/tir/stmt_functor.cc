@@ -1,6 +1,6 @@
 #include "compiler/tir/stmt_functor.h"
 
-#include "compiler/common/check.h"
+#include "common/check.h"
 
 namespace tunefarm::tir {
 

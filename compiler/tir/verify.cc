@@ -2,7 +2,7 @@
 
 #include <unordered_set>
 
-#include "compiler/common/strings.h"
+#include "common/strings.h"
 #include "compiler/tir/stmt_functor.h"
 
 namespace tunefarm::tir {

@@ -4,7 +4,7 @@
 
 #include <filesystem>
 
-#include "compiler/common/sha256.h"
+#include "common/sha256.h"
 #include "deploy/tunefarm_abi.h"
 #include "device_agent/agent_client.h"
 #include "device_agent/target_arch.h"

@@ -16,7 +16,7 @@
 #include <map>
 
 #include "absl/status/status.h"
-#include "compiler/common/strings.h"
+#include "common/strings.h"
 #include "gtest/gtest.h"
 
 extern char** environ;

@@ -1,5 +1,5 @@
 // cli/flags.h: the option parser every subcommand uses.
-#include "compiler/common/command_flags.h"
+#include "common/command_flags.h"
 
 #include <string>
 #include <vector>

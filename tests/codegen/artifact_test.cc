@@ -8,8 +8,8 @@
 
 #include "compiler/codegen/host_target.h"
 #include "compiler/codegen/metadata.h"
-#include "compiler/common/sha256.h"
-#include "compiler/common/strings.h"
+#include "common/sha256.h"
+#include "common/strings.h"
 #include "tests/codegen/kernel_runner.h"
 #include "tests/codegen/test_kernels.h"
 

@@ -11,7 +11,7 @@
 #include <random>
 
 #include "compiler/codegen/host_target.h"
-#include "compiler/common/strings.h"
+#include "common/strings.h"
 #include "tests/codegen/kernel_runner.h"
 #include "tests/codegen/test_kernels.h"
 

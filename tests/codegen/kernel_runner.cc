@@ -8,7 +8,7 @@
 #include <fstream>
 
 #include "compiler/codegen/host_target.h"
-#include "compiler/common/strings.h"
+#include "common/strings.h"
 #include "deploy/thread_pool.h"
 
 namespace tunefarm::codegen::testing {

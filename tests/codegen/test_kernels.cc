@@ -1,7 +1,7 @@
 #include "tests/codegen/test_kernels.h"
 
 #include "compiler/codegen/codegen.h"
-#include "compiler/common/sha256.h"
+#include "common/sha256.h"
 #include "tests/codegen/kernel_runner.h"
 
 namespace tunefarm::codegen::testing {

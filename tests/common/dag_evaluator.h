@@ -7,7 +7,7 @@
 #include <cstring>
 #include <vector>
 
-#include "compiler/common/check.h"
+#include "common/check.h"
 #include "compiler/te/compute_dag.h"
 
 namespace tunefarm::testing {

@@ -8,7 +8,7 @@
 
 #include "compiler/build/model_builder.h"
 #include "compiler/codegen/host_target.h"
-#include "compiler/common/strings.h"
+#include "common/strings.h"
 #include "deploy/tunefarm_runtime.h"
 
 namespace tunefarm::conformance {

@@ -7,7 +7,7 @@
 #include <map>
 #include <sstream>
 
-#include "compiler/common/strings.h"
+#include "common/strings.h"
 #include "compiler/frontend/onnx_importer.h"
 #include "compiler/frontend/onnx_tensor.h"
 #include "onnx/onnx_pb.h"

@@ -10,7 +10,7 @@
 #include <map>
 #include <sstream>
 
-#include "compiler/common/strings.h"
+#include "common/strings.h"
 #include "tests/conformance/compiled_executor.h"
 #include "tests/conformance/conformance_case.h"
 #include "tests/conformance/reference_executor.h"

@@ -2,7 +2,7 @@
 
 #include <map>
 
-#include "compiler/common/strings.h"
+#include "common/strings.h"
 #include "compiler/graph/op_compute.h"
 #include "compiler/schedule/default_rules.h"
 #include "compiler/tir/interpreter.h"

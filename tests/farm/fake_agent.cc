@@ -16,7 +16,7 @@
 #include "proto/auth.h"
 #include "proto/credentials.h"
 #include "proto/termination.h"
-#include "compiler/common/command_flags.h"
+#include "common/command_flags.h"
 
 namespace wire = tunefarm::wire;
 

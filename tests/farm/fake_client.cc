@@ -12,7 +12,7 @@
 #include "proto/credentials.h"
 #include "proto/termination.h"
 #include "proto/tracker_client.h"
-#include "compiler/common/command_flags.h"
+#include "common/command_flags.h"
 
 namespace wire = tunefarm::wire;
 

@@ -4,7 +4,7 @@
 #include <cstring>
 #include <random>
 
-#include "compiler/common/strings.h"
+#include "common/strings.h"
 #include "compiler/schedule/state.h"
 #include "compiler/tir/interpreter.h"
 #include "compiler/te/float_bits.h"

@@ -1,5 +1,5 @@
 // The logger: level parsing, filtering, and the line format.
-#include "compiler/common/log.h"
+#include "common/log.h"
 
 #include <gtest/gtest.h>
 

@@ -11,7 +11,7 @@
 #include <string>
 #include <vector>
 
-#include "compiler/common/strings.h"
+#include "common/strings.h"
 #include "compiler/graph/graph.h"
 #include "compiler/graph/op_registry.h"
 

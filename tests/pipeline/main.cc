@@ -7,7 +7,7 @@
 
 #include "compiler/codegen/codegen.h"
 #include "compiler/codegen/host_target.h"
-#include "compiler/common/sha256.h"
+#include "common/sha256.h"
 #include "compiler/tir/lower.h"
 #include "tests/pipeline/pipeline_schedules.h"
 

@@ -1,7 +1,7 @@
 // Hand-written schedules used by the pipeline test (and the determinism probe in main.cc).
 #pragma once
 
-#include "compiler/common/check.h"
+#include "common/check.h"
 #include "compiler/schedule/state.h"
 #include "tests/common/test_dags.h"
 

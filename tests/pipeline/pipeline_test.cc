@@ -5,7 +5,7 @@
 #include <regex>
 
 #include "compiler/codegen/codegen.h"
-#include "compiler/common/sha256.h"
+#include "common/sha256.h"
 #include "compiler/tir/interpreter.h"
 #include "compiler/tir/lower.h"
 #include "tests/codegen/kernel_runner.h"

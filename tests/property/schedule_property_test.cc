@@ -12,7 +12,7 @@
 #include <map>
 #include <random>
 
-#include "compiler/common/strings.h"
+#include "common/strings.h"
 #include "compiler/tir/injected_bug.h"
 #include "compiler/tir/interpreter.h"
 #include "compiler/tir/lower.h"

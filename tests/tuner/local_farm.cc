@@ -4,7 +4,7 @@
 #include <chrono>
 #include <thread>
 
-#include "compiler/common/strings.h"
+#include "common/strings.h"
 #include "proto/credentials.h"
 #include "proto/tracker_client.h"
 

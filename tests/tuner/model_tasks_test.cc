@@ -12,7 +12,7 @@
 #include <random>
 
 #include "compiler/codegen/host_target.h"
-#include "compiler/common/strings.h"
+#include "common/strings.h"
 #include "compiler/tir/layout_transform.h"
 #include "compiler/tir/lower.h"
 #include "tests/codegen/kernel_runner.h"

@@ -9,7 +9,7 @@
 #include <cstdio>
 #include <set>
 
-#include "compiler/common/strings.h"
+#include "common/strings.h"
 #include "compiler/ops/conv2d.h"
 #include "compiler/ops/conv2d_nchwc.h"
 #include "compiler/ops/conv_transpose.h"

@@ -9,7 +9,7 @@
 #include <random>
 #include <set>
 
-#include "compiler/common/strings.h"
+#include "common/strings.h"
 #include "db/tuning_database.h"
 #include "onnx/onnx_pb.h"
 #include "tests/farm/child_process.h"

@@ -8,8 +8,9 @@
 #include <string_view>
 #include <vector>
 
-#include "compiler/common/strings.h"
-#include "compiler/common/sha256.h"
+#include "common/file_read.h"
+#include "common/strings.h"
+#include "common/sha256.h"
 
 namespace tunefarm::tuner {
 namespace {
@@ -61,12 +62,9 @@ absl::Status WriteModelFile(const std::string& path, const ModelFileContents& co
 absl::StatusOr<ModelFileContents> ReadModelFile(const std::string& path) {
   std::error_code ec;
   if (!std::filesystem::exists(path, ec)) return absl::NotFoundError(StrCat(path, ": no such cost model file"));
-  std::ifstream in(path, std::ios::binary);
-  if (!in) return absl::UnavailableError(StrCat(path, ": cannot open"));
-  std::stringstream buffer;
-  buffer << in.rdbuf();
-  if (in.bad()) return absl::UnavailableError(StrCat(path, ": read error"));
-  std::string bytes = std::move(buffer).str();
+  absl::StatusOr<std::string> read = ReadWholeFile(path, "cost model file");
+  if (!read.ok()) return absl::UnavailableError(read.status().message());
+  std::string bytes = *std::move(read);
   if (bytes.empty()) return Damaged(path, "empty file");
 
   size_t newline = bytes.find('\n');

@@ -1,6 +1,6 @@
 #include "tuner/cost_model/pack_sum.h"
 
-#include "compiler/common/strings.h"
+#include "common/strings.h"
 
 namespace tunefarm::tuner {
 

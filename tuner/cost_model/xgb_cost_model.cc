@@ -6,7 +6,7 @@
 #include <optional>
 #include <utility>
 
-#include "compiler/common/strings.h"
+#include "common/strings.h"
 #include "tuner/cost_model/model_file.h"
 #include "tuner/cost_model/pack_sum.h"
 #include "tuner/cost_model/pack_sum_objective.h"

@@ -1,6 +1,6 @@
 #include "tuner/cost_model/xgb_handles.h"
 
-#include "compiler/common/strings.h"
+#include "common/strings.h"
 
 namespace tunefarm::tuner {
 

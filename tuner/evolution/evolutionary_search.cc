@@ -8,7 +8,7 @@
 #include <unordered_map>
 #include <utility>
 
-#include "compiler/common/strings.h"
+#include "common/strings.h"
 
 namespace tunefarm::tuner {
 namespace {

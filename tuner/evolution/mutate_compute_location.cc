@@ -3,7 +3,7 @@
 #include <set>
 #include <utility>
 
-#include "compiler/common/strings.h"
+#include "common/strings.h"
 #include "tuner/evolution/mutation_rules.h"
 #include "tuner/evolution/step_edit.h"
 #include "tuner/search_space/compute_location_choices.h"

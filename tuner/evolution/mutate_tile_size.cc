@@ -1,7 +1,7 @@
 // Tile size (Ansor's MutateTileSize): a factor moves between two levels of one split.
 #include <utility>
 
-#include "compiler/common/strings.h"
+#include "common/strings.h"
 #include "tuner/evolution/mutation_rules.h"
 #include "tuner/evolution/step_edit.h"
 

@@ -2,7 +2,7 @@
 
 #include <utility>
 
-#include "compiler/common/strings.h"
+#include "common/strings.h"
 #include "tuner/search_space/initial_population.h"
 
 namespace tunefarm::tuner {

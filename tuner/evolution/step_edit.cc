@@ -2,7 +2,7 @@
 
 #include <utility>
 
-#include "compiler/common/strings.h"
+#include "common/strings.h"
 
 namespace tunefarm::tuner {
 namespace {

@@ -7,7 +7,7 @@
 #include <string_view>
 
 #include "absl/status/status.h"
-#include "compiler/common/strings.h"
+#include "common/strings.h"
 #include "compiler/tir/stmt_functor.h"
 
 namespace tunefarm::tuner {

@@ -3,7 +3,7 @@
 #include <algorithm>
 #include <set>
 
-#include "compiler/common/strings.h"
+#include "common/strings.h"
 #include "compiler/tir/lower.h"
 #include "tuner/parallel_work.h"
 #include "tuner/search_space/random_annotation.h"

@@ -4,7 +4,7 @@
 #include <optional>
 #include <string>
 
-#include "compiler/common/strings.h"
+#include "common/strings.h"
 
 namespace tunefarm::tuner {
 namespace {

@@ -5,7 +5,7 @@
 #include <string>
 #include <utility>
 
-#include "compiler/common/strings.h"
+#include "common/strings.h"
 #include "tuner/search_space/compute_location_choices.h"
 #include "tuner/search_space/split_factorization.h"
 

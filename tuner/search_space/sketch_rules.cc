@@ -3,7 +3,7 @@
 #include <algorithm>
 #include <utility>
 
-#include "compiler/common/strings.h"
+#include "common/strings.h"
 #include "compiler/schedule/padding_placement.h"
 #include "tuner/search_space/multi_level_tiling.h"
 

@@ -15,7 +15,7 @@
 
 #include "bench/compiler/bench_kernels.h"
 #include "bench/timing.h"
-#include "compiler/common/strings.h"
+#include "common/strings.h"
 #include "tests/tuner/cost_model/synthetic_programs.h"
 #include "tuner/cost_model/ranking_metrics.h"
 #include "tuner/cost_model/xgb_cost_model.h"

@@ -12,7 +12,7 @@
 #include <thread>
 
 #include "bench/compiler/bench_workloads.h"
-#include "compiler/common/strings.h"
+#include "common/strings.h"
 #include "compiler/ops/conv2d.h"
 #include "compiler/ops/matmul.h"
 #include "tuner/evolution/evolutionary_search.h"

@@ -40,10 +40,11 @@
 #include "bench/compiler/kernel_probe.h"
 #include "bench/timing.h"
 #include "compiler/codegen/host_target.h"
-#include "compiler/common/strings.h"
+#include "common/strings.h"
 #include "compiler/schedule/default_rules.h"
 #include "tuner/search_policy_factory.h"
 #include "tuner/svg_chart.h"
+#include "common/temp_dir.h"
 
 using namespace tunefarm;
 
@@ -231,17 +232,18 @@ void RunWorkload(const bench::Workload& w, const codegen::Target& target, const 
     }
     const std::vector<float> reference(args.out(), args.out() + out_elems);
     const double quick_default_s = bench::TimeKernel(*dflt, args, &pool, kMinRepeatMs);
-    std::error_code ec;
-    const std::string model_dir = (std::filesystem::temp_directory_path() / "tunefarm-search-curve").string();
-    std::filesystem::remove_all(model_dir, ec);
-    std::filesystem::create_directories(model_dir, ec);
+    absl::StatusOr<TempDir> model_dir = TempDir::Create("tunefarm-search-curve");  // the cost models
+    if (!model_dir.ok()) {
+      std::fprintf(stderr, "%s: %s; row skipped\n", w.name.c_str(), std::string(model_dir.status().message()).c_str());
+      continue;
+    }
 
     tuner::ChartPanel panel{
         StrCat(w.name, ", ", threads, " thread", threads > 1 ? "s" : ""), "trials", "best GFLOP/s", {}};
     std::vector<Curve> curves;
     for (const std::string& policy : settings.policies)
       curves.push_back(
-          Search(w, policy, target, threads, settings, reference, quick_default_s, &pool, model_dir));
+          Search(w, policy, target, threads, settings, reference, quick_default_s, &pool, model_dir->path()));
     const double default_s = bench::TimeKernel(*dflt, args, &pool, kFinalRepeatMs, kFinalRepeats);
     w.peer.setup(threads);
     const double peer_s = bench::MedianSecondsPerCall(w.peer.run, 3, 200);

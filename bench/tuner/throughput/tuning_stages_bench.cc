@@ -28,6 +28,7 @@
 #include "bench/compiler/bench_kernels.h"
 #include "bench/compiler/bench_workloads.h"
 #include "cli/embedded_farm.h"
+#include "common/temp_dir.h"
 #include "compiler/codegen/host_target.h"
 #include "db/tuning_database.h"
 #include "tuner/job_runner.h"
@@ -74,12 +75,12 @@ int main() {
       {"resnet-18 conv 64x56x56 3x3 nchw" + std::to_string(block) + "c", bench::ConvNchwcDag(conv, block, block)},
   };
 
-  char dir_template[] = "/tmp/tunefarm-stages-XXXXXX";
-  if (mkdtemp(dir_template) == nullptr) {
-    std::perror("mkdtemp");
+  absl::StatusOr<TempDir> dir = TempDir::Create("tunefarm-stages");
+  if (!dir.ok()) {
+    std::fprintf(stderr, "%s\n", std::string(dir.status().message()).c_str());
     return 1;
   }
-  const std::string db_path = std::string(dir_template) + "/stages.db";
+  const std::string db_path = dir->File("stages.db");
   auto farm = cli::EmbeddedFarm::Start("stages-bench", TUNEFARM_MEASURE_HELPER, agents);
   if (!farm.ok()) {
     std::fprintf(stderr, "%s\n", std::string(farm.status().message()).c_str());
@@ -125,10 +126,8 @@ int main() {
     }
   }
   if (EnvInt("TUNEFARM_STAGES_KEEP_DB", 0) == 1) {
+    dir->Keep();
     std::printf("the records: %s\n", db_path.c_str());
-    return 0;
   }
-  std::error_code ec;
-  std::filesystem::remove_all(dir_template, ec);
   return 0;
 }

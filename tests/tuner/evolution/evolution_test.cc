@@ -8,7 +8,7 @@
 #include <map>
 #include <set>
 
-#include "compiler/common/strings.h"
+#include "common/strings.h"
 #include "compiler/ops/conv2d.h"
 #include "compiler/ops/elementwise.h"
 #include "compiler/ops/matmul.h"

@@ -1,4 +1,4 @@
-#include "compiler/common/log.h"
+#include "common/log.h"
 
 #include <atomic>
 #include <cctype>

@@ -1,4 +1,4 @@
-#include "compiler/common/strings.h"
+#include "common/strings.h"
 
 namespace tunefarm {
 

@@ -1,9 +1,9 @@
-#include "compiler/common/command_flags.h"
+#include "common/command_flags.h"
 
 #include <algorithm>
 
 #include "absl/status/status.h"
-#include "compiler/common/strings.h"
+#include "common/strings.h"
 
 namespace tunefarm {
 namespace {
