@@ -26,7 +26,8 @@ const CommandSpec& Spec() {
        {"target", 0, "TARGET", "code generation target (default: this machine)"},
        {"threads", 0, "N", "threads the kernels are scheduled for (default: this machine's cores)"},
        {"db", 0, "FILE", "tuning database: use the best record of each kernel where one exists"},
-       {"input-shape", 0, "NAME=D,D,...", "shape of an input with symbolic dimensions", false, true}},
+       {"input-shape", 0, "NAME=D,D,...", "shape of an input with symbolic dimensions", false, true},
+       {"bind", 0, "NAME=FILE", "a graph input fixed at compile time (.npy or .pb): a Reshape's shape, Slice's starts, ...", false, true}},
       {"MODEL.onnx"}};
   return spec;
 }

@@ -26,7 +26,8 @@ const CommandSpec& Spec() {
       {{"json", 0, "", "print one JSON document"},
        {"target", 0, "TARGET", "for an .onnx: target to plan for (default: this machine)"},
        {"threads", 0, "N", "for an .onnx: thread count to plan for (default 1)"},
-       {"input-shape", 0, "NAME=D,D,...", "for an .onnx: shape of an input with symbolic dimensions", false, true}},
+       {"input-shape", 0, "NAME=D,D,...", "for an .onnx: shape of an input with symbolic dimensions", false, true},
+       {"bind", 0, "NAME=FILE", "for an .onnx: a graph input fixed at compile time (.npy or .pb): a Reshape's shape, Slice's starts, ...", false, true}},
       {"MODEL"}};
   return spec;
 }

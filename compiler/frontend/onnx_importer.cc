@@ -66,6 +66,10 @@ class Importer {
 
  private:
   absl::Status AddGraphInput(const onnx::ValueInfoProto& v);
+  // A user's compile-time value for graph input `v` (--bind) must fit its declared type.
+  absl::Status CheckBoundInput(const onnx::ValueInfoProto& v, const HostTensor& value) const;
+  // "; ... --bind" when the operand a converter needs as a constant is a graph input.
+  std::string SuggestBind(const std::string& name) const;
   absl::StatusOr<std::vector<int>> TopologicalOrder(const onnx::GraphProto& g);
   absl::Status Convert(const onnx::NodeProto& n);
 
@@ -86,10 +90,12 @@ class Importer {
   int opset_;
   graph::Graph graph_;
   std::map<std::string, Value> values_;
+  std::set<std::string> runtime_inputs_;  // graph inputs that are neither initializers nor bound
 };
 
 absl::Status Importer::AddGraphInput(const onnx::ValueInfoProto& v) {
   if (values_.count(v.name())) return absl::OkStatus();  // an initializer listed as input (IR < 4)
+  runtime_inputs_.insert(v.name());
   auto fail = [&](const std::string& why) {
     return absl::InvalidArgumentError(StrCat("graph input '", v.name(), "': ", why));
   };
@@ -180,6 +186,23 @@ absl::StatusOr<graph::Graph> Importer::Run(const onnx::GraphProto& g) {
     if (init.name().empty()) return absl::InvalidArgumentError("an initializer has no name");
     BindConst(init.name(), std::move(*t));
   }
+  for (const auto& [name, value] : options_.constant_inputs) {
+    // A user's value (--bind) is for a graph input of the model, of its declared type.
+    if (options_.strict_input_shapes) {
+      const onnx::ValueInfoProto* input = nullptr;
+      for (const auto& in : g.input())
+        if (in.name() == name && !values_.count(name)) input = &in;
+      if (input == nullptr) {
+        std::vector<std::string> names;
+        for (const auto& in : g.input())
+          if (!values_.count(in.name())) names.push_back(in.name());
+        return absl::InvalidArgumentError(StrCat("a value is bound to '", name,
+                                                 "', which is not an input of the model (inputs: ",
+                                                 StrJoin(names, ", "), ")"));
+      }
+      if (absl::Status s = CheckBoundInput(*input, value); !s.ok()) return s;
+    }
+  }
   for (const auto& [name, value] : options_.constant_inputs) BindConst(name, value);
   for (const auto& in : g.input())
     if (absl::Status s = AddGraphInput(in); !s.ok()) return s;
@@ -228,9 +251,41 @@ absl::StatusOr<NodeEntry> Importer::Materialize(const std::string& name, Value* 
   return *e;
 }
 
+absl::Status Importer::CheckBoundInput(const onnx::ValueInfoProto& v, const HostTensor& value) const {
+  const std::string where = StrCat("--bind ", v.name(), ": ");
+  if (!v.type().has_tensor_type()) return absl::InvalidArgumentError(StrCat(where, "the input is not a tensor"));
+  const auto& tt = v.type().tensor_type();
+  absl::StatusOr<te::DType> declared = DTypeFromOnnx(tt.elem_type());
+  if (declared.ok() && *declared != value.dtype) {
+    return absl::InvalidArgumentError(StrCat(where, "the model declares ", te::DTypeName(*declared), ", the file holds ",
+                                             te::DTypeName(value.dtype)));
+  }
+  if (!tt.has_shape()) return absl::OkStatus();
+  const auto& dims = tt.shape().dim();
+  bool fits = static_cast<size_t>(dims.size()) == value.shape.size();
+  for (int i = 0; fits && i < dims.size(); ++i)
+    fits = !dims[i].has_dim_value() || dims[i].dim_value() == value.shape[i];
+  if (!fits) {
+    std::vector<std::string> declared_dims;
+    for (const auto& d : dims)
+      declared_dims.push_back(d.has_dim_value() ? std::to_string(d.dim_value()) : d.dim_param().empty() ? "?" : d.dim_param());
+    return absl::InvalidArgumentError(StrCat(where, "the model declares shape [", StrJoin(declared_dims, ","),
+                                             "], the file holds ", graph::ShapeToString(value.shape)));
+  }
+  return absl::OkStatus();
+}
+
+std::string Importer::SuggestBind(const std::string& name) const {
+  if (!runtime_inputs_.count(name)) return "";
+  return StrCat("; it is the graph input '", name, "': give its value at compile time with --bind ", name,
+                "=FILE (.npy or .pb)");
+}
+
 absl::StatusOr<std::vector<int64_t>> Importer::ConstInts(const onnx::NodeProto& n, int i, const char* what) {
   const Value& v = In(n, i);
-  if (!v.constant) return NodeError(n, StrCat(what, " ('", n.input(i), "') must be a compile-time constant"));
+  if (!v.constant) {
+    return NodeError(n, StrCat(what, " ('", n.input(i), "') must be a compile-time constant", SuggestBind(n.input(i))));
+  }
   if (!te::IsInt(v.constant->dtype)) return NodeError(n, StrCat(what, " must be an integer tensor"));
   return v.constant->ToInt64s();
 }
@@ -238,7 +293,7 @@ absl::StatusOr<std::vector<int64_t>> Importer::ConstInts(const onnx::NodeProto& 
 absl::StatusOr<double> Importer::ConstScalar(const onnx::NodeProto& n, int i, const char* what) {
   const Value& v = In(n, i);
   if (!v.constant || v.constant->NumElements() != 1)
-    return NodeError(n, StrCat(what, " ('", n.input(i), "') must be a compile-time constant scalar"));
+    return NodeError(n, StrCat(what, " ('", n.input(i), "') must be a compile-time constant scalar", SuggestBind(n.input(i))));
   return v.constant->GetDouble(0);
 }
 

@@ -24,9 +24,10 @@ struct ImportOptions {
   // Graph inputs whose values are known at compile time, by input name: treated like
   // initializers (so shape operands fed as inputs, as conformance cases do, import).
   std::map<std::string, graph::HostTensor> constant_inputs;
-  // input_shapes came from a user (--input-shape): each must name a graph input and agree with
-  // the rank and the fixed dimensions the model declares. Off for callers that override
-  // declared shapes on purpose (the conformance runner fixes models that declare them wrongly).
+  // input_shapes and constant_inputs came from a user (--input-shape, --bind): each must name a
+  // graph input and agree with the dtype, rank and fixed dimensions the model declares. Off for
+  // callers that override declared shapes on purpose (the conformance runner fixes models that
+  // declare them wrongly).
   bool strict_input_shapes = false;
 };
 

@@ -247,5 +247,60 @@ TEST(CliModelErrorsTest, BadModelsGetClearErrors) {
   EXPECT_THAT(target.err, HasSubstr("--target"));
 }
 
+// A Reshape whose shape is a graph input, as exported models and conformance cases have it.
+TEST(CliBindTest, AShapeInputBoundAtCompileTimeCompilesAndRuns) {
+  TempDir dir;
+  const std::string c = std::string(TUNEFARM_SHARED_DIR) + "/onnx-tests/node/test_reshape_negative_dim/";
+  const std::string data = c + "test_data_set_0/input_0.pb", shape = c + "test_data_set_0/input_1.pb";
+  const std::string so = dir.File("reshape.so");
+
+  CliResult unbound = RunTunefarm({"compile", c + "model.onnx", "-o", so, "--threads", "1"});
+  EXPECT_EQ(unbound.exit_code, 1);
+  EXPECT_THAT(unbound.err, HasSubstr("it is the graph input 'shape': give its value at compile time with --bind shape=FILE"));
+
+  // The same value as .pb and as .npy (written by the CLI's own writer).
+  auto value = ReadTensorFile(shape, 1 << 20);
+  ASSERT_TRUE(value.ok()) << value.status();
+  const std::string npy = dir.File("shape.npy");
+  ASSERT_TRUE(WriteTensorFile(npy, *value).ok());
+  for (const std::string& file : {shape, npy}) {
+    CliResult bound = RunTunefarm({"compile", c + "model.onnx", "-o", so, "--threads", "1", "--bind", "shape=" + file});
+    ASSERT_EQ(bound.exit_code, 0) << bound.err;
+    CliResult run = RunTunefarm({"run", so, "--input", data, "--expect", c + "test_data_set_0/output_0.pb"});
+    EXPECT_EQ(run.exit_code, 0) << run.err << run.out;
+    EXPECT_THAT(run.out, HasSubstr("max abs error 0"));
+  }
+}
+
+TEST(CliBindTest, AWrongBindingIsNamed) {
+  TempDir dir;
+  const std::string c = std::string(TUNEFARM_SHARED_DIR) + "/onnx-tests/node/test_reshape_negative_dim/";
+  const std::string data = c + "test_data_set_0/input_0.pb", shape = c + "test_data_set_0/input_1.pb";
+  auto compile = [&](const std::string& bind) {
+    return RunTunefarm({"compile", c + "model.onnx", "-o", dir.File("x.so"), "--threads", "1", "--bind", bind});
+  };
+  CliResult typo = compile("shap=" + shape);
+  EXPECT_EQ(typo.exit_code, 1);
+  EXPECT_THAT(typo.err, HasSubstr("a value is bound to 'shap', which is not an input of the model (inputs: data, shape)"));
+  CliResult dtype = compile("shape=" + data);
+  EXPECT_EQ(dtype.exit_code, 1);
+  EXPECT_THAT(dtype.err, HasSubstr("--bind shape: the model declares int64, the file holds float32"));
+  CliResult missing = compile("shape=" + dir.File("none.npy"));
+  EXPECT_EQ(missing.exit_code, 1);
+  EXPECT_THAT(missing.err, HasSubstr("--bind shape: tensor file " + dir.File("none.npy") + ": no such file"));
+  CliResult raw = compile("shape=" + dir.WriteFile("shape.bin", std::string(24, '\0')));
+  EXPECT_EQ(raw.exit_code, 1);
+  EXPECT_THAT(raw.err, HasSubstr("has no dtype or shape (raw bytes)"));
+  CliResult malformed = compile("shape");
+  EXPECT_THAT(malformed.err, HasSubstr("--bind 'shape': expected NAME=FILE"));
+  // The wrong shape for a declared one: the model declares shape [3] for 'shape'.
+  TensorFile four{"int64", {4}, true, std::string(32, '\0')};
+  const std::string wrong = dir.File("four.npy");
+  ASSERT_TRUE(WriteTensorFile(wrong, four).ok());
+  CliResult mismatch = compile("shape=" + wrong);
+  EXPECT_EQ(mismatch.exit_code, 1);
+  EXPECT_THAT(mismatch.err, HasSubstr("--bind shape: the model declares shape [3], the file holds [4]"));
+}
+
 }  // namespace
 }  // namespace tunefarm::cli
