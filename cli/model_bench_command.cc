@@ -111,7 +111,7 @@ int RunBenchCommand(int argc, char** argv) {
   if (!model.ok()) return ReportFailure("bench", model.status());
   for (size_t i = 0; i < (*model)->inputs().size(); ++i) {
     const TensorInfo& info = (*model)->inputs()[i];
-    absl::Status s = (*model)->SetInput(static_cast<int>(i), TensorFile{info.dtype, info.shape, true, PseudoRandomBytes(info, 42 + i)});
+    absl::Status s = (*model)->SetInput(static_cast<int>(i), frontend::TensorFile{info.dtype, info.shape, true, PseudoRandomBytes(info, 42 + i)});
     if (!s.ok()) return ReportFailure("bench", s);
   }
   for (int64_t i = 0; i < *warmup; ++i) {

@@ -9,7 +9,7 @@
 #include "cli/command.h"
 #include "cli/model_runtime.h"
 #include "cli/subcommands.h"
-#include "cli/tensor_file.h"
+#include "compiler/frontend/tensor_file.h"
 #include "common/strings.h"
 
 namespace tunefarm::cli {
@@ -94,7 +94,7 @@ bool CheckExpectations(const LoadedModel& model, const std::vector<Binding>& exp
   bool ok = true;
   for (size_t i = 0; i < expects.size(); ++i) {
     const TensorInfo& info = model.outputs()[index[i]];
-    auto want = ReadTensorFile(expects[i].path, info.bytes);
+    auto want = frontend::ReadTensorFile(expects[i].path, info.bytes);
     auto got = model.GetOutput(index[i]);
     if (!want.ok() || !got.ok()) {
       std::fprintf(stderr, "tunefarm run: %s\n", std::string((!want.ok() ? want.status() : got.status()).message()).c_str());
@@ -154,7 +154,7 @@ int RunRunCommand(int argc, char** argv) {
   }
 
   for (size_t i = 0; i < inputs.size(); ++i) {
-    auto file = ReadTensorFile(inputs[i].path, (*model)->inputs()[(*in_index)[i]].bytes);
+    auto file = frontend::ReadTensorFile(inputs[i].path, (*model)->inputs()[(*in_index)[i]].bytes);
     if (!file.ok()) return ReportFailure("run", file.status());
     absl::Status s = (*model)->SetInput((*in_index)[i], *file);
     if (!s.ok()) return ReportFailure("run", s);
@@ -166,7 +166,7 @@ int RunRunCommand(int argc, char** argv) {
     const TensorInfo& info = (*model)->outputs()[(*out_index)[i]];
     auto bytes = (*model)->GetOutput((*out_index)[i]);
     if (!bytes.ok()) return ReportFailure("run", bytes.status());
-    absl::Status s = WriteTensorFile(outputs[i].path, TensorFile{info.dtype, info.shape, true, *bytes});
+    absl::Status s = frontend::WriteTensorFile(outputs[i].path, frontend::TensorFile{info.dtype, info.shape, true, *bytes});
     if (!s.ok()) return ReportFailure("run", s);
   }
   if (!expects.empty()) return CheckExpectations(**model, expects, *expect_index, tolerance) ? kExitOk : kExitFailure;

@@ -59,7 +59,7 @@ absl::StatusOr<std::unique_ptr<LoadedModel>> LoadedModel::Load(const std::string
 
 LoadedModel::~LoadedModel() { tunefarm_model_free(model_); }
 
-absl::Status LoadedModel::SetInput(int index, const TensorFile& file) {
+absl::Status LoadedModel::SetInput(int index, const frontend::TensorFile& file) {
   const TensorInfo& info = inputs_[index];
   if (!file.dtype.empty() && file.dtype != info.dtype) {
     return absl::InvalidArgumentError(StrCat("input '", info.name, "' is ", info.dtype, ", the file holds ", file.dtype));

@@ -8,7 +8,7 @@
 #include <vector>
 
 #include "absl/status/statusor.h"
-#include "cli/tensor_file.h"
+#include "compiler/frontend/tensor_file.h"
 
 struct tunefarm_model;
 
@@ -37,7 +37,7 @@ class LoadedModel {
   const std::vector<TensorInfo>& inputs() const { return inputs_; }
   const std::vector<TensorInfo>& outputs() const { return outputs_; }
   // Checks the file's dtype and shape (when it has them) and byte count against the input.
-  absl::Status SetInput(int index, const TensorFile& file);
+  absl::Status SetInput(int index, const frontend::TensorFile& file);
   absl::Status Run();
   // The plan's calls in run order, and a run that returns each call's wall time in seconds.
   const std::vector<CallInfo>& calls() const { return calls_; }

@@ -51,6 +51,7 @@ const CommandSpec& Spec() {
        {"curves", 0, "SVG", "where the tuning curves go (default: beside --db, named by the job)"},
        {"threads", 0, "N", "threads the kernels are tuned for (default: the device's CPUs)"},
        {"target", 0, "TARGET", "code generation target (default: from the device's facts)"},
+       {"bind", 0, "NAME=FILE", "a graph input fixed at compile time (.npy or .pb), as compile --bind; give it to compile too", false, true},
        {"warm-cache", 0, "", "time candidates with warm caches (default: inputs and weights flushed before each run)"},
        {"batch", 0, "N", "programs built, then measured, per call to the agent (default 8)"},
        {"max-devices", 0, "N", "devices of --key a job measures on at once, when free (default 8)"},
@@ -142,6 +143,13 @@ int RunTuneCommand(int argc, char** argv) {
   v1::JobSpec spec;
   if (job_id.empty()) {
     spec.set_model_path(model);
+    // The tuner may run elsewhere in this filesystem's view: absolute paths, as for the model.
+    for (const std::string& bind : flags.GetAll("bind")) {
+      const size_t eq = bind.find('=');
+      spec.add_bind(eq == std::string::npos ? bind
+                                            : StrCat(bind.substr(0, eq + 1),
+                                                     std::filesystem::absolute(bind.substr(eq + 1), ec).string()));
+    }
     spec.set_device_key(flags.Get("key", "local"));
     spec.set_trial_budget(*trials);
     spec.set_threads(flags.Has("threads") ? static_cast<int>(*threads) : 0);

@@ -244,7 +244,7 @@ absl::Status JobRun::LoadTasks() {
     build::BuildOptions build;
     build.target = target_;
     build.threads = threads_;
-    auto extracted = ExtractTasksFromModel(spec_.model_path(), build);
+    auto extracted = ExtractTasksFromModel(spec_.model_path(), {spec_.bind().begin(), spec_.bind().end()}, build);
     if (!extracted.ok()) return extracted.status();
     tasks = std::move(*extracted);
   } else {

@@ -1,6 +1,7 @@
 #include "tuner/tuning_task.h"
 
 #include "common/strings.h"
+#include "compiler/frontend/bound_input.h"
 #include "compiler/frontend/onnx_importer.h"
 
 namespace tunefarm::tuner {
@@ -17,11 +18,16 @@ absl::StatusOr<std::vector<TuningTask>> ExtractTasks(const graph::Graph& graph,
 }
 
 absl::StatusOr<std::vector<TuningTask>> ExtractTasksFromModel(const std::string& model_path,
+                                                              const std::vector<std::string>& binds,
                                                               const build::BuildOptions& options) {
-  auto graph = frontend::ImportOnnxFile(model_path);
+  frontend::ImportOptions import;
+  import.strict_input_shapes = true;  // the bindings are the user's: check them against the model
+  if (absl::Status s = frontend::ReadBoundInputs(binds, &import); !s.ok()) return s;
+  auto graph = frontend::ImportOnnxFile(model_path, import);
   if (!graph.ok()) {
-    return absl::Status(graph.status().code(),
-                        StrCat(model_path, ": ", std::string(graph.status().message())));
+    const std::string message(graph.status().message());  // the importer's errors name the file
+    if (message.find(model_path) != std::string::npos) return graph.status();
+    return absl::Status(graph.status().code(), StrCat(model_path, ": ", message));
   }
   return ExtractTasks(*graph, options);
 }

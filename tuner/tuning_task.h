@@ -25,8 +25,10 @@ struct TuningTask {
 absl::StatusOr<std::vector<TuningTask>> ExtractTasks(const graph::Graph& graph,
                                                      const build::BuildOptions& options);
 
-// Imports MODEL.onnx and extracts its tasks.
+// Imports MODEL.onnx, with `binds` ("NAME=FILE", as --bind takes them) fixing graph inputs at
+// compile time, and extracts its tasks.
 absl::StatusOr<std::vector<TuningTask>> ExtractTasksFromModel(const std::string& model_path,
+                                                              const std::vector<std::string>& binds,
                                                               const build::BuildOptions& options);
 
 // A task from its workload key and (optionally) its canonical DAG text. Without the text the

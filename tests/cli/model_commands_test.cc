@@ -6,7 +6,7 @@
 #include <nlohmann/json.hpp>
 #include <sstream>
 
-#include "cli/tensor_file.h"
+#include "compiler/frontend/tensor_file.h"
 #include "gmock/gmock.h"
 #include "gtest/gtest.h"
 #include "tests/cli/cli_process.h"
@@ -21,7 +21,7 @@ using testing::TempDir;
 
 const std::string kCase = std::string(TUNEFARM_SHARED_DIR) + "/onnx-tests/node/test_add/";
 
-std::vector<float> FloatsOf(const TensorFile& t) {
+std::vector<float> FloatsOf(const frontend::TensorFile& t) {
   std::vector<float> v(t.bytes.size() / 4);
   std::memcpy(v.data(), t.bytes.data(), t.bytes.size());
   return v;
@@ -42,13 +42,13 @@ class CliModelTest : public ::testing::Test {
 
 TEST_F(CliModelTest, RunsOnPbInputsAndWritesEveryFormat) {
   const std::string in0 = kCase + "test_data_set_0/input_0.pb", in1 = kCase + "test_data_set_0/input_1.pb";
-  auto want = ReadTensorFile(kCase + "test_data_set_0/output_0.pb", 1 << 20);
+  auto want = frontend::ReadTensorFile(kCase + "test_data_set_0/output_0.pb", 1 << 20);
   ASSERT_TRUE(want.ok());
   for (const char* ext : {".npy", ".pb", ".bin"}) {
     const std::string out = dir_.File(std::string("sum") + ext);
     CliResult r = RunTunefarm({"run", so_, "--input", in0, "--input", in1, "--output", out});
     ASSERT_EQ(r.exit_code, 0) << r.err;
-    auto got = ReadTensorFile(out, 1 << 20);
+    auto got = frontend::ReadTensorFile(out, 1 << 20);
     ASSERT_TRUE(got.ok()) << got.status();
     if (std::string(ext) != ".bin") {
       EXPECT_EQ(got->dtype, "float32");
@@ -95,8 +95,8 @@ TEST_F(CliModelTest, BadInputsAreNamed) {
   // The right element count in the wrong shape is refused; an extra leading 1 (a batch of
   // one) is not a different shape.
   const std::string transposed = dir_.File("t.npy"), batched = dir_.File("b.npy");
-  ASSERT_TRUE(WriteTensorFile(transposed, TensorFile{"float32", {5, 4, 3}, true, std::string(240, '\0')}).ok());
-  ASSERT_TRUE(WriteTensorFile(batched, TensorFile{"float32", {1, 3, 4, 5}, true, std::string(240, '\0')}).ok());
+  ASSERT_TRUE(frontend::WriteTensorFile(transposed, frontend::TensorFile{"float32", {5, 4, 3}, true, std::string(240, '\0')}).ok());
+  ASSERT_TRUE(frontend::WriteTensorFile(batched, frontend::TensorFile{"float32", {1, 3, 4, 5}, true, std::string(240, '\0')}).ok());
   CliResult shape = RunTunefarm({"run", so_, "--input", transposed, "--input", in0});
   EXPECT_EQ(shape.exit_code, 1);
   EXPECT_THAT(shape.err, HasSubstr("input 'x' has shape [3,4,5], the file holds [5,4,3]"));
@@ -259,10 +259,10 @@ TEST(CliBindTest, AShapeInputBoundAtCompileTimeCompilesAndRuns) {
   EXPECT_THAT(unbound.err, HasSubstr("it is the graph input 'shape': give its value at compile time with --bind shape=FILE"));
 
   // The same value as .pb and as .npy (written by the CLI's own writer).
-  auto value = ReadTensorFile(shape, 1 << 20);
+  auto value = frontend::ReadTensorFile(shape, 1 << 20);
   ASSERT_TRUE(value.ok()) << value.status();
   const std::string npy = dir.File("shape.npy");
-  ASSERT_TRUE(WriteTensorFile(npy, *value).ok());
+  ASSERT_TRUE(frontend::WriteTensorFile(npy, *value).ok());
   for (const std::string& file : {shape, npy}) {
     CliResult bound = RunTunefarm({"compile", c + "model.onnx", "-o", so, "--threads", "1", "--bind", "shape=" + file});
     ASSERT_EQ(bound.exit_code, 0) << bound.err;
@@ -294,9 +294,9 @@ TEST(CliBindTest, AWrongBindingIsNamed) {
   CliResult malformed = compile("shape");
   EXPECT_THAT(malformed.err, HasSubstr("--bind 'shape': expected NAME=FILE"));
   // The wrong shape for a declared one: the model declares shape [3] for 'shape'.
-  TensorFile four{"int64", {4}, true, std::string(32, '\0')};
+  frontend::TensorFile four{"int64", {4}, true, std::string(32, '\0')};
   const std::string wrong = dir.File("four.npy");
-  ASSERT_TRUE(WriteTensorFile(wrong, four).ok());
+  ASSERT_TRUE(frontend::WriteTensorFile(wrong, four).ok());
   CliResult mismatch = compile("shape=" + wrong);
   EXPECT_EQ(mismatch.exit_code, 1);
   EXPECT_THAT(mismatch.err, HasSubstr("--bind shape: the model declares shape [3], the file holds [4]"));

@@ -90,7 +90,7 @@ void CheckModel(const std::string& model) {
   build::BuildOptions options;
   options.target = codegen::HostTarget();
   options.threads = 2;
-  auto tasks = ExtractTasksFromModel(path, options);
+  auto tasks = ExtractTasksFromModel(path, {}, options);
   ASSERT_TRUE(tasks.ok()) << tasks.status();
   ASSERT_FALSE(tasks->empty());
   SearchTarget target = SearchTarget::FromTarget(options.target);

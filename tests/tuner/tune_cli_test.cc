@@ -194,5 +194,28 @@ TEST(TuneCommand, TwoKernelJobSurvivesSigkillResumesAndCompilesToTheReferenceOut
       << out;
 }
 
+// A model whose Reshape takes its shape as a graph input: `tune --bind` keeps the binding with
+// the job (the tuner imports the model itself), and without it the job fails naming --bind.
+TEST(TuneCommand, BindFixesAShapeInputForTheJob) {
+  auto farm = testing::LocalFarm::Start(/*agents=*/1);
+  ASSERT_TRUE(farm.ok()) << farm.status();
+  TempDir dir;
+  const std::string c = std::string(TUNEFARM_SHARED_DIR) + "/onnx-tests/node/test_reshape_negative_dim/";
+  auto tune = [&](std::vector<std::string> extra, std::string* out) {
+    std::vector<std::string> argv = {TUNEFARM_CLI_BIN, "tune", c + "model.onnx", "--tracker", (*farm)->tracker_address(),
+                                     "--key", testing::kDeviceKey, "--db", dir.path() + "/bind.db", "--trials", "4",
+                                     "--per-round", "2", "--threads", "1", "--min-repeat-ms", "1", "--token-file",
+                                     (*farm)->token_file()};
+    argv.insert(argv.end(), extra.begin(), extra.end());
+    return RunToEnd(argv, 120s, out);
+  };
+  std::string unbound;
+  EXPECT_EQ(tune({}, &unbound), 1);
+  EXPECT_NE(unbound.find("give its value at compile time with --bind shape=FILE"), std::string::npos) << unbound;
+  std::string bound;
+  EXPECT_EQ(tune({"--bind", "shape=" + c + "test_data_set_0/input_1.pb"}, &bound), 0) << bound;
+  EXPECT_NE(bound.find("JOB_STATE_SUCCEEDED"), std::string::npos) << bound;
+}
+
 }  // namespace
 }  // namespace tunefarm::tuner

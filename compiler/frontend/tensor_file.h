@@ -1,4 +1,4 @@
-// Tensors in files, for `tunefarm run`: raw little-endian .bin (no header: the model says the
+// Tensors in files, for `tunefarm run` and `--bind`: raw little-endian .bin (no header: the model says the
 // dtype and shape), NumPy .npy (format 1.0-3.0, C order, little-endian), and an ONNX
 // TensorProto .pb as in the conformance cases. The extension picks the format.
 #pragma once
@@ -9,7 +9,7 @@
 
 #include "absl/status/statusor.h"
 
-namespace tunefarm::cli {
+namespace tunefarm::frontend {
 
 struct TensorFile {
   std::string dtype;            // "float32", "int64", ...; empty for .bin (the model decides)
@@ -25,4 +25,4 @@ absl::StatusOr<TensorFile> ReadTensorFile(const std::string& path, uint64_t max_
 // Writes `t` in the format the extension of `path` names (.npy, .pb, anything else raw).
 absl::Status WriteTensorFile(const std::string& path, const TensorFile& t);
 
-}  // namespace tunefarm::cli
+}  // namespace tunefarm::frontend

@@ -1,4 +1,4 @@
-#include "cli/tensor_file.h"
+#include "compiler/frontend/tensor_file.h"
 
 #include <fstream>
 #include <map>
@@ -9,7 +9,7 @@
 #include "compiler/frontend/onnx_tensor.h"
 #include "onnx/onnx_pb.h"
 
-namespace tunefarm::cli {
+namespace tunefarm::frontend {
 namespace {
 
 bool EndsWith(const std::string& s, const std::string& suffix) {
@@ -164,4 +164,4 @@ absl::Status WriteTensorFile(const std::string& path, const TensorFile& t) {
   return absl::OkStatus();
 }
 
-}  // namespace tunefarm::cli
+}  // namespace tunefarm::frontend
