@@ -5,11 +5,15 @@
 #include <cstdlib>
 #include <cstring>
 #include <map>
+#include <optional>
+#include <vector>
 
 #include "cli/command.h"
 #include "cli/model_runtime.h"
 #include "cli/subcommands.h"
 #include "compiler/frontend/tensor_file.h"
+#include "compiler/graph/host_tensor.h"
+#include "compiler/te/dtype.h"
 #include "common/strings.h"
 
 namespace tunefarm::cli {
@@ -63,26 +67,36 @@ absl::StatusOr<std::vector<int>> Resolve(const std::vector<Binding>& bindings, c
   return index;
 }
 
+// The elements of an output of any dtype as doubles (float16/bfloat16 widened, integers exact up
+// to 2^53); nullopt for a dtype this build does not know.
+std::optional<std::vector<double>> Values(const std::string& dtype, const std::string& bytes) {
+  std::optional<te::DType> t = te::ParseDType(dtype);
+  if (!t) return std::nullopt;
+  graph::HostTensor tensor;
+  tensor.dtype = *t;
+  tensor.bytes.assign(bytes.begin(), bytes.end());
+  std::vector<double> values(bytes.size() / te::DTypeBytes(*t));
+  for (size_t i = 0; i < values.size(); ++i) values[i] = tensor.GetDouble(static_cast<int64_t>(i));
+  return values;
+}
+
 std::string Summary(const TensorInfo& info, const std::string& bytes) {
   std::string text = StrCat(info.name, ": ", info.dtype, ShapeText(info.shape));
-  if (info.dtype == "float32") {
-    const float* v = reinterpret_cast<const float*>(bytes.data());
-    size_t n = bytes.size() / 4;
+  if (std::optional<std::vector<double>> v = Values(info.dtype, bytes)) {
     StrAppend(&text, " [");
-    for (size_t i = 0; i < n && i < 6; ++i) StrAppend(&text, i ? ", " : "", v[i]);
-    StrAppend(&text, n > 6 ? ", ...]" : "]");
+    for (size_t i = 0; i < v->size() && i < 6; ++i) StrAppend(&text, i ? ", " : "", (*v)[i]);
+    StrAppend(&text, v->size() > 6 ? ", ...]" : "]");
   }
   return text;
 }
 
-// The largest absolute difference between two float32 tensors (NaN in either counts as infinite).
-double MaxAbsDifference(const std::string& a, const std::string& b) {
+// The largest absolute difference between two tensors of one dtype. NaN matches NaN and an
+// infinity the same infinity; NaN against a number counts as infinitely far.
+double MaxAbsDifference(const std::vector<double>& a, const std::vector<double>& b) {
   double worst = 0;
-  for (size_t i = 0; i + 4 <= a.size(); i += 4) {
-    float x, y;
-    std::memcpy(&x, a.data() + i, 4);
-    std::memcpy(&y, b.data() + i, 4);
-    double d = std::fabs(static_cast<double>(x) - y);
+  for (size_t i = 0; i < a.size() && i < b.size(); ++i) {
+    if (a[i] == b[i] || (std::isnan(a[i]) && std::isnan(b[i]))) continue;
+    const double d = std::fabs(a[i] - b[i]);
     worst = std::max(worst, std::isnan(d) ? INFINITY : d);
   }
   return worst;
@@ -101,14 +115,17 @@ bool CheckExpectations(const LoadedModel& model, const std::vector<Binding>& exp
       ok = false;
       continue;
     }
-    if (info.dtype != "float32" || want->bytes.size() != got->size()) {
-      std::fprintf(stderr, "tunefarm run: --expect %s: the output is %s%s (%zu bytes), the file holds %zu bytes\n",
+    // A .bin has no dtype: it is read as the output's.
+    const bool same_dtype = want->dtype.empty() || want->dtype == info.dtype;
+    std::optional<std::vector<double>> got_values = Values(info.dtype, *got);
+    if (!same_dtype || want->bytes.size() != got->size() || !got_values) {
+      std::fprintf(stderr, "tunefarm run: --expect %s: the output is %s%s (%zu bytes), the file holds %s (%zu bytes)\n",
                    expects[i].path.c_str(), info.dtype.c_str(), ShapeText(info.shape).c_str(), got->size(),
-                   want->bytes.size());
+                   want->dtype.empty() ? "raw bytes" : want->dtype.c_str(), want->bytes.size());
       ok = false;
       continue;
     }
-    double err = MaxAbsDifference(*got, want->bytes);
+    double err = MaxAbsDifference(*got_values, *Values(info.dtype, want->bytes));
     bool pass = err <= tolerance;
     std::printf("%s: max abs error %.3g against %s (tolerance %.3g): %s\n", info.name.c_str(), err,
                 expects[i].path.c_str(), tolerance, pass ? "ok" : "MISMATCH");

@@ -16,10 +16,13 @@ bool EndsWith(const std::string& s, const std::string& suffix) {
   return s.size() >= suffix.size() && s.compare(s.size() - suffix.size(), suffix.size(), suffix) == 0;
 }
 
-// NumPy's type strings for the dtypes a model can have (numpy has no bfloat16).
+// NumPy's type strings for the dtypes a model can have. NumPy has no bfloat16: an array of
+// ml_dtypes.bfloat16 is saved as a 2-byte void ('<V2' or '|V2': the raw bits, little-endian),
+// so a 2-byte void means bfloat16 here, and Python reads our files back with
+// np.load(f).view(ml_dtypes.bfloat16).
 const std::map<std::string, std::string>& NpyDescrs() {
   static const auto* m = new std::map<std::string, std::string>{
-      {"float16", "<f2"}, {"float32", "<f4"}, {"float64", "<f8"}, {"int8", "|i1"},   {"int16", "<i2"},
+      {"bfloat16", "|V2"}, {"float16", "<f2"}, {"float32", "<f4"}, {"float64", "<f8"}, {"int8", "|i1"},   {"int16", "<i2"},
       {"int32", "<i4"},   {"int64", "<i8"},   {"uint8", "|u1"},   {"uint16", "<u2"}, {"uint32", "<u4"},
       {"uint64", "<u8"},  {"bool", "|b1"}};
   return *m;

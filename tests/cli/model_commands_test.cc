@@ -302,5 +302,46 @@ TEST(CliBindTest, AWrongBindingIsNamed) {
   EXPECT_THAT(mismatch.err, HasSubstr("--bind shape: the model declares shape [3], the file holds [4]"));
 }
 
+TEST(TensorFiles, Bfloat16NpyIsATwoByteVoid) {
+  TempDir dir;
+  const frontend::TensorFile bf{"bfloat16", {2}, true, std::string("\x80\x3f\x00\xc0", 4)};  // 1.0, -2.0
+  const std::string path = dir.File("bf.npy");
+  ASSERT_TRUE(frontend::WriteTensorFile(path, bf).ok());
+  std::ifstream in(path, std::ios::binary);
+  const std::string bytes((std::istreambuf_iterator<char>(in)), std::istreambuf_iterator<char>());
+  EXPECT_THAT(bytes, HasSubstr("'descr': '|V2'"));
+  auto back = frontend::ReadTensorFile(path, 1 << 20);
+  ASSERT_TRUE(back.ok()) << back.status();
+  EXPECT_EQ(back->dtype, "bfloat16");
+  EXPECT_EQ(back->bytes, bf.bytes);
+  // What NumPy writes for an ml_dtypes.bfloat16 array reads the same.
+  std::string little = bytes;
+  little.replace(little.find("'|V2'"), 5, "'<V2'");
+  auto other = frontend::ReadTensorFile(dir.WriteFile("little.npy", little), 1 << 20);
+  ASSERT_TRUE(other.ok()) << other.status();
+  EXPECT_EQ(other->dtype, "bfloat16");
+}
+
+// 16-bit floats in and out of `run`: ONNX's test data holds bfloat16 as uint16 bit patterns, and
+// its NaN and infinities compare equal to themselves.
+TEST(CliModelErrorsTest, SixteenBitFloatsRunAndCompare) {
+  TempDir dir;
+  const std::string node = std::string(TUNEFARM_SHARED_DIR) + "/onnx-tests/node/";
+  for (const char* c : {"test_cast_BFLOAT16_to_FLOAT", "test_cast_FLOAT_to_FLOAT16"}) {
+    const std::string so = dir.File(std::string(c) + ".so"), data = node + c + "/test_data_set_0/";
+    ASSERT_EQ(RunTunefarm({"compile", node + c + "/model.onnx", "-o", so, "--threads", "1"}).exit_code, 0) << c;
+    CliResult run = RunTunefarm({"run", so, "--input", data + "input_0.pb", "--expect", data + "output_0.pb",
+                                 "--tolerance", "0", "--output", dir.File("out.npy")});
+    EXPECT_EQ(run.exit_code, 0) << c << run.err << run.out;
+    EXPECT_THAT(run.out, HasSubstr("max abs error 0")) << c;
+  }
+  auto half = frontend::ReadTensorFile(dir.File("out.npy"), 1 << 20);  // the FLOAT16 case's output
+  ASSERT_TRUE(half.ok()) << half.status();
+  EXPECT_EQ(half->dtype, "float16");
+  CliResult summary = RunTunefarm({"run", dir.File("test_cast_FLOAT_to_FLOAT16.so"), "--input",
+                                   node + "test_cast_FLOAT_to_FLOAT16/test_data_set_0/input_0.pb"});
+  EXPECT_THAT(summary.out, HasSubstr("float16[3,4] [0.548828"));
+}
+
 }  // namespace
 }  // namespace tunefarm::cli
