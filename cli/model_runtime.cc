@@ -36,7 +36,8 @@ std::string ShapeText(const std::vector<int64_t>& shape) {
 absl::StatusOr<std::unique_ptr<LoadedModel>> LoadedModel::Load(const std::string& path, int threads) {
   tunefarm_model* raw = nullptr;
   if (tunefarm_model_load(path.c_str(), threads, &raw) != TUNEFARM_RT_OK) {
-    return absl::InvalidArgumentError(StrCat(path, ": ", tunefarm_last_error()));
+    const std::string error = tunefarm_last_error();  // most of the runtime's errors name the file
+    return absl::InvalidArgumentError(error.find(path) == std::string::npos ? StrCat(path, ": ", error) : error);
   }
   std::unique_ptr<LoadedModel> model(new LoadedModel(raw));
   for (int i = 0; i < tunefarm_model_num_inputs(raw); ++i) {
