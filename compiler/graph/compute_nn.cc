@@ -3,6 +3,7 @@
 // ConvTranspose resolves its own through conv_transpose_attrs.h).
 #include "compiler/graph/compute_common.h"
 #include "compiler/graph/conv_transpose_attrs.h"
+#include "compiler/ops/arg_reduce.h"
 #include "compiler/ops/binary.h"
 #include "compiler/ops/conv2d.h"
 #include "compiler/ops/conv_transpose.h"
@@ -213,6 +214,14 @@ ComputeFn ReduceFn(ops::ReduceOp op, bool square, bool root) {
   };
 }
 
+ComputeFn ArgReduceFn(bool max) {
+  return [=](te::DagBuilder& b, const Node& n, const std::vector<TeTensor>& in) -> Outputs {
+    ops::ArgReduceParams p{max, n.attrs.GetInt("axis"), n.attrs.GetInt("keepdims") != 0,
+                           n.attrs.GetInt("select_last_index") != 0};
+    return One(ops::ArgReduce(b, in[0], p, n.name));
+  };
+}
+
 }  // namespace
 
 void RegisterNnComputes(OpRegistry* r) {
@@ -247,6 +256,8 @@ void RegisterNnComputes(OpRegistry* r) {
   Set(r, "ReduceProd", ReduceFn(ops::ReduceOp::kProd, false, false));
   Set(r, "ReduceSumSquare", ReduceFn(ops::ReduceOp::kSum, true, false));
   Set(r, "ReduceL2", ReduceFn(ops::ReduceOp::kSum, true, true));
+  Set(r, "ArgMax", ArgReduceFn(true));
+  Set(r, "ArgMin", ArgReduceFn(false));
 }
 
 }  // namespace tunefarm::graph

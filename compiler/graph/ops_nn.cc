@@ -211,6 +211,21 @@ absl::Status InferReduce(const Node& n, const std::vector<TensorType>& in, std::
   return absl::OkStatus();
 }
 
+// ArgMax / ArgMin: int64 indices, the axis kept as 1 or dropped.
+absl::Status InferArgReduce(const Node& n, const std::vector<TensorType>& in, std::vector<TensorType>* out) {
+  const int64_t rank = static_cast<int64_t>(in[0].shape.size());
+  auto axis = NormalizeAxis(n.attrs.GetInt("axis"), rank);
+  if (!axis.ok()) return axis.status();
+  if (in[0].shape[*axis] == 0) return Error("the reduced axis is empty");
+  std::vector<int64_t> shape;
+  for (int64_t i = 0; i < rank; ++i) {
+    if (i != *axis) shape.push_back(in[0].shape[i]);
+    else if (n.attrs.GetInt("keepdims") != 0) shape.push_back(1);
+  }
+  *out = {TensorType{te::DType::kInt64, shape}};
+  return absl::OkStatus();
+}
+
 absl::Status InferConvTranspose(const Node& n, const std::vector<TensorType>& in, std::vector<TensorType>* out) {
   TF_RETURN_IF_ERROR(NeedFloat(in[0], "X"));
   TF_RETURN_IF_ERROR(SameDType(in, 0, 1));
@@ -317,6 +332,9 @@ void RegisterNnOps(OpRegistry* r) {
   for (const char* name : {"ReduceMean", "ReduceSum", "ReduceMax", "ReduceMin", "ReduceProd", "ReduceSumSquare",
                            "ReduceL2"})
     r->Register({name, 1, 1, 1, {IntList("axes"), Int("keepdims", 1)}, InferReduce, OpPattern::kReduction});
+  for (const char* name : {"ArgMax", "ArgMin"})
+    r->Register({name, 1, 1, 1, {Int("axis", 0), Int("keepdims", 1), Int("select_last_index", 0)}, InferArgReduce,
+                 OpPattern::kOpaque});
 }
 
 }  // namespace tunefarm::graph

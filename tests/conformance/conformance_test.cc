@@ -37,8 +37,8 @@ std::map<std::string, std::string> ReadCaseList(const std::string& file) {
   return out;
 }
 
-int ReadFloor() {
-  std::ifstream f(kHere + "/pass_floor.txt");
+int ReadFloor(const std::string& file = "pass_floor.txt") {
+  std::ifstream f(kHere + "/" + file);
   int floor = -1;
   f >> floor;
   return floor;
@@ -91,6 +91,28 @@ TEST(Conformance, MustSupportCasesPassWithTheReferenceExecutor) {
 
 // Compiled for 1 and 2 threads, run on pools of 1 and 2 threads (the runs must agree).
 TEST(Conformance, MustSupportCasesPassCompiled) { ExpectMustSupportCasesPass(CompiledExecutor(), "compiled"); }
+
+// The whole suite, compiled: no case may give a wrong result (unsupported is refused with a
+// message, which is allowed), and the number passing may not drop below whole_suite_floor.txt,
+// which rises with every op family added (issue 17).
+TEST(Conformance, WholeSuiteNeverWrongAndAboveItsFloor) {
+  std::vector<std::string> dirs = ListCases(kShared + "/onnx-tests/node");
+  ASSERT_FALSE(dirs.empty()) << "no conformance cases under " << kShared;
+  int counts[3] = {0, 0, 0};
+  for (const std::string& dir : dirs) {
+    auto c = LoadCase(dir);
+    ASSERT_TRUE(c.ok()) << c.status();
+    Result r = RunCase(*c, CompiledExecutor());
+    ++counts[static_cast<int>(r.outcome)];
+    EXPECT_NE(r.outcome, Outcome::kFailed) << c->name << ": " << r.reason;
+  }
+  const int passed = counts[static_cast<int>(Outcome::kPassed)];
+  const int floor = ReadFloor("whole_suite_floor.txt");
+  ASSERT_GT(floor, 0) << "whole_suite_floor.txt is missing";
+  EXPECT_GE(passed, floor) << "cases passing dropped below the whole-suite floor";
+  std::printf("whole suite: %zu cases, %d passed, %d failed, %d unsupported\n", dirs.size(), passed,
+              counts[static_cast<int>(Outcome::kFailed)], counts[static_cast<int>(Outcome::kUnsupported)]);
+}
 
 }  // namespace
 }  // namespace tunefarm::conformance
