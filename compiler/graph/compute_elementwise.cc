@@ -73,12 +73,18 @@ void RegisterElementwiseComputes(OpRegistry* r) {
       {"Round", UnaryOp::kRound},     {"Sin", UnaryOp::kSin},         {"Cos", UnaryOp::kCos},
       {"Softplus", UnaryOp::kSoftplus}, {"Softsign", UnaryOp::kSoftsign}, {"HardSwish", UnaryOp::kHardSwish},
       {"Relu", UnaryOp::kRelu},       {"Neg", UnaryOp::kNeg},         {"Abs", UnaryOp::kAbs},
-      {"Sign", UnaryOp::kSign},       {"Not", UnaryOp::kNot}};
+      {"Sign", UnaryOp::kSign},       {"Not", UnaryOp::kNot},         {"Tan", UnaryOp::kTan},
+      {"Sinh", UnaryOp::kSinh},       {"Cosh", UnaryOp::kCosh},       {"Asinh", UnaryOp::kAsinh},
+      {"Acosh", UnaryOp::kAcosh},     {"Atanh", UnaryOp::kAtanh},     {"Atan", UnaryOp::kAtan},
+      {"Asin", UnaryOp::kAsin},       {"Acos", UnaryOp::kAcos}};
   for (const auto& [name, op] : kUnary) Set(r, name, UnaryFn(op));
   Set(r, "LeakyRelu", UnaryFn(UnaryOp::kLeakyRelu, "alpha"));
   Set(r, "Elu", UnaryFn(UnaryOp::kElu, "alpha"));
   Set(r, "Selu", UnaryFn(UnaryOp::kSelu, "alpha", "gamma"));
   Set(r, "HardSigmoid", UnaryFn(UnaryOp::kHardSigmoid, "alpha", "beta"));
+  Set(r, "Celu", UnaryFn(UnaryOp::kCelu, "alpha"));
+  Set(r, "Shrink", UnaryFn(UnaryOp::kShrink, "lambd", "bias"));
+  Set(r, "ThresholdedRelu", UnaryFn(UnaryOp::kThresholdedRelu, "alpha"));
   Set(r, "Identity", [](te::DagBuilder& b, const Node& n, const std::vector<TeTensor>& in) {
     return One(ops::Copy(b, in[0], n.name));
   });

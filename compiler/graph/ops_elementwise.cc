@@ -46,8 +46,12 @@ void Unary(OpRegistry* r, const std::string& name, std::vector<AttrSpec> attrs =
 void RegisterElementwiseOps(OpRegistry* r) {
   constexpr double kInf = std::numeric_limits<double>::infinity();
   for (const char* name : {"Sigmoid", "Tanh", "Exp", "Log", "Sqrt", "Erf", "Reciprocal", "Floor", "Ceil", "Round",
-                           "Sin", "Cos", "Softplus", "Softsign", "HardSwish"})
+                           "Sin", "Cos", "Softplus", "Softsign", "HardSwish", "Tan", "Sinh", "Cosh", "Asinh", "Acosh",
+                           "Atanh", "Atan", "Asin", "Acos"})
     Unary(r, name);
+  Unary(r, "Celu", {Float("alpha", 1.0)});
+  Unary(r, "Shrink", {Float("lambd", 0.5), Float("bias", 0.0)});
+  Unary(r, "ThresholdedRelu", {Float("alpha", 1.0)});
   for (const char* name : {"Relu", "Neg", "Abs", "Sign", "Identity"}) Unary(r, name, {}, /*float_only=*/false);
   Unary(r, "Clip", {Float("min", -kInf), Float("max", kInf)}, false);
   Unary(r, "LeakyRelu", {Float("alpha", 0.01)});

@@ -1,6 +1,7 @@
 #include "compiler/ops/unary.h"
 
 #include <numbers>
+#include <vector>
 
 #include "common/strings.h"
 
@@ -90,8 +91,51 @@ std::string_view UnaryOpName(UnaryOp op) {
     case UnaryOp::kElu: return "elu";
     case UnaryOp::kSelu: return "selu";
     case UnaryOp::kSign: return "sign";
+    case UnaryOp::kTan: return "tan";
+    case UnaryOp::kSinh: return "sinh";
+    case UnaryOp::kCosh: return "cosh";
+    case UnaryOp::kAsinh: return "asinh";
+    case UnaryOp::kAcosh: return "acosh";
+    case UnaryOp::kAtanh: return "atanh";
+    case UnaryOp::kAtan: return "atan";
+    case UnaryOp::kAsin: return "asin";
+    case UnaryOp::kAcos: return "acos";
+    case UnaryOp::kCelu: return "celu";
+    case UnaryOp::kShrink: return "shrink";
+    case UnaryOp::kThresholdedRelu: return "thresholded_relu";
   }
   return "?";
+}
+
+// atan(x) for every x, after Cephes: |x| is reduced through atan(t) = pi/2 - atan(1/t) above
+// tan(3pi/8) and pi/4 + atan((t - 1) / (t + 1)) above `mid`, then a polynomial (float32: odd,
+// degree 9, error about 1e-7) or a rational function (float64: degree 4/5 in x^2, about 1e-16).
+Expr Atan(const Expr& x) {
+  const DType t = x->dtype;
+  const bool f64 = t == DType::kFloat64;
+  auto c = [t](double v) { return te::Const(t, v); };
+  auto horner = [&](const std::vector<double>& coefficients, const Expr& z) {
+    Expr acc = c(coefficients[0]);
+    for (size_t i = 1; i < coefficients.size(); ++i) acc = acc * z + c(coefficients[i]);
+    return acc;
+  };
+  Expr a = te::Abs(x);
+  Expr big = te::Gt(a, c(2.414213562373095)), mid = te::Gt(a, c(f64 ? 0.66 : 0.4142135623730950));
+  Expr base = te::Select(big, c(std::numbers::pi / 2), te::Select(mid, c(std::numbers::pi / 4), c(0)));
+  Expr r = te::Select(big, c(-1) / a, te::Select(mid, (a - c(1)) / (a + c(1)), a));
+  Expr z = r * r;
+  Expr poly;
+  if (f64) {
+    Expr p = horner({-8.750608600031904122785e-1, -1.615753718733365076637e1, -7.500855792314704667340e1,
+                     -1.228866684490136173410e2, -6.485021904942025371773e1}, z);
+    Expr q = horner({1.0, 2.485846490142306297962e1, 1.650270098316988542046e2, 4.328810604912902668951e2,
+                     4.853903996359136964868e2, 1.945506571482613964425e2}, z);
+    poly = r + r * z * p / q;
+  } else {
+    poly = horner({8.05374449538e-2, -1.38776856032e-1, 1.99777106478e-1, -3.33329491539e-1}, z) * z * r + r;
+  }
+  Expr magnitude = base + poly;
+  return te::Select(te::Lt(x, c(0)), -magnitude, magnitude);
 }
 
 Expr UnaryExpr(const UnaryParams& p, const Expr& x) {
@@ -129,6 +173,28 @@ Expr UnaryExpr(const UnaryParams& p, const Expr& x) {
     }
     case UnaryOp::kSign:
       return te::Select(te::Gt(x, c(0)), ScalarConst(t, 1), te::Select(te::Lt(x, c(0)), ScalarConst(t, -1), c(0)));
+    case UnaryOp::kTan: return SinShifted(x, 0) / SinShifted(x, 1);
+    case UnaryOp::kSinh: return (te::Exp(x) - te::Exp(-x)) * c(0.5);
+    case UnaryOp::kCosh: return (te::Exp(x) + te::Exp(-x)) * c(0.5);
+    case UnaryOp::kAsinh: {
+      Expr a = te::Abs(x), magnitude = te::Log(a + te::Sqrt(a * a + c(1)));
+      return te::Select(te::Lt(x, c(0)), -magnitude, magnitude);
+    }
+    case UnaryOp::kAcosh: return te::Log(x + te::Sqrt(x * x - c(1)));
+    case UnaryOp::kAtanh: return te::Log((c(1) + x) / (c(1) - x)) * c(0.5);
+    case UnaryOp::kAtan: return Atan(x);
+    // (1 - x)(1 + x) keeps the precision 1 - x^2 loses near |x| = 1.
+    case UnaryOp::kAsin: return Atan(x / te::Sqrt((c(1) - x) * (c(1) + x)));
+    case UnaryOp::kAcos: return c(std::numbers::pi / 2) - Atan(x / te::Sqrt((c(1) - x) * (c(1) + x)));
+    case UnaryOp::kCelu: {
+      const double alpha = p.alpha.value_or(1.0);
+      return te::Max(x, c(0)) + te::Min(c(0), c(alpha) * (te::Exp(x / c(alpha)) - c(1)));
+    }
+    case UnaryOp::kShrink: {
+      const double lambd = p.alpha.value_or(0.5), bias = p.beta.value_or(0.0);
+      return te::Select(te::Lt(x, c(-lambd)), x + c(bias), te::Select(te::Gt(x, c(lambd)), x - c(bias), c(0)));
+    }
+    case UnaryOp::kThresholdedRelu: return te::Select(te::Gt(x, c(p.alpha.value_or(1.0))), x, c(0));
   }
   return Expr();
 }

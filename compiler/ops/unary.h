@@ -34,6 +34,18 @@ enum class UnaryOp {
   kElu,          // x < 0 ? alpha * (exp(x) - 1) : x       floats (alpha default 1)
   kSelu,         // beta * (x <= 0 ? alpha * (exp(x) - 1) : x)  floats (ONNX alpha, gamma as beta)
   kSign,         // -1, 0 or 1                             numeric
+  kTan,          // sin / cos                              floats
+  kSinh,         // (exp(x) - exp(-x)) / 2                 floats
+  kCosh,         // (exp(x) + exp(-x)) / 2                 floats
+  kAsinh,        // sign(x) log(|x| + sqrt(x^2 + 1))       floats
+  kAcosh,        // log(x + sqrt(x^2 - 1))                 floats
+  kAtanh,        // log((1 + x) / (1 - x)) / 2             floats
+  kAtan,         // range-reduced polynomial               floats
+  kAsin,         // atan(x / sqrt(1 - x^2))                floats
+  kAcos,         // pi / 2 - asin(x)                       floats
+  kCelu,         // max(0, x) + min(0, alpha (exp(x / alpha) - 1))   floats (alpha default 1)
+  kShrink,       // x < -alpha ? x + beta : x > alpha ? x - beta : 0 floats (ONNX lambd 0.5, bias 0)
+  kThresholdedRelu,  // x > alpha ? x : 0                  floats (alpha default 1)
 };
 std::string_view UnaryOpName(UnaryOp op);
 

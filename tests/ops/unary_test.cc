@@ -55,6 +55,18 @@ const UnaryCase kCases[] = {
     {UnaryOp::kElu, DTypeSet::kFloat, -3, 3, Elu},
     {UnaryOp::kSelu, DTypeSet::kFloat, -3, 3, Selu},
     {UnaryOp::kSign, DTypeSet::kNumeric, -100, 100, Sign},
+    {UnaryOp::kTan, DTypeSet::kFloat, -1.4, 1.4, [](double x) { return std::tan(x); }},
+    {UnaryOp::kSinh, DTypeSet::kFloat, -5, 5, [](double x) { return std::sinh(x); }},
+    {UnaryOp::kCosh, DTypeSet::kFloat, -5, 5, [](double x) { return std::cosh(x); }},
+    {UnaryOp::kAsinh, DTypeSet::kFloat, -20, 20, [](double x) { return std::asinh(x); }},
+    {UnaryOp::kAcosh, DTypeSet::kFloat, 1, 20, [](double x) { return std::acosh(x); }},
+    {UnaryOp::kAtanh, DTypeSet::kFloat, -0.95, 0.95, [](double x) { return std::atanh(x); }},
+    {UnaryOp::kAtan, DTypeSet::kFloat, -50, 50, [](double x) { return std::atan(x); }},
+    {UnaryOp::kAsin, DTypeSet::kFloat, -1, 1, [](double x) { return std::asin(x); }},
+    {UnaryOp::kAcos, DTypeSet::kFloat, -1, 1, [](double x) { return std::acos(x); }},
+    {UnaryOp::kCelu, DTypeSet::kFloat, -4, 4, [](double x) { return std::fmax(0, x) + std::fmin(0, std::expm1(x)); }},
+    {UnaryOp::kShrink, DTypeSet::kFloat, -2, 2, [](double x) { return x < -0.5 ? x : x > 0.5 ? x : 0; }},
+    {UnaryOp::kThresholdedRelu, DTypeSet::kFloat, -3, 3, [](double x) { return x > 1 ? x : 0; }},
 };
 
 TEST(Unary, EveryOpDTypeAndShapeMatchesReference) {
