@@ -575,6 +575,12 @@ absl::Status Importer::Convert(const onnx::NodeProto& n) {
     attrs.Set("to", std::string(te::DTypeName(In(n, 1).type.dtype)));
     return Emit(n, "Cast", {In(n, 0)}, attrs);
   }
+  if (op == "Trilu" && HasInput(n, 1)) {  // the diagonal offset k, a compile-time scalar
+    ASSIGN_OR_RETURN(k, ConstInts(n, 1, "k"));
+    if (k.size() != 1) return NodeError(n, StrCat("k must hold one value, got ", k.size()));
+    attrs.Set("k", k[0]);
+    return Emit(n, op, {In(n, 0)}, attrs);
+  }
   if (StartsWith(op, "Reduce")) {
     int64_t noop = attrs.GetInt("noop_with_empty_axes", 0);
     attrs.Erase("noop_with_empty_axes");
@@ -659,7 +665,13 @@ const std::map<std::string, int>& OpsUnchangedUpToOpset7() {
   static const auto* kOps = new std::map<std::string, int>{
       {"GlobalAveragePool", 1}, {"GlobalMaxPool", 1}, {"Transpose", 1}, {"Flatten", 1},
       {"MatMul", 1},            {"Identity", 1},      {"Softmax", 1},   {"LogSoftmax", 1},
-      {"Conv", 1},              {"MaxPool", 1},       {"Concat", 4},    {"Reshape", 5}};
+      {"Conv", 1},              {"MaxPool", 1},       {"Concat", 4},    {"Reshape", 5},
+      // Versions 1 then 11: the reductions and ArgMax/ArgMin; 1, 6, 22: InstanceNormalization.
+      {"ReduceSum", 1},         {"ReduceMean", 1},    {"ReduceMax", 1}, {"ReduceMin", 1},
+      {"ReduceProd", 1},        {"ReduceL2", 1},      {"ReduceSumSquare", 1}, {"ReduceLogSum", 1},
+      {"ReduceLogSumExp", 1},   {"ArgMax", 1},        {"ArgMin", 1},    {"InstanceNormalization", 6},
+      // Version 6 dropped consumed_inputs; unchanged until 22. Not has a single version.
+      {"Elu", 6},               {"HardSigmoid", 6},   {"Selu", 6},      {"Not", 1}};
   return *kOps;
 }
 

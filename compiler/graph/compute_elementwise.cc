@@ -5,6 +5,8 @@
 
 #include "compiler/graph/compute_common.h"
 #include "compiler/ops/binary.h"
+#include "compiler/ops/float_class.h"
+#include "compiler/ops/triangular.h"
 #include "compiler/ops/transform.h"
 #include "compiler/ops/unary.h"
 
@@ -83,6 +85,15 @@ void RegisterElementwiseComputes(OpRegistry* r) {
   Set(r, "Selu", UnaryFn(UnaryOp::kSelu, "alpha", "gamma"));
   Set(r, "HardSigmoid", UnaryFn(UnaryOp::kHardSigmoid, "alpha", "beta"));
   Set(r, "Celu", UnaryFn(UnaryOp::kCelu, "alpha"));
+  Set(r, "IsNaN", [](te::DagBuilder& b, const Node& n, const std::vector<TeTensor>& in) {
+    return One(ops::IsNaN(b, in[0], n.name));
+  });
+  Set(r, "IsInf", [](te::DagBuilder& b, const Node& n, const std::vector<TeTensor>& in) {
+    return One(ops::IsInf(b, in[0], n.attrs.GetInt("detect_positive") != 0, n.attrs.GetInt("detect_negative") != 0, n.name));
+  });
+  Set(r, "Trilu", [](te::DagBuilder& b, const Node& n, const std::vector<TeTensor>& in) {
+    return One(ops::Triangular(b, in[0], {n.attrs.GetInt("upper") != 0, n.attrs.GetInt("k")}, n.name));
+  });
   Set(r, "Shrink", UnaryFn(UnaryOp::kShrink, "lambd", "bias"));
   Set(r, "ThresholdedRelu", UnaryFn(UnaryOp::kThresholdedRelu, "alpha"));
   Set(r, "Identity", [](te::DagBuilder& b, const Node& n, const std::vector<TeTensor>& in) {

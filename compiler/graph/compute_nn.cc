@@ -214,6 +214,36 @@ ComputeFn ReduceFn(ops::ReduceOp op, bool square, bool root) {
   };
 }
 
+// log(sum(x)) over the axes.
+absl::StatusOr<std::vector<TeTensor>> ReduceLogSumCompute(te::DagBuilder& b, const Node& n,
+                                                          const std::vector<TeTensor>& in) {
+  ops::ReduceParams p{ops::ReduceOp::kSum, n.attrs.GetInts("axes"), n.attrs.GetInt("keepdims") != 0};
+  auto sum = ops::Reduce(b, in[0], p, StrCat(n.name, ".sum"));
+  if (!sum.ok()) return sum.status();
+  return One(ops::Unary(b, *sum, {ops::UnaryOp::kLog, std::nullopt, std::nullopt}, n.name));
+}
+
+// log(sum(exp(x))) as m + log(sum(exp(x - m))), m the max over the axes, so a large x does not
+// overflow exp.
+absl::StatusOr<std::vector<TeTensor>> ReduceLogSumExpCompute(te::DagBuilder& b, const Node& n,
+                                                             const std::vector<TeTensor>& in) {
+  const std::vector<int64_t> axes = n.attrs.GetInts("axes");
+  auto max = ops::Reduce(b, in[0], {ops::ReduceOp::kMax, axes, true}, StrCat(n.name, ".max"));
+  if (!max.ok()) return max.status();
+  auto shifted = ops::Binary(b, in[0], *max, ops::BinaryOp::kSub, StrCat(n.name, ".shifted"));
+  if (!shifted.ok()) return shifted.status();
+  auto exp = ops::Unary(b, *shifted, {ops::UnaryOp::kExp, std::nullopt, std::nullopt}, StrCat(n.name, ".exp"));
+  if (!exp.ok()) return exp.status();
+  auto sum = ops::Reduce(b, *exp, {ops::ReduceOp::kSum, axes, true}, StrCat(n.name, ".sum"));
+  if (!sum.ok()) return sum.status();
+  auto log = ops::Unary(b, *sum, {ops::UnaryOp::kLog, std::nullopt, std::nullopt}, StrCat(n.name, ".log"));
+  if (!log.ok()) return log.status();
+  const bool keepdims = n.attrs.GetInt("keepdims") != 0;
+  auto result = ops::Binary(b, *log, *max, ops::BinaryOp::kAdd, keepdims ? n.name : StrCat(n.name, ".kept"));
+  if (!result.ok() || keepdims) return One(std::move(result));
+  return One(ops::Reshape(b, *result, ops::ReshapeParams{n.outputs[0].shape}, n.name));
+}
+
 ComputeFn ArgReduceFn(bool max) {
   return [=](te::DagBuilder& b, const Node& n, const std::vector<TeTensor>& in) -> Outputs {
     ops::ArgReduceParams p{max, n.attrs.GetInt("axis"), n.attrs.GetInt("keepdims") != 0,
@@ -256,6 +286,8 @@ void RegisterNnComputes(OpRegistry* r) {
   Set(r, "ReduceProd", ReduceFn(ops::ReduceOp::kProd, false, false));
   Set(r, "ReduceSumSquare", ReduceFn(ops::ReduceOp::kSum, true, false));
   Set(r, "ReduceL2", ReduceFn(ops::ReduceOp::kSum, true, true));
+  Set(r, "ReduceLogSum", ReduceLogSumCompute);
+  Set(r, "ReduceLogSumExp", ReduceLogSumExpCompute);
   Set(r, "ArgMax", ArgReduceFn(true));
   Set(r, "ArgMin", ArgReduceFn(false));
 }

@@ -50,6 +50,21 @@ void RegisterElementwiseOps(OpRegistry* r) {
                            "Atanh", "Atan", "Asin", "Acos"})
     Unary(r, name);
   Unary(r, "Celu", {Float("alpha", 1.0)});
+  auto to_bool = [](const Node&, const std::vector<TensorType>& in, std::vector<TensorType>* out) {
+    TF_RETURN_IF_ERROR(NeedFloat(in[0], "input"));
+    *out = {TensorType{te::DType::kBool, in[0].shape}};
+    return absl::OkStatus();
+  };
+  r->Register({"IsNaN", 1, 1, 1, {}, to_bool, OpPattern::kElementwise});
+  r->Register({"IsInf", 1, 1, 1, {Int("detect_negative", 1), Int("detect_positive", 1)}, to_bool,
+               OpPattern::kElementwise});
+  r->Register({"Trilu", 1, 1, 1, {Int("upper", 1), Int("k", 0)},
+               [](const Node&, const std::vector<TensorType>& in, std::vector<TensorType>* out) {
+                 if (in[0].shape.size() < 2) return Error(StrCat("Trilu needs rank >= 2, got ", in[0].ToString()));
+                 *out = {in[0]};
+                 return absl::OkStatus();
+               },
+               OpPattern::kElementwise});
   Unary(r, "Shrink", {Float("lambd", 0.5), Float("bias", 0.0)});
   Unary(r, "ThresholdedRelu", {Float("alpha", 1.0)});
   for (const char* name : {"Relu", "Neg", "Abs", "Sign", "Identity"}) Unary(r, name, {}, /*float_only=*/false);

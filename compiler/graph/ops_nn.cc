@@ -330,7 +330,7 @@ void RegisterNnOps(OpRegistry* r) {
   r->Register({"LayerNormalizationWithStats", 2, 3, 3, {Int("axis", -1), Float("epsilon", 1e-5), Int("stash_type", 1)},
                InferLayerNormStats, OpPattern::kOpaque});
   for (const char* name : {"ReduceMean", "ReduceSum", "ReduceMax", "ReduceMin", "ReduceProd", "ReduceSumSquare",
-                           "ReduceL2"})
+                           "ReduceL2", "ReduceLogSum", "ReduceLogSumExp"})
     r->Register({name, 1, 1, 1, {IntList("axes"), Int("keepdims", 1)}, InferReduce, OpPattern::kReduction});
   for (const char* name : {"ArgMax", "ArgMin"})
     r->Register({name, 1, 1, 1, {Int("axis", 0), Int("keepdims", 1), Int("select_last_index", 0)}, InferArgReduce,
