@@ -11,6 +11,7 @@
 #include <utility>
 
 #include "common/file_read.h"
+#include "common/strings.h"
 
 namespace tunefarm::wire {
 namespace {
@@ -47,12 +48,7 @@ void ParseCpuInfo(std::string_view text, v1::HardwareFacts* facts) {
   std::set<std::pair<std::string, std::string>> cores;  // (physical id, core id)
   std::string physical_id, family, model, stepping;
   bool flags_done = false;
-  size_t start = 0;
-  while (start < text.size()) {
-    size_t end = text.find('\n', start);
-    if (end == std::string_view::npos) end = text.size();
-    const std::string_view line = text.substr(start, end - start);
-    start = end + 1;
+  for (const std::string_view line : StrSplit(text, '\n')) {
     const size_t colon = line.find(':');
     if (colon == std::string_view::npos) continue;
     const std::string_view key = Trim(line.substr(0, colon));
