@@ -540,6 +540,22 @@ absl::Status Importer::Convert(const onnx::NodeProto& n) {
     return Emit(n, op, {In(n, 0)}, attrs);
   }
   if (op == "Clip") {
+    // Bounds that are runtime inputs (they change no shape) clip through Max then Min, which
+    // broadcast; constant bounds become attributes of one Clip.
+    auto runtime = [&](int i) { return HasInput(n, i) && In(n, i).constant == nullptr; };
+    if (runtime(1) || runtime(2)) {
+      RETURN_IF_ERROR(first_only());
+      Value x = In(n, 0);
+      if (HasInput(n, 1)) {
+        onnx::NodeProto lower = n;  // the intermediate max(x, min) under a name of its own
+        lower.set_name(StrCat(n.name(), ".min"));
+        lower.set_output(0, graph_.UniqueName(StrCat(n.output(0), ".clip_min")));
+        if (!HasInput(n, 2)) return Emit(n, "Max", {x, In(n, 1)}, {});
+        RETURN_IF_ERROR(Emit(lower, "Max", {x, In(n, 1)}, {}));
+        x = values_.at(lower.output(0));
+      }
+      return Emit(n, "Min", {x, In(n, 2)}, {});
+    }
     if (HasInput(n, 1)) {
       ASSIGN_OR_RETURN(lo, ConstScalar(n, 1, "min"));
       attrs.Set("min", lo);

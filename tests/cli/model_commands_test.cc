@@ -343,5 +343,22 @@ TEST(CliModelErrorsTest, SixteenBitFloatsRunAndCompare) {
   EXPECT_THAT(summary.out, HasSubstr("float16[3,4] [0.548828"));
 }
 
+// Clip's min and max change no shape, so as graph inputs they stay runtime inputs (no --bind).
+TEST(CliBindTest, ClipBoundsMayStayRuntimeInputs) {
+  TempDir dir;
+  const std::string node = std::string(TUNEFARM_SHARED_DIR) + "/onnx-tests/node/";
+  for (const char* c : {"test_clip", "test_clip_default_min", "test_clip_splitbounds"}) {
+    const std::string data = node + c + "/test_data_set_0/", so = dir.File(std::string(c) + ".so");
+    CliResult compile = RunTunefarm({"compile", node + c + "/model.onnx", "-o", so, "--threads", "2"});
+    ASSERT_EQ(compile.exit_code, 0) << c << compile.err;
+    std::vector<std::string> run = {"run", so};
+    for (int i = 0; std::filesystem::exists(data + "input_" + std::to_string(i) + ".pb"); ++i)
+      run.insert(run.end(), {"--input", data + "input_" + std::to_string(i) + ".pb"});
+    run.insert(run.end(), {"--expect", data + "output_0.pb", "--tolerance", "0"});
+    CliResult result = RunTunefarm(run);
+    EXPECT_EQ(result.exit_code, 0) << c << result.err << result.out;
+  }
+}
+
 }  // namespace
 }  // namespace tunefarm::cli
