@@ -533,6 +533,45 @@ absl::Status Importer::Convert(const onnx::NodeProto& n) {
     }
     return Emit(n, op, {In(n, 0)}, attrs);
   }
+  if (op == "Split") {
+    // One Slice per output: sizes from the `split` input (opset 13) or attribute, else equal parts.
+    const TensorType& x = In(n, 0).type;
+    const int64_t rank = static_cast<int64_t>(x.shape.size());
+    int64_t axis = attrs.GetInt("axis", 0);
+    if (axis < -rank || axis >= rank) return NodeError(n, StrCat("axis ", axis, " is out of range for rank ", rank));
+    if (axis < 0) axis += rank;
+    std::vector<int64_t> sizes = attrs.GetInts("split");
+    if (HasInput(n, 1)) {
+      ASSIGN_OR_RETURN(given, ConstInts(n, 1, "split"));
+      sizes = given;
+    }
+    const int64_t parts = n.output_size(), extent = x.shape[axis];
+    if (sizes.empty()) {
+      if (parts == 0 || extent % parts != 0)
+        return NodeError(n, StrCat("axis ", axis, " of extent ", extent, " does not split into ", parts, " equal parts"));
+      sizes.assign(parts, extent / parts);
+    }
+    int64_t total = 0;
+    for (int64_t size : sizes) total += size < 0 ? extent + 1 : size;  // a negative size fails the check below
+    if (static_cast<int64_t>(sizes.size()) != parts || total != extent)
+      return NodeError(n, StrCat("split sizes [", StrJoin(sizes, ","), "] do not cover axis ", axis, " (extent ", extent,
+                                 ") in ", parts, " outputs"));
+    int64_t start = 0;
+    for (int64_t i = 0; i < parts; ++i) {
+      onnx::NodeProto part = n;
+      part.clear_output();
+      part.add_output(n.output(i));
+      part.set_name(StrCat(n.name().empty() ? n.output(i) : n.name(), ".part", i));
+      Attrs slice;
+      slice.Set("starts", std::vector<int64_t>{start});
+      slice.Set("ends", std::vector<int64_t>{start + sizes[i]});
+      slice.Set("axes", std::vector<int64_t>{axis});
+      start += sizes[i];
+      if (n.output(i).empty()) continue;
+      RETURN_IF_ERROR(Emit(part, "Slice", {In(n, 0)}, std::move(slice)));
+    }
+    return absl::OkStatus();
+  }
   if (op == "Expand" || op == "Tile") {
     RETURN_IF_ERROR(need_inputs(2));
     ASSIGN_OR_RETURN(v, ConstInts(n, 1, op == "Expand" ? "shape" : "repeats"));
@@ -644,7 +683,7 @@ absl::Status Importer::Convert(const onnx::NodeProto& n) {
       if (HasInput(n, i)) data.push_back(In(n, i));
     return Emit(n, "LayerNormalizationWithStats", data, std::move(attrs));
   }
-  if ((op == "Softmax" || op == "LogSoftmax") && opset_ < 13) {
+  if ((op == "Softmax" || op == "LogSoftmax" || op == "Hardmax") && opset_ < 13) {
     // Before opset 13, softmax flattens to 2-D at `axis` (default 1) and normalizes the rows.
     const TensorType& x = In(n, 0).type;
     int64_t rank = static_cast<int64_t>(x.shape.size());
@@ -653,7 +692,7 @@ absl::Status Importer::Convert(const onnx::NodeProto& n) {
     int64_t trailing = 1;
     for (int64_t d = axis + 1; d < rank; ++d) trailing *= x.shape[d];
     if (axis < 0 || axis >= rank) return NodeError(n, "axis out of range");
-    if (trailing != 1) return NodeError(n, "opset < 13 softmax over more than one axis is not supported");
+    if (trailing != 1) return NodeError(n, StrCat("opset < 13 ", op, " over more than one axis is not supported"));
     attrs.Set("axis", axis);
   }
   // The generic path: every input is data, every attribute copied.

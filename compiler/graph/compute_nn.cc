@@ -288,6 +288,9 @@ void RegisterNnComputes(OpRegistry* r) {
   Set(r, "ReduceL2", ReduceFn(ops::ReduceOp::kSum, true, true));
   Set(r, "ReduceLogSum", ReduceLogSumCompute);
   Set(r, "ReduceLogSumExp", ReduceLogSumExpCompute);
+  Set(r, "Hardmax", [](te::DagBuilder& b, const Node& n, const std::vector<TeTensor>& in) {
+    return One(ops::Hardmax(b, in[0], n.attrs.GetInt("axis"), n.name));
+  });
   Set(r, "ArgMax", ArgReduceFn(true));
   Set(r, "ArgMin", ArgReduceFn(false));
 }

@@ -64,4 +64,16 @@ absl::StatusOr<Tensor> ArgReduce(DagBuilder& b, const Tensor& x, const ArgReduce
                   index_of_extreme);
 }
 
+absl::StatusOr<Tensor> Hardmax(DagBuilder& b, const Tensor& x, int64_t axis, std::string name) {
+  if (auto s = CheckDType("hardmax", "input", x.dtype, DTypeSet::kFloat); !s.ok()) return s;
+  auto first = ArgReduce(b, x, ArgReduceParams{true, axis, /*keepdims=*/true, false}, StrCat(name, ".argmax"));
+  if (!first.ok()) return first.status();
+  const int a = *NormalizeAxis("hardmax", axis, static_cast<int>(x.shape.size()));  // ArgReduce checked it
+  return b.Compute(std::move(name), x.shape, [&](const Axes& i) {
+    std::vector<Expr> at(i.begin(), i.end());
+    at[a] = Expr(int64_t{0});
+    return te::Select(te::Eq(i[a], (*first)(at)), ScalarConst(x.dtype, 1), ScalarConst(x.dtype, 0));
+  });
+}
+
 }  // namespace tunefarm::ops

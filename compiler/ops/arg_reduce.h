@@ -19,4 +19,7 @@ struct ArgReduceParams {
 // NumPy's and PyTorch's argmax/argmin have it (max and min themselves skip NaN).
 absl::StatusOr<Tensor> ArgReduce(DagBuilder& b, const Tensor& x, const ArgReduceParams& p, std::string name = "");
 
+// ONNX Hardmax: 1 at the first largest element along `axis`, 0 elsewhere, in x's dtype.
+absl::StatusOr<Tensor> Hardmax(DagBuilder& b, const Tensor& x, int64_t axis, std::string name = "hardmax");
+
 }  // namespace tunefarm::ops

@@ -90,6 +90,24 @@ TEST(ArgReduce, NaNIsTheExtremeAndCompiledAgrees) {
     }
 }
 
+TEST(ArgReduce, HardmaxIsOneAtTheFirstLargest) {
+  uint64_t seed = 3;
+  for (const ArgCase& c : kCases) {
+    HostTensor x = Random(DType::kFloat32, c.shape, seed++, -3, 3);
+    for (double& v : x.data) v = std::round(v);  // ties: the first one wins
+    HostTensor first = ArgReference(x, ArgReduceParams{true, c.axis, true, false});
+    const int rank = static_cast<int>(c.shape.size()), a = static_cast<int>(c.axis < 0 ? c.axis + rank : c.axis);
+    HostTensor want(DType::kFloat32, c.shape);
+    ForEachIndex(c.shape, [&](const std::vector<int64_t>& i) {
+      std::vector<int64_t> at = i;
+      at[a] = 0;
+      want.at(i) = first.at(at) == static_cast<double>(i[a]) ? 1 : 0;
+    });
+    HostTensor got = RunOp({x}, [&](DagBuilder& b, const std::vector<Tensor>& in) { return Hardmax(b, in[0], c.axis); });
+    EXPECT_TRUE(AllClose(got, want)) << ShapeString(c.shape) << " axis " << c.axis;
+  }
+}
+
 TEST(ArgReduce, RejectsABadAxisAndBool) {
   HostTensor x = Random(DType::kFloat32, {3, 4}, 1);
   absl::Status axis = BuildStatus({x}, [](DagBuilder& b, const std::vector<Tensor>& in) {
