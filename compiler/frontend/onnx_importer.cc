@@ -630,6 +630,13 @@ absl::Status Importer::Convert(const onnx::NodeProto& n) {
     attrs.Set("to", std::string(te::DTypeName(In(n, 1).type.dtype)));
     return Emit(n, "Cast", {In(n, 0)}, attrs);
   }
+  if (op == "CumSum") {  // the axis, a compile-time scalar
+    RETURN_IF_ERROR(need_inputs(2));
+    ASSIGN_OR_RETURN(axis, ConstInts(n, 1, "axis"));
+    if (axis.size() != 1) return NodeError(n, StrCat("axis must hold one value, got ", axis.size()));
+    attrs.Set("axis", axis[0]);
+    return Emit(n, op, {In(n, 0)}, attrs);
+  }
   if (op == "Trilu" && HasInput(n, 1)) {  // the diagonal offset k, a compile-time scalar
     ASSIGN_OR_RETURN(k, ConstInts(n, 1, "k"));
     if (k.size() != 1) return NodeError(n, StrCat("k must hold one value, got ", k.size()));

@@ -4,6 +4,7 @@
 #include "compiler/graph/compute_common.h"
 #include "compiler/graph/conv_transpose_attrs.h"
 #include "compiler/ops/arg_reduce.h"
+#include "compiler/ops/cumulative.h"
 #include "compiler/ops/binary.h"
 #include "compiler/ops/conv2d.h"
 #include "compiler/ops/conv_transpose.h"
@@ -288,6 +289,10 @@ void RegisterNnComputes(OpRegistry* r) {
   Set(r, "ReduceL2", ReduceFn(ops::ReduceOp::kSum, true, true));
   Set(r, "ReduceLogSum", ReduceLogSumCompute);
   Set(r, "ReduceLogSumExp", ReduceLogSumExpCompute);
+  Set(r, "CumSum", [](te::DagBuilder& b, const Node& n, const std::vector<TeTensor>& in) {
+    ops::CumulativeParams p{n.attrs.GetInt("axis"), n.attrs.GetInt("exclusive") != 0, n.attrs.GetInt("reverse") != 0};
+    return One(ops::CumulativeSum(b, in[0], p, n.name));
+  });
   Set(r, "Hardmax", [](te::DagBuilder& b, const Node& n, const std::vector<TeTensor>& in) {
     return One(ops::Hardmax(b, in[0], n.attrs.GetInt("axis"), n.name));
   });

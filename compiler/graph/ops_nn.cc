@@ -325,6 +325,14 @@ void RegisterNnOps(OpRegistry* r) {
   r->Register({"Softmax", 1, 1, 1, {Int("axis", -1)}, InferAxisSame, OpPattern::kOpaque});
   r->Register({"LogSoftmax", 1, 1, 1, {Int("axis", -1)}, InferAxisSame, OpPattern::kOpaque});
   r->Register({"Hardmax", 1, 1, 1, {Int("axis", -1)}, InferAxisSame, OpPattern::kOpaque});
+  r->Register({"CumSum", 1, 1, 1, {Int("axis", 0), Int("exclusive", 0), Int("reverse", 0)},
+               [](const Node& n, const std::vector<TensorType>& in, std::vector<TensorType>* out) {
+                 auto axis = NormalizeAxis(n.attrs.GetInt("axis"), static_cast<int64_t>(in[0].shape.size()));
+                 if (!axis.ok()) return axis.status();
+                 *out = {in[0]};
+                 return absl::OkStatus();
+               },
+               OpPattern::kOpaque});
   r->Register({"LayerNormalization", 2, 3, 1, {Int("axis", -1), Float("epsilon", 1e-5), Int("stash_type", 1)},
                InferLayerNorm, OpPattern::kOpaque});
   // LayerNormalization whose Mean and InvStdDev outputs are read (the frontend picks it).
