@@ -167,7 +167,7 @@ int RunTuneCommand(int argc, char** argv) {
     if (!stored.ok()) return ReportFailure("tune", stored.status());
     spec = *stored;
     for (const char* ignored : {"trials", "threads", "target", "policy", "population", "generations", "per-round",
-                                "early-stop", "key"})
+                                "early-stop", "key", "bind"})
       if (flags.Has(ignored))
         std::fprintf(stderr, "tunefarm tune: --%s is ignored with --resume: the job keeps its own settings\n", ignored);
     if (spec.model_path() != model)

@@ -36,6 +36,16 @@ absl::Status ValidateSpec(const v1::JobSpec& spec) {
         return absl::InvalidArgumentError(
             StrCat("spec.model_path ", spec.model_path(), ": no readable file on the tuner's host"));
       }
+      for (const std::string& bind : spec.bind()) {
+        const size_t eq = bind.find('=');
+        if (eq == std::string::npos || eq == 0) {
+          return absl::InvalidArgumentError(StrCat("spec.bind '", bind, "': expected NAME=FILE"));
+        }
+        if (access(bind.c_str() + eq + 1, R_OK) != 0) {
+          return absl::InvalidArgumentError(
+              StrCat("spec.bind ", bind.substr(0, eq), ": ", bind.substr(eq + 1), ": no readable file on the tuner's host"));
+        }
+      }
       break;
     case v1::JobSpec::kTasks:
       if (spec.tasks().tasks().empty()) return absl::InvalidArgumentError("spec.tasks is empty");

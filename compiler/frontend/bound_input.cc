@@ -23,6 +23,12 @@ absl::StatusOr<std::pair<std::string, graph::HostTensor>> ReadBoundInput(const s
   }
   std::optional<te::DType> dtype = te::ParseDType(file->dtype);
   if (!dtype) return absl::InvalidArgumentError(StrCat("--bind ", name, ": ", path, " holds ", file->dtype, ", which tunefarm does not compute with"));
+  absl::StatusOr<int64_t> count = graph::CheckedNumElements(file->shape, te::DTypeBytes(*dtype));
+  if (!count.ok() || static_cast<uint64_t>(*count) * te::DTypeBytes(*dtype) != file->bytes.size()) {
+    return absl::InvalidArgumentError(StrCat("--bind ", name, ": ", path, ": its shape ",
+                                             graph::ShapeToString(file->shape), " does not match its ",
+                                             file->bytes.size(), " bytes of ", file->dtype));
+  }
   graph::HostTensor value;
   value.dtype = *dtype;
   value.shape = file->shape;

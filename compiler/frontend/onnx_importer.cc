@@ -264,7 +264,7 @@ absl::Status Importer::CheckBoundInput(const onnx::ValueInfoProto& v, const Host
   const auto& dims = tt.shape().dim();
   bool fits = static_cast<size_t>(dims.size()) == value.shape.size();
   for (int i = 0; fits && i < dims.size(); ++i)
-    fits = !dims[i].has_dim_value() || dims[i].dim_value() == value.shape[i];
+    fits = !dims[i].has_dim_value() || dims[i].dim_value() <= 0 || dims[i].dim_value() == value.shape[i];
   if (!fits) {
     std::vector<std::string> declared_dims;
     for (const auto& d : dims)
@@ -587,7 +587,7 @@ absl::Status Importer::Convert(const onnx::NodeProto& n) {
       Value x = In(n, 0);
       if (HasInput(n, 1)) {
         onnx::NodeProto lower = n;  // the intermediate max(x, min) under a name of its own
-        lower.set_name(StrCat(n.name(), ".min"));
+        lower.set_name(graph_.UniqueName(StrCat(n.name().empty() ? StrCat("Clip_", n.output(0)) : n.name(), ".min")));
         lower.set_output(0, graph_.UniqueName(StrCat(n.output(0), ".clip_min")));
         if (!HasInput(n, 2)) return Emit(n, "Max", {x, In(n, 1)}, {});
         RETURN_IF_ERROR(Emit(lower, "Max", {x, In(n, 1)}, {}));

@@ -1,6 +1,8 @@
 // Computes of the neural-network ops: convolutions, pooling, normalization, dense/matmul,
 // softmax and reductions. Window attributes arrive explicit (the frontend resolved auto_pad;
 // ConvTranspose resolves its own through conv_transpose_attrs.h).
+#include <limits>
+
 #include "compiler/graph/compute_common.h"
 #include "compiler/graph/conv_transpose_attrs.h"
 #include "compiler/ops/arg_reduce.h"
@@ -225,13 +227,19 @@ absl::StatusOr<std::vector<TeTensor>> ReduceLogSumCompute(te::DagBuilder& b, con
 }
 
 // log(sum(exp(x))) as m + log(sum(exp(x - m))), m the max over the axes, so a large x does not
-// overflow exp.
+// overflow exp. An infinite max shifts by 0 instead (inf - inf would be NaN): a slice holding
+// +inf gives +inf, one of only -inf gives -inf.
 absl::StatusOr<std::vector<TeTensor>> ReduceLogSumExpCompute(te::DagBuilder& b, const Node& n,
                                                              const std::vector<TeTensor>& in) {
   const std::vector<int64_t> axes = n.attrs.GetInts("axes");
   auto max = ops::Reduce(b, in[0], {ops::ReduceOp::kMax, axes, true}, StrCat(n.name, ".max"));
   if (!max.ok()) return max.status();
-  auto shifted = ops::Binary(b, in[0], *max, ops::BinaryOp::kSub, StrCat(n.name, ".shifted"));
+  const te::Expr inf = te::Const(max->dtype, std::numeric_limits<double>::infinity());
+  TeTensor shift = b.Compute(StrCat(n.name, ".shift"), max->shape, [&](const te::DagBuilder::Axes& i) {
+    te::Expr m = (*max)(i);
+    return te::Select(te::Eq(te::Abs(m), inf), te::Const(max->dtype, 0), m);
+  });
+  auto shifted = ops::Binary(b, in[0], shift, ops::BinaryOp::kSub, StrCat(n.name, ".shifted"));
   if (!shifted.ok()) return shifted.status();
   auto exp = ops::Unary(b, *shifted, {ops::UnaryOp::kExp, std::nullopt, std::nullopt}, StrCat(n.name, ".exp"));
   if (!exp.ok()) return exp.status();
@@ -240,7 +248,7 @@ absl::StatusOr<std::vector<TeTensor>> ReduceLogSumExpCompute(te::DagBuilder& b, 
   auto log = ops::Unary(b, *sum, {ops::UnaryOp::kLog, std::nullopt, std::nullopt}, StrCat(n.name, ".log"));
   if (!log.ok()) return log.status();
   const bool keepdims = n.attrs.GetInt("keepdims") != 0;
-  auto result = ops::Binary(b, *log, *max, ops::BinaryOp::kAdd, keepdims ? n.name : StrCat(n.name, ".kept"));
+  auto result = ops::Binary(b, *log, shift, ops::BinaryOp::kAdd, keepdims ? n.name : StrCat(n.name, ".kept"));
   if (!result.ok() || keepdims) return One(std::move(result));
   return One(ops::Reshape(b, *result, ops::ReshapeParams{n.outputs[0].shape}, n.name));
 }

@@ -14,6 +14,8 @@
 #include "tests/conformance/compiled_executor.h"
 #include "tests/conformance/conformance_case.h"
 #include "tests/conformance/reference_executor.h"
+#include <cmath>
+#include <limits>
 
 namespace tunefarm::conformance {
 namespace {
@@ -112,6 +114,29 @@ TEST(Conformance, WholeSuiteNeverWrongAndAboveItsFloor) {
   EXPECT_GE(passed, floor) << "cases passing dropped below the whole-suite floor";
   std::printf("whole suite: %zu cases, %d passed, %d failed, %d unsupported\n", dirs.size(), passed,
               counts[static_cast<int>(Outcome::kFailed)], counts[static_cast<int>(Outcome::kUnsupported)]);
+}
+
+// ReduceLogSumExp's shift by the max must not turn an infinite max into inf - inf = NaN.
+TEST(ReduceLogSumExp, InfinitiesAndLargeValuesStayExact) {
+  const double inf = std::numeric_limits<double>::infinity();
+  graph::Graph g;
+  auto x = g.AddInput("x", {te::DType::kFloat32, {3, 3}});
+  ASSERT_TRUE(x.ok());
+  graph::Attrs attrs;
+  attrs.Set("axes", std::vector<int64_t>{1});
+  attrs.Set("keepdims", int64_t{0});
+  auto y = g.AddNode("ReduceLogSumExp", "lse", {*x}, attrs);
+  ASSERT_TRUE(y.ok()) << y.status();
+  g.AddOutput("y", y->at(0));
+  HostTensor data = HostTensor::FromFloats({static_cast<float>(inf), 0, 1, static_cast<float>(-inf),
+                                            static_cast<float>(-inf), static_cast<float>(-inf), 1000, 1000, 0},
+                                           {3, 3});
+  auto out = RunReference(g, {data});
+  ASSERT_TRUE(out.ok()) << out.status();
+  ASSERT_EQ(out->at(0).NumElements(), 3);
+  EXPECT_EQ(out->at(0).GetDouble(0), inf);
+  EXPECT_EQ(out->at(0).GetDouble(1), -inf);
+  EXPECT_NEAR(out->at(0).GetDouble(2), 1000 + std::log(2.0), 1e-3);
 }
 
 }  // namespace
