@@ -21,6 +21,19 @@ bool All(std::initializer_list<absl::Status> steps) {
   return true;
 }
 
+// An NCHW[x]c conv DAG (x, w, [pad], conv): whether it pads, its conv stage, and that stage's
+// output shape [n, ko, oh, ow, y].
+struct NchwcConvStage {
+  bool padded;
+  int conv;
+  std::vector<int64_t> shape;
+};
+NchwcConvStage ConvStageOf(const te::ComputeDag& dag) {
+  const bool padded = dag.num_tensors() == 4;
+  const int conv = padded ? 3 : 2;
+  return {padded, conv, dag.tensor(conv).shape};
+}
+
 }  // namespace
 
 std::vector<NamedState> GemmTemplates(std::shared_ptr<const te::ComputeDag> dag, int lanes) {
@@ -134,9 +147,7 @@ std::vector<NamedState> ConvTemplates(std::shared_ptr<const te::ComputeDag> dag,
 
 std::vector<NamedState> ConvNchwcTileTemplates(std::shared_ptr<const te::ComputeDag> dag, int lanes) {
   std::vector<NamedState> out;
-  const bool padded = dag->num_tensors() == 4;
-  const int conv = padded ? 3 : 2;
-  const auto& shape = dag->tensor(conv).shape;  // n ko oh ow y
+  const auto [padded, conv, shape] = ConvStageOf(*dag);
   const int64_t kos = shape[1], ow = shape[3];
   for (int64_t kob : {1, 2, 4})
     for (int64_t owb = 1; owb <= ow; ++owb) {
@@ -175,15 +186,9 @@ std::vector<NamedState> ConvNchwcTileTemplates(std::shared_ptr<const te::Compute
   return out;
 }
 
-}  // namespace tunefarm::bench
-
-namespace tunefarm::bench {
-
 std::vector<NamedState> ConvNchwcBlockTemplates(std::shared_ptr<const te::ComputeDag> dag, int lanes) {
   std::vector<NamedState> out;
-  const bool padded = dag->num_tensors() == 4;
-  const int conv = padded ? 3 : 2;
-  const auto& shape = dag->tensor(conv).shape;  // n ko oh ow y
+  const auto [padded, conv, shape] = ConvStageOf(*dag);
   const int64_t kos = shape[1], ow = shape[3];
   const int64_t cis = dag->tensor(conv).reduce_extents[0];
   const int64_t plane_bytes = shape[2] * ow * shape[4] * 4;

@@ -212,6 +212,10 @@ TEST(TuneCommand, BindFixesAShapeInputForTheJob) {
   std::string unbound;
   EXPECT_EQ(tune({}, &unbound), 1);
   EXPECT_NE(unbound.find("give its value at compile time with --bind shape=FILE"), std::string::npos) << unbound;
+  // A binding whose file is missing is refused (on stderr) before a job is created or run.
+  std::string missing;
+  EXPECT_EQ(tune({"--bind", "shape=" + dir.path() + "/none.pb"}, &missing), 1);
+  EXPECT_EQ(missing.find("JOB_STATE"), std::string::npos) << missing;
   std::string bound;
   EXPECT_EQ(tune({"--bind", "shape=" + c + "test_data_set_0/input_1.pb"}, &bound), 0) << bound;
   EXPECT_NE(bound.find("JOB_STATE_SUCCEEDED"), std::string::npos) << bound;
