@@ -12,8 +12,9 @@
 
 #include "common/file_read.h"
 #include "common/strings.h"
-#include "compiler/graph/const_eval.h"
 #include "compiler/frontend/onnx_tensor.h"
+#include "compiler/graph/const_eval.h"
+#include "compiler/graph/onnx_converter.h"
 #include "compiler/graph/op_registry.h"
 #include "onnx/onnx_pb.h"
 
@@ -73,18 +74,18 @@ class Importer {
   absl::StatusOr<std::vector<int>> TopologicalOrder(const onnx::GraphProto& g);
   absl::Status Convert(const onnx::NodeProto& n);
 
-  // Helpers for converters.
-  bool HasInput(const onnx::NodeProto& n, int i) const { return i < n.input_size() && !n.input(i).empty(); }
-  const Value& In(const onnx::NodeProto& n, int i) { return values_.at(n.input(i)); }
+  // Helpers for converters (ImporterNode exposes them as graph::OnnxNode).
+  friend class ImporterNode;
   absl::StatusOr<std::vector<int64_t>> ConstInts(const onnx::NodeProto& n, int i, const char* what);
   absl::StatusOr<double> ConstScalar(const onnx::NodeProto& n, int i, const char* what);
-  absl::StatusOr<Attrs> CopyAttrs(const onnx::NodeProto& n, const std::set<std::string>& drop = {});
-  // Folds when every input is constant and the evaluator knows the op; otherwise adds a node.
-  absl::Status Emit(const onnx::NodeProto& n, const std::string& op, const std::vector<Value>& inputs, Attrs attrs);
+  absl::StatusOr<Attrs> CopyAttrs(const onnx::NodeProto& n);
+  // Adds graph op `op` as node `name` on the values `inputs`, defining the values `outputs`;
+  // folds it when every input is constant and the op can be evaluated. `n` is the ONNX node it
+  // came from, for errors.
+  absl::Status Emit(const onnx::NodeProto& n, const std::string& name, const std::string& op,
+                    const std::vector<std::string>& inputs, Attrs attrs, const std::vector<std::string>& outputs);
   void BindConst(const std::string& name, HostTensor t);
   absl::StatusOr<NodeEntry> Materialize(const std::string& name, Value* v);
-  absl::Status ResolveAutoPad(const onnx::NodeProto& n, const TensorType& x, std::vector<int64_t> kernel,
-                              Attrs* attrs);
 
   const ImportOptions& options_;
   int opset_;
@@ -282,7 +283,7 @@ std::string Importer::SuggestBind(const std::string& name) const {
 }
 
 absl::StatusOr<std::vector<int64_t>> Importer::ConstInts(const onnx::NodeProto& n, int i, const char* what) {
-  const Value& v = In(n, i);
+  const Value& v = values_.at(n.input(i));
   if (!v.constant) {
     return NodeError(n, StrCat(what, " ('", n.input(i), "') must be a compile-time constant", SuggestBind(n.input(i))));
   }
@@ -291,16 +292,15 @@ absl::StatusOr<std::vector<int64_t>> Importer::ConstInts(const onnx::NodeProto& 
 }
 
 absl::StatusOr<double> Importer::ConstScalar(const onnx::NodeProto& n, int i, const char* what) {
-  const Value& v = In(n, i);
+  const Value& v = values_.at(n.input(i));
   if (!v.constant || v.constant->NumElements() != 1)
     return NodeError(n, StrCat(what, " ('", n.input(i), "') must be a compile-time constant scalar", SuggestBind(n.input(i))));
   return v.constant->GetDouble(0);
 }
 
-absl::StatusOr<Attrs> Importer::CopyAttrs(const onnx::NodeProto& n, const std::set<std::string>& drop) {
+absl::StatusOr<Attrs> Importer::CopyAttrs(const onnx::NodeProto& n) {
   Attrs attrs;
   for (const auto& a : n.attribute()) {
-    if (drop.count(a.name())) continue;
     auto v = AttrFromOnnx(a);
     if (!v.ok()) return NodeError(n, std::string(v.status().message()));
     attrs.Set(a.name(), std::move(*v));
@@ -308,90 +308,108 @@ absl::StatusOr<Attrs> Importer::CopyAttrs(const onnx::NodeProto& n, const std::s
   return attrs;
 }
 
-absl::Status Importer::Emit(const onnx::NodeProto& n, const std::string& op, const std::vector<Value>& inputs,
-                            Attrs attrs) {
+absl::Status Importer::Emit(const onnx::NodeProto& n, const std::string& name, const std::string& op,
+                            const std::vector<std::string>& inputs, Attrs attrs,
+                            const std::vector<std::string>& outputs) {
   if (graph::OpRegistry::Global().Find(op) == nullptr)
     return NodeError(n, StrCat("unsupported op (opset ", opset_, ")"));
   graph::Node node;
-  node.name = n.name().empty() ? graph_.UniqueName(StrCat(op, "_", n.output(0))) : n.name();
+  node.name = name;
   node.op = op;
   node.attrs = attrs;
   std::vector<TensorType> in_types;
   bool all_const = true;
-  for (const Value& v : inputs) {
+  for (const std::string& in : inputs) {
+    const Value& v = values_.at(in);
     in_types.push_back(v.type);
     all_const = all_const && v.constant != nullptr;
   }
   if (absl::Status s = graph::PrepareNode(&node, in_types); !s.ok()) return s;
   int used_outputs = 0;
-  for (const std::string& out : n.output()) used_outputs += !out.empty();
-  if (static_cast<int>(node.outputs.size()) < n.output_size()) {
-    for (int i = static_cast<int>(node.outputs.size()); i < n.output_size(); ++i)
-      if (!n.output(i).empty()) return NodeError(n, StrCat("output ", i, " ('", n.output(i), "') is not supported"));
+  for (size_t i = 0; i < outputs.size(); ++i) {
+    if (outputs[i].empty()) continue;
+    if (i >= node.outputs.size()) return NodeError(n, StrCat("output ", i, " ('", outputs[i], "') is not supported"));
+    ++used_outputs;
   }
-  if (n.output_size() == 0 || used_outputs == 0) return absl::OkStatus();  // nothing reads it
+  if (used_outputs == 0) return absl::OkStatus();  // nothing reads it
   if (all_const) {
     std::vector<const HostTensor*> args;
-    for (const Value& v : inputs) args.push_back(v.constant.get());
+    for (const std::string& in : inputs) args.push_back(values_.at(in).constant.get());
+    node.inputs.assign(inputs.size(), NodeEntry{});  // not in the graph: the evaluator counts them
     auto folded = EvaluateConstant(node, args);
     if (!folded.ok()) return folded.status();
     if (folded->has_value()) {
-      for (size_t i = 0; i < (*folded)->size(); ++i)
-        if (!n.output(i).empty()) BindConst(n.output(i), std::move((**folded)[i]));
+      for (size_t i = 0; i < outputs.size(); ++i)
+        if (!outputs[i].empty()) BindConst(outputs[i], std::move((**folded)[i]));
       return absl::OkStatus();
     }
   }
   std::vector<NodeEntry> entries;
-  for (size_t i = 0; i < inputs.size(); ++i) {
-    Value v = inputs[i];
-    if (v.entry) {
-      entries.push_back(*v.entry);
-      continue;
-    }
-    // Constants are keyed by their ONNX name when the node reads one directly.
-    auto it = values_.end();
-    for (int k = 0; k < n.input_size(); ++k)
-      if (!n.input(k).empty() && values_.at(n.input(k)).constant == v.constant) it = values_.find(n.input(k));
-    auto e = it != values_.end() ? Materialize(it->first, &it->second) : Materialize(StrCat(node.name, "_const"), &v);
+  for (const std::string& in : inputs) {
+    auto e = Materialize(in, &values_.at(in));  // a constant read as data becomes a param
     if (!e.ok()) return e.status();
     entries.push_back(*e);
   }
   auto outs = graph_.AddNode(op, node.name, entries, std::move(attrs));
   if (!outs.ok()) return outs.status();
-  for (size_t i = 0; i < outs->size() && i < static_cast<size_t>(n.output_size()); ++i)
-    if (!n.output(i).empty()) values_[n.output(i)] = Value{graph_.type((*outs)[i]), (*outs)[i], nullptr};
+  for (size_t i = 0; i < outs->size() && i < outputs.size(); ++i)
+    if (!outputs[i].empty()) values_[outputs[i]] = Value{graph_.type((*outs)[i]), (*outs)[i], nullptr};
   return absl::OkStatus();
 }
 
-absl::Status Importer::ResolveAutoPad(const onnx::NodeProto& n, const TensorType& x, std::vector<int64_t> kernel,
-                                      Attrs* attrs) {
-  std::string mode = attrs->GetString("auto_pad", "NOTSET");
-  attrs->Erase("auto_pad");
-  if (mode == "NOTSET" || mode.empty()) return absl::OkStatus();
-  size_t spatial = x.shape.size() >= 2 ? x.shape.size() - 2 : 0;
-  if (kernel.size() != spatial) return NodeError(n, "auto_pad needs kernel_shape for every spatial dim");
-  std::vector<int64_t> strides = attrs->GetInts("strides", std::vector<int64_t>(spatial, 1));
-  std::vector<int64_t> dil = attrs->GetInts("dilations", std::vector<int64_t>(spatial, 1));
-  if (strides.size() != spatial || dil.size() != spatial) return NodeError(n, "strides/dilations rank mismatch");
-  std::vector<int64_t> pads(2 * spatial, 0);
-  if (mode != "VALID") {
-    if (mode != "SAME_UPPER" && mode != "SAME_LOWER") return NodeError(n, StrCat("unknown auto_pad '", mode, "'"));
-    for (size_t i = 0; i < spatial; ++i) {
-      if (strides[i] <= 0 || kernel[i] <= 0 || dil[i] <= 0)
-        return NodeError(n, "kernel_shape, strides and dilations must be positive");
-      // 128-bit: the attributes are any int64 from the file, and overflow was UB (fuzz).
-      __int128 in = x.shape[2 + i], out = (in + strides[i] - 1) / strides[i];
-      __int128 need = (out - 1) * strides[i] + static_cast<__int128>(kernel[i] - 1) * dil[i] + 1 - in;
-      if (need > (int64_t{1} << 40)) return NodeError(n, "auto_pad: kernel_shape/strides/dilations are too large");
-      int64_t total = std::max<int64_t>(0, static_cast<int64_t>(need));
-      int64_t small = total / 2, big = total - small;
-      pads[i] = mode == "SAME_UPPER" ? small : big;
-      pads[i + spatial] = mode == "SAME_UPPER" ? big : small;
-    }
+// One ONNX node as the op families' converters see it (graph::OnnxNode).
+class ImporterNode : public graph::OnnxNode {
+ public:
+  ImporterNode(Importer& importer, const onnx::NodeProto& n, Attrs attrs)
+      : importer_(importer), n_(n), attrs_(std::move(attrs)) {}
+
+  const std::string& op() const override { return n_.op_type(); }
+  int opset() const override { return importer_.opset_; }
+  Attrs& attrs() override { return attrs_; }
+  int num_inputs() const override { return n_.input_size(); }
+  const std::string& input(int i) const override { return n_.input(i); }
+  int num_outputs() const override { return n_.output_size(); }
+  const std::string& output(int i) const override { return n_.output(i); }
+  const TensorType& Type(const std::string& value) const override { return importer_.values_.at(value).type; }
+  const HostTensor* Constant(const std::string& value) const override {
+    return importer_.values_.at(value).constant.get();
   }
-  attrs->Set("pads", pads);
-  return absl::OkStatus();
-}
+  absl::StatusOr<std::vector<int64_t>> ConstInts(int i, const char* what) const override {
+    return importer_.ConstInts(n_, i, what);
+  }
+  absl::StatusOr<double> ConstScalar(int i, const char* what) const override {
+    return importer_.ConstScalar(n_, i, what);
+  }
+  absl::StatusOr<te::DType> DTypeFromOnnxCode(int64_t code) const override {
+    return frontend::DTypeFromOnnx(static_cast<int32_t>(code));
+  }
+  absl::Status Emit(const std::string& op, const std::vector<std::string>& inputs, Attrs attrs,
+                    const std::vector<std::string>& outputs, const std::string& name) override {
+    std::string node_name = name;
+    if (node_name.empty()) {
+      node_name = !n_.name().empty() ? n_.name()
+                  : outputs.empty()  ? importer_.graph_.UniqueName(op)
+                                     : importer_.graph_.UniqueName(StrCat(op, "_", outputs[0]));
+    }
+    return importer_.Emit(n_, node_name, op, inputs, std::move(attrs), outputs);
+  }
+  void Alias(const std::string& value, const std::string& existing) override {
+    importer_.values_[value] = importer_.values_.at(existing);
+  }
+  void BindConstant(const std::string& value, HostTensor data) override { importer_.BindConst(value, std::move(data)); }
+  std::string UniqueName(const std::string& hint) override {
+    std::string name = importer_.graph_.UniqueName(hint);
+    // Also unique among the model's value names, which are not graph node names.
+    for (int k = 1; importer_.values_.count(name); ++k) name = importer_.graph_.UniqueName(StrCat(hint, "_", k));
+    return name;
+  }
+  absl::Status Error(const std::string& why) const override { return NodeError(n_, why); }
+
+ private:
+  Importer& importer_;
+  const onnx::NodeProto& n_;
+  Attrs attrs_;
+};
 
 absl::Status Importer::Convert(const onnx::NodeProto& n) {
   const std::string& op = n.op_type();
@@ -399,323 +417,18 @@ absl::Status Importer::Convert(const onnx::NodeProto& n) {
     if (!n.input(i).empty() && !values_.count(n.input(i)))
       return NodeError(n, StrCat("undefined input name '", n.input(i), "'"));
   if (n.output_size() == 0) return NodeError(n, "has no outputs");
-  auto attrs_or = CopyAttrs(n);
-  if (!attrs_or.ok()) return attrs_or.status();
-  Attrs attrs = std::move(*attrs_or);
-  std::vector<Value> data;
-  auto need_inputs = [&](int count) -> absl::Status {
-    for (int i = 0; i < count; ++i)
-      if (!HasInput(n, i)) return NodeError(n, StrCat("missing input ", i));
-    return absl::OkStatus();
-  };
-  auto first_only = [&]() -> absl::Status {
-
-    for (int i = 1; i < n.output_size(); ++i)
-      if (!n.output(i).empty()) return NodeError(n, StrCat("output ", i, " ('", n.output(i), "') is not supported"));
-    return absl::OkStatus();
-  };
-#define RETURN_IF_ERROR(expr)                  \
-  do {                                         \
-    absl::Status _s = (expr);                  \
-    if (!_s.ok()) return _s;                   \
-  } while (0)
-#define ASSIGN_OR_RETURN(lhs, expr)            \
-  auto lhs##_or = (expr);                      \
-  if (!lhs##_or.ok()) return lhs##_or.status(); \
-  auto lhs = std::move(*lhs##_or)
-
-  if (op == "Constant") {
-    const auto* t = attrs.GetTensor("value");
-    if (t) {
-      BindConst(n.output(0), *t);
-    } else if (attrs.Has("value_float")) {
-      BindConst(n.output(0), HostTensor::FromFloats({static_cast<float>(attrs.GetFloat("value_float"))}, {}));
-    } else if (attrs.Has("value_floats")) {
-      std::vector<float> v;
-      for (double d : attrs.GetFloats("value_floats")) v.push_back(static_cast<float>(d));
-      int64_t size = static_cast<int64_t>(v.size());
-      BindConst(n.output(0), HostTensor::FromFloats(v, {size}));
-    } else if (attrs.Has("value_int")) {
-      BindConst(n.output(0), HostTensor::FromInt64s({attrs.GetInt("value_int")}, {}));
-    } else if (attrs.Has("value_ints")) {
-      auto v = attrs.GetInts("value_ints");
-      BindConst(n.output(0), HostTensor::FromInt64s(v, {static_cast<int64_t>(v.size())}));
-    } else {
-      return NodeError(n, "unsupported Constant form (needs value, value_float(s) or value_int(s))");
-    }
-    return absl::OkStatus();
-  }
-  // Every converter below reads input 0; a known op with no inputs would index past the end
-  // (fuzz: an AveragePool node with its inputs deleted). Unknown ops keep their "unsupported" error.
-  if (n.input_size() == 0 && graph::OpRegistry::Global().Find(op) == nullptr && op != "Size" &&
-      op != "ConstantOfShape" && op != "Dropout")
+  const graph::OpRegistry& registry = graph::OpRegistry::Global();
+  const graph::OnnxConverter* converter = registry.FindOnnx(op, opset_);
+  if (converter == nullptr && registry.Find(op) == nullptr)
     return NodeError(n, StrCat("unsupported op (opset ", opset_, ")"));
-  RETURN_IF_ERROR(need_inputs(1));
-  if (op == "Shape" || op == "Size") {
-    RETURN_IF_ERROR(need_inputs(1));
-    std::vector<int64_t> dims = In(n, 0).type.shape;
-    if (op == "Size") {
-      int64_t count = 1;
-      for (int64_t d : dims) count *= d;
-      BindConst(n.output(0), HostTensor::FromInt64s({count}, {}));
-      return absl::OkStatus();
-    }
-    int64_t rank = static_cast<int64_t>(dims.size());
-    int64_t start = attrs.GetInt("start", 0), end = attrs.GetInt("end", rank);
-    if (start < 0) start += rank;
-    if (end < 0) end += rank;
-    start = std::clamp<int64_t>(start, 0, rank);
-    end = std::clamp<int64_t>(end, start, rank);
-    std::vector<int64_t> part(dims.begin() + start, dims.begin() + end);
-    BindConst(n.output(0), HostTensor::FromInt64s(part, {static_cast<int64_t>(part.size())}));
-    return absl::OkStatus();
-  }
-  if (op == "ConstantOfShape") {
-    RETURN_IF_ERROR(need_inputs(1));
-    ASSIGN_OR_RETURN(shape, ConstInts(n, 0, "shape"));
-    const HostTensor* value = attrs.GetTensor("value");
-    te::DType dtype = value ? value->dtype : te::DType::kFloat32;
-    if (value && value->NumElements() != 1) return NodeError(n, "value must hold one element");
-    auto t = HostTensor::Zeros(dtype, shape);
-    if (!t.ok()) return NodeError(n, std::string(t.status().message()));
-    if (value)
-      for (int64_t i = 0; i < t->NumElements(); ++i) std::memcpy(t->bytes.data() + i * value->bytes.size(),
-                                                                  value->bytes.data(), value->bytes.size());
-    BindConst(n.output(0), std::move(*t));
-    return absl::OkStatus();
-  }
-  if (op == "Identity" || op == "Dropout") {
-    RETURN_IF_ERROR(need_inputs(1));
-    if (op == "Identity") RETURN_IF_ERROR(first_only());
-    if (op == "Dropout" && attrs.GetInt("is_test", 1) == 0 && opset_ < 7) return NodeError(n, "training Dropout");
-    if (HasInput(n, 2)) {
-      // Training with ratio 0 drops nothing, so it is the identity too.
-      auto training = ConstScalar(n, 2, "training_mode");
-      auto ratio = HasInput(n, 1) ? ConstScalar(n, 1, "ratio") : absl::StatusOr<double>(0.5);
-      if (!training.ok() || (*training != 0 && (!ratio.ok() || *ratio != 0)))
-        return NodeError(n, "only inference Dropout is supported");
-    }
-    values_[n.output(0)] = In(n, 0);
-    if (op == "Dropout" && n.output_size() > 1 && !n.output(1).empty()) {  // the mask keeps everything
-      auto mask = HostTensor::Zeros(te::DType::kBool, In(n, 0).type.shape);
-      if (!mask.ok()) return NodeError(n, std::string(mask.status().message()));
-      std::fill(mask->bytes.begin(), mask->bytes.end(), uint8_t{1});
-      BindConst(n.output(1), std::move(*mask));
-    }
-    return absl::OkStatus();
-  }
-  if (op == "Reshape") {
-    RETURN_IF_ERROR(need_inputs(2));
-    ASSIGN_OR_RETURN(target, ConstInts(n, 1, "shape"));
-    auto shape = graph::ResolveReshape(In(n, 0).type.shape, target, attrs.GetInt("allowzero") != 0);
-    if (!shape.ok()) return NodeError(n, std::string(shape.status().message()));
-    Attrs a;
-    a.Set("shape", *shape);
-    if (attrs.GetInt("allowzero") != 0) a.Set("allowzero", int64_t{1});  // the target's zeros are dims
-    return Emit(n, op, {In(n, 0)}, a);
-  }
-  if (op == "Unsqueeze" || op == "Squeeze") {
-    if (HasInput(n, 1)) {
-      ASSIGN_OR_RETURN(axes, ConstInts(n, 1, "axes"));
-      attrs.Set("axes", axes);
-    }
-    return Emit(n, op, {In(n, 0)}, attrs);
-  }
-  if (op == "Slice") {
-    if (n.input_size() > 1) {
-      RETURN_IF_ERROR(need_inputs(3));
-      const char* names[] = {"", "starts", "ends", "axes", "steps"};
-      for (int i = 1; i < 5; ++i)
-        if (HasInput(n, i)) {
-          ASSIGN_OR_RETURN(v, ConstInts(n, i, names[i]));
-          attrs.Set(names[i], v);
-        }
-    }
-    return Emit(n, op, {In(n, 0)}, attrs);
-  }
-  if (op == "Split") {
-    // One Slice per output: sizes from the `split` input (opset 13) or attribute, else equal parts.
-    const TensorType& x = In(n, 0).type;
-    const int64_t rank = static_cast<int64_t>(x.shape.size());
-    int64_t axis = attrs.GetInt("axis", 0);
-    if (axis < -rank || axis >= rank) return NodeError(n, StrCat("axis ", axis, " is out of range for rank ", rank));
-    if (axis < 0) axis += rank;
-    std::vector<int64_t> sizes = attrs.GetInts("split");
-    if (HasInput(n, 1)) {
-      ASSIGN_OR_RETURN(given, ConstInts(n, 1, "split"));
-      sizes = given;
-    }
-    const int64_t parts = n.output_size(), extent = x.shape[axis];
-    if (sizes.empty()) {
-      if (parts == 0 || extent % parts != 0)
-        return NodeError(n, StrCat("axis ", axis, " of extent ", extent, " does not split into ", parts, " equal parts"));
-      sizes.assign(parts, extent / parts);
-    }
-    int64_t total = 0;
-    for (int64_t size : sizes) total += size < 0 ? extent + 1 : size;  // a negative size fails the check below
-    if (static_cast<int64_t>(sizes.size()) != parts || total != extent)
-      return NodeError(n, StrCat("split sizes [", StrJoin(sizes, ","), "] do not cover axis ", axis, " (extent ", extent,
-                                 ") in ", parts, " outputs"));
-    int64_t start = 0;
-    for (int64_t i = 0; i < parts; ++i) {
-      onnx::NodeProto part = n;
-      part.clear_output();
-      part.add_output(n.output(i));
-      part.set_name(StrCat(n.name().empty() ? n.output(i) : n.name(), ".part", i));
-      Attrs slice;
-      slice.Set("starts", std::vector<int64_t>{start});
-      slice.Set("ends", std::vector<int64_t>{start + sizes[i]});
-      slice.Set("axes", std::vector<int64_t>{axis});
-      start += sizes[i];
-      if (n.output(i).empty()) continue;
-      RETURN_IF_ERROR(Emit(part, "Slice", {In(n, 0)}, std::move(slice)));
-    }
-    return absl::OkStatus();
-  }
-  if (op == "Expand" || op == "Tile") {
-    RETURN_IF_ERROR(need_inputs(2));
-    ASSIGN_OR_RETURN(v, ConstInts(n, 1, op == "Expand" ? "shape" : "repeats"));
-    attrs.Set(op == "Expand" ? "shape" : "repeats", v);
-    return Emit(n, op, {In(n, 0)}, attrs);
-  }
-  if (op == "Clip") {
-    // Bounds that are runtime inputs (they change no shape) clip through Max then Min, which
-    // broadcast; constant bounds become attributes of one Clip.
-    auto runtime = [&](int i) { return HasInput(n, i) && In(n, i).constant == nullptr; };
-    if (runtime(1) || runtime(2)) {
-      RETURN_IF_ERROR(first_only());
-      Value x = In(n, 0);
-      if (HasInput(n, 1)) {
-        onnx::NodeProto lower = n;  // the intermediate max(x, min) under a name of its own
-        lower.set_name(graph_.UniqueName(StrCat(n.name().empty() ? StrCat("Clip_", n.output(0)) : n.name(), ".min")));
-        lower.set_output(0, graph_.UniqueName(StrCat(n.output(0), ".clip_min")));
-        if (!HasInput(n, 2)) return Emit(n, "Max", {x, In(n, 1)}, {});
-        RETURN_IF_ERROR(Emit(lower, "Max", {x, In(n, 1)}, {}));
-        x = values_.at(lower.output(0));
-      }
-      return Emit(n, "Min", {x, In(n, 2)}, {});
-    }
-    if (HasInput(n, 1)) {
-      ASSIGN_OR_RETURN(lo, ConstScalar(n, 1, "min"));
-      attrs.Set("min", lo);
-    }
-    if (HasInput(n, 2)) {
-      ASSIGN_OR_RETURN(hi, ConstScalar(n, 2, "max"));
-      attrs.Set("max", hi);
-    }
-    return Emit(n, op, {In(n, 0)}, attrs);
-  }
-  if (op == "Pad") {
-    if (HasInput(n, 1)) {
-      ASSIGN_OR_RETURN(pads, ConstInts(n, 1, "pads"));
-      attrs.Set("pads", pads);
-    }
-    if (HasInput(n, 2)) {
-      ASSIGN_OR_RETURN(value, ConstScalar(n, 2, "constant_value"));
-      attrs.Set("value", value);
-    }
-    if (HasInput(n, 3)) return NodeError(n, "the axes input is not supported");
-    return Emit(n, op, {In(n, 0)}, attrs);
-  }
-  if (op == "Cast") {
-    auto to = DTypeFromOnnx(static_cast<int32_t>(attrs.GetInt("to", -1)));
-    if (!to.ok()) return NodeError(n, StrCat("unsupported op: ", std::string(to.status().message())));
-    attrs.Set("to", std::string(te::DTypeName(*to)));
-    attrs.Erase("saturate");
-    return Emit(n, op, {In(n, 0)}, attrs);
-  }
-  if (op == "CastLike") {  // a Cast to input 1's dtype; input 1's values are never read
-    RETURN_IF_ERROR(need_inputs(2));
-    attrs.Erase("saturate");
-    attrs.Set("to", std::string(te::DTypeName(In(n, 1).type.dtype)));
-    return Emit(n, "Cast", {In(n, 0)}, attrs);
-  }
-  if (op == "CumSum") {  // the axis, a compile-time scalar
-    RETURN_IF_ERROR(need_inputs(2));
-    ASSIGN_OR_RETURN(axis, ConstInts(n, 1, "axis"));
-    if (axis.size() != 1) return NodeError(n, StrCat("axis must hold one value, got ", axis.size()));
-    attrs.Set("axis", axis[0]);
-    return Emit(n, op, {In(n, 0)}, attrs);
-  }
-  if (op == "Trilu" && HasInput(n, 1)) {  // the diagonal offset k, a compile-time scalar
-    ASSIGN_OR_RETURN(k, ConstInts(n, 1, "k"));
-    if (k.size() != 1) return NodeError(n, StrCat("k must hold one value, got ", k.size()));
-    attrs.Set("k", k[0]);
-    return Emit(n, op, {In(n, 0)}, attrs);
-  }
-  if (StartsWith(op, "Reduce")) {
-    int64_t noop = attrs.GetInt("noop_with_empty_axes", 0);
-    attrs.Erase("noop_with_empty_axes");
-    if (HasInput(n, 1)) {
-      ASSIGN_OR_RETURN(axes, ConstInts(n, 1, "axes"));
-      attrs.Set("axes", axes);
-    }
-    if (noop && attrs.GetInts("axes").empty()) {
-      values_[n.output(0)] = In(n, 0);
-      return absl::OkStatus();
-    }
-    return Emit(n, op, {In(n, 0)}, attrs);
-  }
-  if (op == "Conv" || op == "MaxPool" || op == "AveragePool") {
-    // A MaxPool whose Indices output is read is the two-output form.
-    const bool with_indices = op == "MaxPool" && !first_only().ok();
-    if (!with_indices) RETURN_IF_ERROR(first_only());
-    std::vector<int64_t> kernel = attrs.GetInts("kernel_shape");
-    if (kernel.empty() && op == "Conv" && HasInput(n, 1) && In(n, 1).type.shape.size() > 2)
-      kernel.assign(In(n, 1).type.shape.begin() + 2, In(n, 1).type.shape.end());
-    RETURN_IF_ERROR(ResolveAutoPad(n, In(n, 0).type, kernel, &attrs));
-    if (with_indices) {
-      for (int i = 0; i < n.input_size(); ++i)
-        if (HasInput(n, i)) data.push_back(In(n, i));
-      return Emit(n, "MaxPoolWithIndices", data, std::move(attrs));
-    }
-  }
-  if (op == "BatchNormalization") {
-    if (attrs.GetInt("training_mode", 0) != 0 && attrs.GetInt("spatial", 1) == 1 && n.input_size() == 5) {
-      // Batch statistics, plus the updated running mean and variance.
-      attrs.Erase("training_mode");
-      RETURN_IF_ERROR(need_inputs(5));  // an empty name would make In() throw
-      for (int i = 0; i < 5; ++i) data.push_back(In(n, i));
-      return Emit(n, "BatchNormalizationTraining", data, std::move(attrs));
-    }
-    RETURN_IF_ERROR(first_only());
-    if (attrs.GetInt("training_mode", 0) != 0) return NodeError(n, "training-mode BatchNormalization is not supported");
-    if (attrs.GetInt("spatial", 1) != 1) return NodeError(n, "spatial=0 BatchNormalization is not supported");
-    attrs.Erase("training_mode");
-    attrs.Erase("spatial");
-  }
-  if (op == "LayerNormalization" && !first_only().ok()) {
-    // Mean and InvStdDev are read too: the three-output form.
-    for (int i = 0; i < n.input_size(); ++i)
-      if (HasInput(n, i)) data.push_back(In(n, i));
-    return Emit(n, "LayerNormalizationWithStats", data, std::move(attrs));
-  }
-  if ((op == "Softmax" || op == "LogSoftmax" || op == "Hardmax") && opset_ < 13) {
-    // Before opset 13, softmax flattens to 2-D at `axis` (default 1) and normalizes the rows.
-    const TensorType& x = In(n, 0).type;
-    int64_t rank = static_cast<int64_t>(x.shape.size());
-    int64_t axis = attrs.GetInt("axis", 1);
-    if (axis < 0) axis += rank;
-    int64_t trailing = 1;
-    for (int64_t d = axis + 1; d < rank; ++d) trailing *= x.shape[d];
-    if (axis < 0 || axis >= rank) return NodeError(n, "axis out of range");
-    if (trailing != 1) return NodeError(n, StrCat("opset < 13 ", op, " over more than one axis is not supported"));
-    attrs.Set("axis", axis);
-  }
-  // The generic path: every input is data, every attribute copied.
-  if (graph::OpRegistry::Global().Find(op) == nullptr)
-    return NodeError(n, StrCat("unsupported op (opset ", opset_, ")"));
-  for (int i = 0; i < n.input_size(); ++i) {
-    if (n.input(i).empty()) {
-      for (int k = i + 1; k < n.input_size(); ++k)
-        if (!n.input(k).empty()) return NodeError(n, StrCat("optional input ", i, " left empty is not supported"));
-      break;
-    }
-    data.push_back(In(n, i));
-  }
-  return Emit(n, op, data, std::move(attrs));
-#undef RETURN_IF_ERROR
-#undef ASSIGN_OR_RETURN
+  // Every op but Constant reads input 0 (fuzz: an AveragePool with its inputs deleted).
+  if (op != "Constant" && (n.input_size() == 0 || n.input(0).empty())) return NodeError(n, "missing input 0");
+  auto attrs = CopyAttrs(n);
+  if (!attrs.ok()) return attrs.status();
+  ImporterNode node(*this, n, std::move(*attrs));
+  if (converter != nullptr) return converter->convert(node);
+  // The generic path: the graph op of the same name, every input data, every attribute copied.
+  return node.EmitAsIs(op, node.attrs());
 }
 
 // Opsets below kMinOpset: an op whose definition did not change between the model's opset and

@@ -34,10 +34,4 @@ struct OpCompute {
 absl::StatusOr<std::vector<TeTensor>> ComputeNode(te::DagBuilder& b, const Node& node,
                                                   const std::vector<TeTensor>& inputs);
 
-// Per-family compute registration (called once by OpRegistry::Global, after the schemas).
-void RegisterElementwiseComputes(OpRegistry* r);
-void RegisterNnComputes(OpRegistry* r);
-void RegisterShapeComputes(OpRegistry* r);
-void RegisterLayoutComputes(OpRegistry* r);
-
 }  // namespace tunefarm::graph

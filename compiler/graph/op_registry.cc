@@ -21,14 +21,13 @@ std::string_view OpPatternName(OpPattern p) {
 OpRegistry& OpRegistry::Global() {
   static OpRegistry* registry = [] {
     auto* r = new OpRegistry;
-    RegisterNnOps(r);
-    RegisterElementwiseOps(r);
-    RegisterShapeOps(r);
-    RegisterLayoutOps(r);
-    RegisterElementwiseComputes(r);
-    RegisterNnComputes(r);
-    RegisterShapeComputes(r);
-    RegisterLayoutComputes(r);
+    RegisterElementwiseFamily(r);
+    RegisterShapeFamily(r);
+    RegisterConvFamily(r);
+    RegisterMatmulFamily(r);
+    RegisterNormalizationFamily(r);
+    RegisterReduceFamily(r);
+    RegisterLayoutFamily(r);
     return r;
   }();
   return *registry;
@@ -50,6 +49,25 @@ void OpRegistry::SetCompute(const std::string& name, std::shared_ptr<const OpCom
   auto it = schemas_.find(name);
   TF_CHECK(it != schemas_.end(), name.c_str());
   it->second.compute = std::move(compute);
+}
+
+void OpRegistry::RegisterOnnx(OnnxConverter converter) {
+  TF_CHECK(converter.convert != nullptr, converter.onnx_op.c_str());
+  auto [begin, end] = converters_.equal_range(converter.onnx_op);
+  for (auto it = begin; it != end; ++it) {
+    const OnnxConverter& c = it->second;
+    const bool disjoint = (converter.until != -1 && converter.until < c.since) || (c.until != -1 && c.until < converter.since);
+    TF_CHECK(disjoint, converter.onnx_op.c_str());
+  }
+  std::string name = converter.onnx_op;
+  converters_.emplace(std::move(name), std::move(converter));
+}
+
+const OnnxConverter* OpRegistry::FindOnnx(const std::string& onnx_op, int opset) const {
+  auto [begin, end] = converters_.equal_range(onnx_op);
+  for (auto it = begin; it != end; ++it)
+    if (it->second.since <= opset && (it->second.until == -1 || opset <= it->second.until)) return &it->second;
+  return nullptr;
 }
 
 std::vector<std::string> OpRegistry::Names() const {

@@ -1,8 +1,27 @@
-// The op registry: one OpSchema per op (inputs, attributes, type inference, fusion pattern).
-// Schemas are registered per family in ops_nn.cc, ops_elementwise.cc and ops_shape.cc; the
-// registry is built once, on first use, from those three tables.
+// The op registry: the one table of graph ops. Each op family has one file, family_<name>.cc
+// (elementwise, shape, conv, matmul, normalization, reduce, layout), which registers for each of
+// its ops: the schema (inputs, attributes with defaults), shape and type inference, the fusion
+// pattern, the TE compute (from compiler/ops) and, where the ONNX node is more than "this op
+// with every input and attribute", its ONNX converters with the opsets they cover. Constant
+// folding runs that same compute (node_interpreter.h), so an op has one meaning everywhere.
+//
+// Adding an op:
+//   1. its compute in compiler/ops/ (a new file for a new family), tested against a naive
+//      reference in tests/ops/;
+//   2. in its family's family_<name>.cc (a new file, and one line in OpRegistry::Global, for a
+//      new family): one Register line (schema, Infer function, OpPattern) and one Set line (the
+//      compute calling compiler/ops);
+//   3. a converter there (RegisterOnnx) only when ONNX's node needs rewriting: operands that must
+//      be compile-time constants, attributes renamed, several graph nodes;
+//   4. its cases of ../shared/onnx-tests passing: run build/tests/conformance/conformance_runner
+//      --filter NAME, then raise tests/conformance/whole_suite_floor.txt;
+//   5. nothing for the fuzzer: every conformance case is in its corpus (docs/fuzzing.md); run
+//      fuzz/run_fuzz.sh after a new family.
+// Nothing else: the importer, constant folding, fusion and the conformance reference all read
+// this table.
 #pragma once
 
+#include <cstdint>
 #include <functional>
 #include <map>
 #include <memory>
@@ -13,6 +32,7 @@
 #include "absl/status/status.h"
 #include "absl/status/statusor.h"
 #include "compiler/graph/graph.h"
+#include "compiler/graph/onnx_converter.h"
 
 namespace tunefarm::graph {
 
@@ -31,8 +51,7 @@ struct AttrSpec {
 using InferFn = std::function<absl::Status(const Node& node, const std::vector<TensorType>& in,
                                            std::vector<TensorType>* out)>;
 
-// The op's tensor-expression compute, from compiler/ops (op_compute.h); filled per family by
-// compute_*.cc when the registry is built.
+// The op's tensor-expression compute, from compiler/ops (op_compute.h); set by its family.
 struct OpCompute;
 
 struct OpSchema {
@@ -55,20 +74,34 @@ class OpRegistry {
   void SetCompute(const std::string& name, std::shared_ptr<const OpCompute> compute);
   std::vector<std::string> Names() const;
 
+  // ONNX converters (onnx_converter.h). Ranges of one ONNX op must not overlap.
+  void RegisterOnnx(OnnxConverter converter);
+  // The converter of `onnx_op` at `opset`, or null: then the importer emits the graph op of the
+  // same name with every input and attribute.
+  const OnnxConverter* FindOnnx(const std::string& onnx_op, int opset) const;
+
  private:
   std::map<std::string, OpSchema> schemas_;
+  std::multimap<std::string, OnnxConverter> converters_;
 };
 
 // Checks `node` (op, attrs; inputs of `in_types`) against its schema, fills attribute defaults and
 // infers node->outputs. Errors name the node, the op and the reason.
 absl::Status PrepareNode(Node* node, const std::vector<TensorType>& in_types);
 
-// Per-family registration (called once by OpRegistry::Global); computes: see op_compute.h.
-void RegisterNnOps(OpRegistry* r);
-void RegisterElementwiseOps(OpRegistry* r);
-void RegisterShapeOps(OpRegistry* r);
-// NCHW[x]c forms made by the layout pass (ops_layout.cc).
-void RegisterLayoutOps(OpRegistry* r);
+// One function per op family, each in its family_<name>.cc (called once by OpRegistry::Global).
+void RegisterElementwiseFamily(OpRegistry* r);
+void RegisterShapeFamily(OpRegistry* r);
+void RegisterConvFamily(OpRegistry* r);
+void RegisterMatmulFamily(OpRegistry* r);
+void RegisterNormalizationFamily(OpRegistry* r);
+void RegisterReduceFamily(OpRegistry* r);
+// NCHW[x]c forms made by the layout pass.
+void RegisterLayoutFamily(OpRegistry* r);
+
+// NegativeLogLikelihoodLoss's ignore_index when the model sets none (ONNX's attribute is optional
+// with no default, and any integer is a valid class index to ignore).
+inline constexpr int64_t kNoIgnoreIndex = INT64_MIN;
 
 // ---- shape helpers shared by inference and the frontend's constant evaluator ----
 

@@ -1,6 +1,20 @@
 #include "compiler/ops/gather.h"
 
+#include "common/strings.h"
+
 namespace tunefarm::ops {
+
+namespace {
+
+std::string Dims(const Shape& shape) { return StrCat("[", StrJoin(shape, ","), "]"); }
+
+// An index read from an indices tensor, wrapped (negative from the end) and clamped to [0, dim).
+Expr WrappedIndex(const Expr& raw_index, int64_t dim) {
+  Expr raw = te::Cast(te::kIndexType, raw_index);
+  return Clamp(te::Select(te::Lt(raw, Expr(0)), raw + dim, raw), 0, dim - 1);
+}
+
+}  // namespace
 
 absl::StatusOr<Tensor> Gather(DagBuilder& b, const Tensor& data, const Tensor& indices, const GatherParams& p,
                               std::string name) {
@@ -17,11 +31,33 @@ absl::StatusOr<Tensor> Gather(DagBuilder& b, const Tensor& data, const Tensor& i
   shape.insert(shape.end(), indices.shape.begin(), indices.shape.end());
   shape.insert(shape.end(), data.shape.begin() + a + 1, data.shape.end());
   return b.Compute(std::move(name), shape, [&](const Axes& i) {
-    Expr raw = te::Cast(te::kIndexType, indices(std::vector<Expr>(i.begin() + a, i.begin() + a + ni)));
-    Expr wrapped = te::Select(te::Lt(raw, Expr(0)), raw + dim, raw);
     std::vector<Expr> index(i.begin(), i.begin() + a);
-    index.push_back(Clamp(wrapped, 0, dim - 1));
+    index.push_back(WrappedIndex(indices(std::vector<Expr>(i.begin() + a, i.begin() + a + ni)), dim));
     index.insert(index.end(), i.begin() + a + ni, i.end());
+    return data(index);
+  });
+}
+
+absl::StatusOr<Tensor> GatherElements(DagBuilder& b, const Tensor& data, const Tensor& indices, const GatherParams& p,
+                                      std::string name) {
+  if (auto s = CheckShape("gather_elements", "data", data.shape); !s.ok()) return s;
+  if (auto s = CheckShape("gather_elements", "indices", indices.shape); !s.ok()) return s;
+  if (auto s = CheckDType("gather_elements", "indices", indices.dtype, DTypeSet::kInt); !s.ok()) return s;
+  const int rank = static_cast<int>(data.shape.size());
+  if (rank == 0) return OpError("gather_elements", "data is a scalar");
+  if (static_cast<int>(indices.shape.size()) != rank)
+    return OpError("gather_elements", StrCat("indices ", Dims(indices.shape), " and data ",
+                                             Dims(data.shape), " differ in rank"));
+  auto axis = NormalizeAxis("gather_elements", p.axis, rank);
+  if (!axis.ok()) return axis.status();
+  const int a = *axis;
+  for (int d = 0; d < rank; ++d)
+    if (d != a && indices.shape[d] > data.shape[d])
+      return OpError("gather_elements", StrCat("indices ", Dims(indices.shape), " exceed data ",
+                                               Dims(data.shape), " on axis ", d));
+  return b.Compute(std::move(name), indices.shape, [&](const Axes& i) {
+    std::vector<Expr> index = i;
+    index[a] = WrappedIndex(indices(i), data.shape[a]);
     return data(index);
   });
 }

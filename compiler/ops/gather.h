@@ -1,4 +1,4 @@
-// Gather along one axis (ONNX Gather). Data of any dtype, int32 or int64 indices.
+// Gather along one axis (ONNX Gather, GatherElements). Data of any dtype, int32 or int64 indices.
 #pragma once
 
 #include <string>
@@ -17,5 +17,11 @@ struct GatherParams {
 // kernel's reads in bounds).
 absl::StatusOr<Tensor> Gather(DagBuilder& b, const Tensor& data, const Tensor& indices, const GatherParams& p,
                               std::string name = "gather");
+
+// data [D0..Dn], indices [I0..In] of the same rank, Ik <= Dk off the axis -> [I0..In];
+// out[j] = data[j with axis a replaced by indices[j]] (ONNX GatherElements). Negative indices
+// count from the end; the rest are clamped into [0, Da), as in Gather.
+absl::StatusOr<Tensor> GatherElements(DagBuilder& b, const Tensor& data, const Tensor& indices, const GatherParams& p,
+                                      std::string name = "gather_elements");
 
 }  // namespace tunefarm::ops

@@ -30,7 +30,7 @@ absl::StatusOr<graph::Graph> FoldConstants(const graph::Graph& g) {
     if (all_params) {
       int64_t limit = std::min(kMaxFoldedElements, std::max(kAlwaysFoldElements, in_elements));
       auto result = graph::EvaluateConstant(n, args, limit);
-      // An evaluation error (integer division by zero) is the runtime's to report, if it runs.
+      // An evaluation error (an interpreter failure: a compiler bug) keeps the node, with a warning.
       if (!result.ok())
         TF_LOG(WARN, "passes") << "const-fold: cannot evaluate " << n.op << " '" << n.name
                                << "': " << std::string(result.status().message());

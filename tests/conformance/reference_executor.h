@@ -1,6 +1,6 @@
 // The reference executor of the conformance harness: runs a graph node by node, each operator
-// node as its own one-node kernel (placeholders, ComputeNode, the default schedule for 8 lanes
-// and 1 thread, tir::Lower) executed by the loop-IR interpreter. The conformance cases are small
+// node through graph::InterpretNode (its own one-node kernel, executed by the loop-IR
+// interpreter; the same path constant folding takes). The conformance cases are small
 // enough that the interpreter runs all of them in about a second, so nothing is JIT-compiled.
 #pragma once
 

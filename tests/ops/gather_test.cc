@@ -1,5 +1,5 @@
-// Gather along any axis with int32/int64 indices (negative ones count from the end), for every
-// data dtype, against the ONNX definition written out.
+// Gather and GatherElements along any axis with int32/int64 indices (negative ones count from the
+// end), for every data dtype, against the ONNX definitions written out.
 #include "compiler/ops/gather.h"
 #include "tests/ops/op_test_util.h"
 
@@ -63,6 +63,46 @@ TEST(Gather, OutOfRangeIndicesAreClampedNotRead) {
                                                   [](DagBuilder& b, const std::vector<Tensor>& in) {
                                                     return Gather(b, in[0], in[1], GatherParams{0});
                                                   })));
+}
+
+TEST(GatherElements, AnyAxisSmallerIndicesAndDType) {
+  struct Case {
+    Shape data, indices;
+    int64_t axis;
+  };
+  const Case cases[] = {{{5}, {7}, 0}, {{3, 3}, {2, 3}, 0}, {{3, 4}, {3, 2}, 1}, {{2, 3, 4}, {2, 2, 4}, -2},
+                        {{2, 3, 4}, {1, 3, 6}, 2}};
+  uint64_t seed = 1;
+  for (DType index_t : {DType::kInt32, DType::kInt64})
+    for (DType t : {DType::kFloat32, DType::kInt64, DType::kBool, DType::kUInt8})
+      for (const Case& c : cases) {
+        const int axis = static_cast<int>(c.axis < 0 ? c.axis + static_cast<int64_t>(c.data.size()) : c.axis);
+        const int64_t dim = c.data[axis];
+        HostTensor data = Random(t, c.data, seed++, -100, 100);
+        HostTensor indices = Random(index_t, c.indices, seed++, -dim, dim - 1);
+        HostTensor want(t, c.indices);
+        ForEachIndex(c.indices, [&](const std::vector<int64_t>& i) {
+          std::vector<int64_t> src = i;
+          src[axis] = static_cast<int64_t>(indices.at(i));
+          if (src[axis] < 0) src[axis] += dim;
+          want.at(i) = data.at(src);
+        });
+        HostTensor got = RunOp({data, indices}, [&](DagBuilder& b, const std::vector<Tensor>& in) {
+          return GatherElements(b, in[0], in[1], GatherParams{c.axis});
+        });
+        EXPECT_TRUE(AllClose(got, want)) << te::DTypeName(t) << " data " << ShapeString(c.data) << " indices "
+                                         << ShapeString(c.indices) << " axis " << c.axis;
+      }
+  // Indices of another rank, or larger than the data off the axis, are refused.
+  auto build = [](const Shape& data, const Shape& indices) {
+    return BuildStatus({HostTensor(DType::kFloat32, data), HostTensor(DType::kInt64, indices)},
+                       [](DagBuilder& b, const std::vector<Tensor>& in) {
+                         return GatherElements(b, in[0], in[1], GatherParams{0});
+                       });
+  };
+  EXPECT_TRUE(absl::IsInvalidArgument(build({3, 4}, {3})));
+  EXPECT_TRUE(absl::IsInvalidArgument(build({3, 4}, {2, 5})));
+  EXPECT_TRUE(build({3, 4}, {5, 4}).ok());  // along the axis, any length
 }
 
 }  // namespace

@@ -1,13 +1,19 @@
-// Neural-network ops: convolution, pooling, normalization, dense, softmax, reductions.
-// Conv and pooling carry explicit pads: the frontend resolves ONNX's auto_pad before adding them.
+// The convolution and pooling family: Conv, ConvTranspose, MaxPool (and MaxPoolWithIndices, the
+// form whose Indices output is read), AveragePool, GlobalAveragePool, GlobalMaxPool. Window
+// attributes arrive explicit: the converter resolves ONNX's auto_pad (ConvTranspose resolves its
+// own through conv_transpose_attrs.h).
 #include <algorithm>
 
 #include "compiler/graph/conv_transpose_attrs.h"
-#include "compiler/graph/ops_common.h"
+#include "compiler/graph/family_common.h"
+#include "compiler/ops/conv2d.h"
+#include "compiler/ops/conv_transpose.h"
+#include "compiler/ops/pooling.h"
+#include "compiler/ops/transform.h"
 
 namespace tunefarm::graph {
 namespace {
-using namespace ops;
+using namespace family;
 
 // Spatial window attributes shared by Conv and the pools, checked against `spatial` dims.
 struct Window {
@@ -108,124 +114,6 @@ absl::Status InferGlobalPool(const Node&, const std::vector<TensorType>& in, std
   return absl::OkStatus();
 }
 
-absl::Status InferBatchNorm(const Node&, const std::vector<TensorType>& in, std::vector<TensorType>* out) {
-  if (in[0].shape.size() < 2) return Error(StrCat("X must have rank >= 2, got ", in[0].ToString()));
-  for (size_t i = 1; i < 5; ++i)
-    if (in[i].shape != std::vector<int64_t>{in[0].shape[1]})
-      return Error(StrCat("input ", i, " must be [", in[0].shape[1], "], got ", in[i].ToString()));
-  *out = {in[0]};
-  return absl::OkStatus();
-}
-
-// Y, running_mean, running_var.
-absl::Status InferBatchNormTraining(const Node& n, const std::vector<TensorType>& in, std::vector<TensorType>* out) {
-  TF_RETURN_IF_ERROR(InferBatchNorm(n, in, out));
-  *out = {in[0], in[3], in[4]};
-  return absl::OkStatus();
-}
-
-absl::Status InferGemm(const Node& n, const std::vector<TensorType>& in, std::vector<TensorType>* out) {
-  TF_RETURN_IF_ERROR(NeedRank(in[0], 2, "A"));
-  TF_RETURN_IF_ERROR(NeedRank(in[1], 2, "B"));
-  TF_RETURN_IF_ERROR(SameDType(in, 0, 1));
-  bool ta = n.attrs.GetInt("transA") != 0, tb = n.attrs.GetInt("transB") != 0;
-  int64_t m = in[0].shape[ta ? 1 : 0], k = in[0].shape[ta ? 0 : 1];
-  int64_t kb = in[1].shape[tb ? 1 : 0], nn = in[1].shape[tb ? 0 : 1];
-  if (k != kb) return Error(StrCat("inner dims differ: A ", in[0].ToString(), ", B ", in[1].ToString()));
-  std::vector<int64_t> shape = {m, nn};
-  if (in.size() == 3) {
-    auto s = BroadcastShapes(in[2].shape, shape);
-    if (!s.ok() || *s != shape) return Error(StrCat("C ", in[2].ToString(), " does not broadcast to [", m, ",", nn, "]"));
-  }
-  *out = {TensorType{in[0].dtype, shape}};
-  return absl::OkStatus();
-}
-
-absl::Status InferMatMul(const Node&, const std::vector<TensorType>& in, std::vector<TensorType>* out) {
-  TF_RETURN_IF_ERROR(SameDType(in, 0, 1));
-  std::vector<int64_t> a = in[0].shape, b = in[1].shape;
-  if (a.empty() || b.empty()) return Error("MatMul inputs must have rank >= 1");
-  bool a_vec = a.size() == 1, b_vec = b.size() == 1;
-  if (a_vec) a.insert(a.begin(), 1);
-  if (b_vec) b.push_back(1);
-  if (a.back() != b[b.size() - 2])
-    return Error(StrCat("inner dims differ: ", in[0].ToString(), " x ", in[1].ToString()));
-  auto batch = BroadcastShapes(std::vector<int64_t>(a.begin(), a.end() - 2), std::vector<int64_t>(b.begin(), b.end() - 2));
-  if (!batch.ok()) return batch.status();
-  std::vector<int64_t> shape = *batch;
-  if (!a_vec) shape.push_back(a[a.size() - 2]);
-  if (!b_vec) shape.push_back(b.back());
-  *out = {TensorType{in[0].dtype, shape}};
-  return absl::OkStatus();
-}
-
-absl::Status InferAxisSame(const Node& n, const std::vector<TensorType>& in, std::vector<TensorType>* out) {
-  TF_RETURN_IF_ERROR(NeedFloat(in[0], "input"));
-  auto axis = NormalizeAxis(n.attrs.GetInt("axis"), static_cast<int64_t>(in[0].shape.size()));
-  if (!axis.ok()) return axis.status();
-  *out = {in[0]};
-  return absl::OkStatus();
-}
-
-absl::Status InferLayerNorm(const Node& n, const std::vector<TensorType>& in, std::vector<TensorType>* out) {
-  TF_RETURN_IF_ERROR(NeedFloat(in[0], "X"));
-  int64_t rank = static_cast<int64_t>(in[0].shape.size());
-  auto axis = NormalizeAxis(n.attrs.GetInt("axis"), rank);
-  if (!axis.ok()) return axis.status();
-  std::vector<int64_t> norm(in[0].shape.begin() + *axis, in[0].shape.end());
-  for (size_t i = 1; i < in.size(); ++i) {
-    auto s = BroadcastShapes(in[i].shape, norm);
-    if (!s.ok() || *s != norm)
-      return Error(StrCat("input ", i, " ", in[i].ToString(), " does not broadcast to ", ShapeToString(norm)));
-  }
-  *out = {in[0]};
-  return absl::OkStatus();
-}
-
-// Y, then Mean and InvStdDev of shape x.shape[:axis] + 1s.
-absl::Status InferLayerNormStats(const Node& n, const std::vector<TensorType>& in, std::vector<TensorType>* out) {
-  TF_RETURN_IF_ERROR(InferLayerNorm(n, in, out));
-  auto axis = NormalizeAxis(n.attrs.GetInt("axis"), static_cast<int64_t>(in[0].shape.size()));
-  TensorType stats = in[0];
-  std::fill(stats.shape.begin() + *axis, stats.shape.end(), 1);
-  *out = {in[0], stats, stats};
-  return absl::OkStatus();
-}
-
-absl::Status InferReduce(const Node& n, const std::vector<TensorType>& in, std::vector<TensorType>* out) {
-  int64_t rank = static_cast<int64_t>(in[0].shape.size());
-  std::vector<int64_t> axes = n.attrs.GetInts("axes");
-  std::vector<bool> reduced(rank, axes.empty());
-  for (int64_t a : axes) {
-    auto axis = NormalizeAxis(a, rank);
-    if (!axis.ok()) return axis.status();
-    reduced[*axis] = true;
-  }
-  bool keep = n.attrs.GetInt("keepdims") != 0;
-  std::vector<int64_t> shape;
-  for (int64_t i = 0; i < rank; ++i) {
-    if (!reduced[i]) shape.push_back(in[0].shape[i]);
-    else if (keep) shape.push_back(1);
-  }
-  *out = {TensorType{in[0].dtype, shape}};
-  return absl::OkStatus();
-}
-
-// ArgMax / ArgMin: int64 indices, the axis kept as 1 or dropped.
-absl::Status InferArgReduce(const Node& n, const std::vector<TensorType>& in, std::vector<TensorType>* out) {
-  const int64_t rank = static_cast<int64_t>(in[0].shape.size());
-  auto axis = NormalizeAxis(n.attrs.GetInt("axis"), rank);
-  if (!axis.ok()) return axis.status();
-  if (in[0].shape[*axis] == 0) return Error("the reduced axis is empty");
-  std::vector<int64_t> shape;
-  for (int64_t i = 0; i < rank; ++i) {
-    if (i != *axis) shape.push_back(in[0].shape[i]);
-    else if (n.attrs.GetInt("keepdims") != 0) shape.push_back(1);
-  }
-  *out = {TensorType{te::DType::kInt64, shape}};
-  return absl::OkStatus();
-}
-
 absl::Status InferConvTranspose(const Node& n, const std::vector<TensorType>& in, std::vector<TensorType>* out) {
   TF_RETURN_IF_ERROR(NeedFloat(in[0], "X"));
   TF_RETURN_IF_ERROR(SameDType(in, 0, 1));
@@ -242,9 +130,116 @@ absl::Status InferConvTranspose(const Node& n, const std::vector<TensorType>& in
 const std::vector<AttrSpec> kWindowAttrs = {IntList("kernel_shape"), IntList("strides"), IntList("pads"),
                                             IntList("dilations")};
 
-std::vector<AttrSpec> With(std::vector<AttrSpec> base, std::vector<AttrSpec> more) {
-  base.insert(base.end(), more.begin(), more.end());
-  return base;
+Outputs ConvCompute(te::DagBuilder& b, const Node& n, const std::vector<TeTensor>& in) {
+  size_t spatial = in[0].shape.size() - 2;
+  std::vector<int64_t> strides = IntsOr(n, "strides", spatial, 1), dil = IntsOr(n, "dilations", spatial, 1);
+  std::vector<int64_t> pads = IntsOr(n, "pads", 2 * spatial, 0);
+  std::string conv_name = in.size() == 3 ? StrCat(n.name, ".conv") : n.name;
+  ops::Conv2dParams p;
+  p.groups = n.attrs.GetInt("group");
+  if (spatial == 2) {
+    p.stride = {strides[0], strides[1]};
+    p.padding = {pads[0], pads[1], pads[2], pads[3]};
+    p.dilation = {dil[0], dil[1]};
+    return WithBias(b, n, in, ops::Conv2d(b, in[0], in[1], p, conv_name));
+  }
+  if (spatial != 1) return Unimplemented(StrCat(spatial, "-D convolution (only 1-D and 2-D)"));
+  // 1-D: a 2-D convolution over H = 1.
+  p.stride = {1, strides[0]};
+  p.padding = {0, pads[0], 0, pads[1]};
+  p.dilation = {1, dil[0]};
+  auto unsqueeze = [&](const TeTensor& t, const char* what) {
+    return ops::Reshape(b, t, {{t.shape[0], t.shape[1], 1, t.shape[2]}}, StrCat(n.name, ".", what));
+  };
+  auto x = unsqueeze(in[0], "x2d");
+  if (!x.ok()) return x.status();
+  auto w = unsqueeze(in[1], "w2d");
+  if (!w.ok()) return w.status();
+  auto y = ops::Conv2d(b, *x, *w, p, StrCat(n.name, ".conv"));
+  if (!y.ok()) return y.status();
+  auto y1 = ops::Reshape(b, *y, {{y->shape[0], y->shape[1], y->shape[3]}}, in.size() == 3 ? StrCat(n.name, ".y") : n.name);
+  return WithBias(b, n, in, y1);
+}
+
+Outputs ConvTransposeCompute(te::DagBuilder& b, const Node& n, const std::vector<TeTensor>& in) {
+  auto w = ResolveConvTranspose(n, in[0].shape, in[1].shape);
+  if (!w.ok()) return w.status();
+  ops::ConvTransposeParams p{w->strides, w->pads, w->output_padding, w->dilations, n.attrs.GetInt("group")};
+  return WithBias(b, n, in,
+                  ops::ConvTranspose(b, in[0], in[1], p, in.size() == 3 ? StrCat(n.name, ".conv") : n.name));
+}
+
+ops::PoolParams PoolParamsOf(const Node& n, ops::PoolKind kind) {
+  ops::PoolParams p;
+  p.kind = kind;
+  p.kernel = n.attrs.GetInts("kernel_shape");
+  p.stride = n.attrs.GetInts("strides");
+  p.padding = n.attrs.GetInts("pads");
+  p.dilation = n.attrs.GetInts("dilations");
+  p.ceil_mode = n.attrs.GetInt("ceil_mode") != 0;
+  p.count_include_pad = n.attrs.GetInt("count_include_pad") != 0;
+  return p;
+}
+
+ComputeFn PoolFn(ops::PoolKind kind) {
+  return [kind](te::DagBuilder& b, const Node& n, const std::vector<TeTensor>& in) -> Outputs {
+    return One(ops::Pool(b, in[0], PoolParamsOf(n, kind), n.name));
+  };
+}
+
+// Y and the flat index each element of Y was taken from (ONNX MaxPool's two outputs).
+Outputs MaxPoolWithIndicesCompute(te::DagBuilder& b, const Node& n, const std::vector<TeTensor>& in) {
+  ops::PoolParams p = PoolParamsOf(n, ops::PoolKind::kMax);
+  auto y = ops::Pool(b, in[0], p, n.name);
+  if (!y.ok()) return y.status();
+  auto order = n.attrs.GetInt("storage_order") == 0 ? ops::PoolIndexOrder::kRowMajor : ops::PoolIndexOrder::kColumnMajor;
+  auto indices = ops::MaxPoolIndices(b, in[0], *y, p, order, StrCat(n.name, ".Indices"));
+  if (!indices.ok()) return indices.status();
+  return std::vector<TeTensor>{*y, *indices};
+}
+
+// auto_pad resolved into explicit pads for an input of type `x` and window `kernel`.
+absl::Status ResolveAutoPad(const OnnxNode& n, const TensorType& x, const std::vector<int64_t>& kernel, Attrs* attrs) {
+  std::string mode = attrs->GetString("auto_pad", "NOTSET");
+  attrs->Erase("auto_pad");
+  if (mode == "NOTSET" || mode.empty()) return absl::OkStatus();
+  size_t spatial = x.shape.size() >= 2 ? x.shape.size() - 2 : 0;
+  if (kernel.size() != spatial) return n.Error("auto_pad needs kernel_shape for every spatial dim");
+  std::vector<int64_t> strides = attrs->GetInts("strides", std::vector<int64_t>(spatial, 1));
+  std::vector<int64_t> dil = attrs->GetInts("dilations", std::vector<int64_t>(spatial, 1));
+  if (strides.size() != spatial || dil.size() != spatial) return n.Error("strides/dilations rank mismatch");
+  std::vector<int64_t> pads(2 * spatial, 0);
+  if (mode != "VALID") {
+    if (mode != "SAME_UPPER" && mode != "SAME_LOWER") return n.Error(StrCat("unknown auto_pad '", mode, "'"));
+    for (size_t i = 0; i < spatial; ++i) {
+      if (strides[i] <= 0 || kernel[i] <= 0 || dil[i] <= 0)
+        return n.Error("kernel_shape, strides and dilations must be positive");
+      // 128-bit: the attributes are any int64 from the file, and overflow was UB (fuzz).
+      __int128 in = x.shape[2 + i], out = (in + strides[i] - 1) / strides[i];
+      __int128 need = (out - 1) * strides[i] + static_cast<__int128>(kernel[i] - 1) * dil[i] + 1 - in;
+      if (need > (int64_t{1} << 40)) return n.Error("auto_pad: kernel_shape/strides/dilations are too large");
+      int64_t total = std::max<int64_t>(0, static_cast<int64_t>(need));
+      int64_t small = total / 2, big = total - small;
+      pads[i] = mode == "SAME_UPPER" ? small : big;
+      pads[i + spatial] = mode == "SAME_UPPER" ? big : small;
+    }
+  }
+  attrs->Set("pads", pads);
+  return absl::OkStatus();
+}
+
+// Conv, MaxPool and AveragePool: auto_pad becomes pads; a MaxPool whose Indices output is read
+// is the two-output MaxPoolWithIndices.
+absl::Status ConvertWindowed(OnnxNode& n) {
+  TF_RETURN_IF_ERROR(n.NeedInputs(1));
+  const bool with_indices = n.op() == "MaxPool" && !n.FirstOutputOnly().ok();
+  if (!with_indices) TF_RETURN_IF_ERROR(n.FirstOutputOnly());
+  Attrs attrs = n.attrs();
+  std::vector<int64_t> kernel = attrs.GetInts("kernel_shape");
+  if (kernel.empty() && n.op() == "Conv" && n.HasInput(1) && n.InputType(1).shape.size() > 2)
+    kernel.assign(n.InputType(1).shape.begin() + 2, n.InputType(1).shape.end());
+  TF_RETURN_IF_ERROR(ResolveAutoPad(n, n.InputType(0), kernel, &attrs));
+  return n.EmitAsIs(with_indices ? "MaxPoolWithIndices" : n.op(), std::move(attrs));
 }
 
 }  // namespace
@@ -298,7 +293,7 @@ absl::StatusOr<ConvTransposeWindow> ResolveConvTranspose(const Node& n, const st
   return w;
 }
 
-void RegisterNnOps(OpRegistry* r) {
+void RegisterConvFamily(OpRegistry* r) {
   r->Register({"Conv", 2, 3, 1, With(kWindowAttrs, {Int("group", 1)}), InferConv, OpPattern::kOutElementwiseFusable});
   r->Register({"ConvTranspose", 2, 3, 1,
                With(kWindowAttrs, {Int("group", 1), IntList("output_padding"), IntList("output_shape"),
@@ -313,37 +308,20 @@ void RegisterNnOps(OpRegistry* r) {
                InferPool, OpPattern::kOutElementwiseFusable});
   r->Register({"GlobalAveragePool", 1, 1, 1, {}, InferGlobalPool, OpPattern::kOutElementwiseFusable});
   r->Register({"GlobalMaxPool", 1, 1, 1, {}, InferGlobalPool, OpPattern::kOutElementwiseFusable});
-  r->Register({"BatchNormalization", 5, 5, 1, {Float("epsilon", 1e-5), Float("momentum", 0.9)}, InferBatchNorm,
-               OpPattern::kBroadcast});
-  // Training-mode BatchNormalization (the frontend picks it): normalizes with the batch's
-  // statistics and returns the running statistics updated by momentum.
-  r->Register({"BatchNormalizationTraining", 5, 5, 3, {Float("epsilon", 1e-5), Float("momentum", 0.9)},
-               InferBatchNormTraining, OpPattern::kOpaque});
-  r->Register({"Gemm", 2, 3, 1, {Float("alpha", 1.0), Float("beta", 1.0), Int("transA", 0), Int("transB", 0)},
-               InferGemm, OpPattern::kOutElementwiseFusable});
-  r->Register({"MatMul", 2, 2, 1, {}, InferMatMul, OpPattern::kOutElementwiseFusable});
-  r->Register({"Softmax", 1, 1, 1, {Int("axis", -1)}, InferAxisSame, OpPattern::kOpaque});
-  r->Register({"LogSoftmax", 1, 1, 1, {Int("axis", -1)}, InferAxisSame, OpPattern::kOpaque});
-  r->Register({"Hardmax", 1, 1, 1, {Int("axis", -1)}, InferAxisSame, OpPattern::kOpaque});
-  r->Register({"CumSum", 1, 1, 1, {Int("axis", 0), Int("exclusive", 0), Int("reverse", 0)},
-               [](const Node& n, const std::vector<TensorType>& in, std::vector<TensorType>* out) {
-                 auto axis = NormalizeAxis(n.attrs.GetInt("axis"), static_cast<int64_t>(in[0].shape.size()));
-                 if (!axis.ok()) return axis.status();
-                 *out = {in[0]};
-                 return absl::OkStatus();
-               },
-               OpPattern::kOpaque});
-  r->Register({"LayerNormalization", 2, 3, 1, {Int("axis", -1), Float("epsilon", 1e-5), Int("stash_type", 1)},
-               InferLayerNorm, OpPattern::kOpaque});
-  // LayerNormalization whose Mean and InvStdDev outputs are read (the frontend picks it).
-  r->Register({"LayerNormalizationWithStats", 2, 3, 3, {Int("axis", -1), Float("epsilon", 1e-5), Int("stash_type", 1)},
-               InferLayerNormStats, OpPattern::kOpaque});
-  for (const char* name : {"ReduceMean", "ReduceSum", "ReduceMax", "ReduceMin", "ReduceProd", "ReduceSumSquare",
-                           "ReduceL2", "ReduceLogSum", "ReduceLogSumExp"})
-    r->Register({name, 1, 1, 1, {IntList("axes"), Int("keepdims", 1)}, InferReduce, OpPattern::kReduction});
-  for (const char* name : {"ArgMax", "ArgMin"})
-    r->Register({name, 1, 1, 1, {Int("axis", 0), Int("keepdims", 1), Int("select_last_index", 0)}, InferArgReduce,
-                 OpPattern::kOpaque});
+
+  Set(r, "Conv", ConvCompute);
+  Set(r, "ConvTranspose", ConvTransposeCompute);
+  Set(r, "MaxPool", PoolFn(ops::PoolKind::kMax));
+  Set(r, "MaxPoolWithIndices", MaxPoolWithIndicesCompute);
+  Set(r, "AveragePool", PoolFn(ops::PoolKind::kAvg));
+  Set(r, "GlobalAveragePool", [](te::DagBuilder& b, const Node& n, const std::vector<TeTensor>& in) {
+    return One(ops::GlobalPool(b, in[0], ops::PoolKind::kAvg, n.name));
+  });
+  Set(r, "GlobalMaxPool", [](te::DagBuilder& b, const Node& n, const std::vector<TeTensor>& in) {
+    return One(ops::GlobalPool(b, in[0], ops::PoolKind::kMax, n.name));
+  });
+
+  for (const char* name : {"Conv", "MaxPool", "AveragePool"}) r->RegisterOnnx({name, 1, -1, ConvertWindowed});
 }
 
 }  // namespace tunefarm::graph
