@@ -336,13 +336,15 @@ absl::Status Importer::Emit(const onnx::NodeProto& n, const std::string& name, c
     std::vector<const HostTensor*> args;
     for (const std::string& in : inputs) args.push_back(values_.at(in).constant.get());
     node.inputs.assign(inputs.size(), NodeEntry{});  // not in the graph: the evaluator counts them
-    auto folded = EvaluateConstant(node, args);
+    // An op without inputs (Range, EyeLike) can only be a constant, whatever its size.
+    auto folded = EvaluateConstant(node, args, inputs.empty() ? INT64_MAX : graph::kMaxFoldElements);
     if (!folded.ok()) return folded.status();
     if (folded->has_value()) {
       for (size_t i = 0; i < outputs.size(); ++i)
         if (!outputs[i].empty()) BindConst(outputs[i], std::move((**folded)[i]));
       return absl::OkStatus();
     }
+    if (inputs.empty()) return NodeError(n, StrCat("cannot compute ", op, " at import"));
   }
   std::vector<NodeEntry> entries;
   for (const std::string& in : inputs) {
@@ -446,7 +448,9 @@ const std::map<std::string, int>& OpsUnchangedUpToOpset7() {
       {"ReduceProd", 1},        {"ReduceL2", 1},      {"ReduceSumSquare", 1}, {"ReduceLogSum", 1},
       {"ReduceLogSumExp", 1},   {"ArgMax", 1},        {"ArgMin", 1},    {"InstanceNormalization", 6},
       // Version 6 dropped consumed_inputs; unchanged until 22. Not has a single version.
-      {"Elu", 6},               {"HardSigmoid", 6},   {"Selu", 6},      {"Not", 1}};
+      {"Elu", 6},               {"HardSigmoid", 6},   {"Selu", 6},      {"Not", 1},
+      // One version until 22 (types added).
+      {"Softplus", 1},          {"Softsign", 1},      {"ReduceL1", 1}};
   return *kOps;
 }
 

@@ -95,11 +95,13 @@ absl::StatusOr<TensorFile> ParseNpy(const std::string& path, const std::string& 
     t.shape.push_back(v);
   }
   t.has_shape = true;
-  int64_t count = 1;
-  for (int64_t d : t.shape) count *= d;
+  // A hostile header's product can overflow (and wrap to the file's size): checked.
+  int64_t bytes = ElementBytes(t.dtype);
+  for (int64_t d : t.shape)
+    if (__builtin_mul_overflow(bytes, d, &bytes)) return bad(StrCat("shape (", dims, ") is too large"));
   t.bytes = data.substr(header_start + header_len);
-  if (static_cast<int64_t>(t.bytes.size()) != count * ElementBytes(t.dtype)) {
-    return bad(StrCat("holds ", t.bytes.size(), " data bytes, its header says ", count * ElementBytes(t.dtype)));
+  if (static_cast<int64_t>(t.bytes.size()) != bytes) {
+    return bad(StrCat("holds ", t.bytes.size(), " data bytes, its header says ", bytes));
   }
   return t;
 }

@@ -39,7 +39,9 @@ inline absl::Status NeedRank(const TensorType& t, size_t rank, const char* what)
 }
 
 inline absl::Status NeedFloat(const TensorType& t, const char* what) {
-  if (!te::IsFloat(t.dtype)) return Error(StrCat(what, " must be a float tensor, got ", t.ToString()));
+  // float16/bfloat16 too: ComputeNode computes them in float32.
+  if (!te::IsFloat(t.dtype) && !te::IsStorageFloat(t.dtype))
+    return Error(StrCat(what, " must be a float tensor, got ", t.ToString()));
   return absl::OkStatus();
 }
 

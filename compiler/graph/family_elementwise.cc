@@ -1,6 +1,6 @@
 // The elementwise and broadcast op family: unary math and activations (ops::Unary), Clip, Cast,
-// binary arithmetic and comparisons (ops::Binary), variadic Max/Min/Sum/Mean (a chain of binary
-// stages), Where, Trilu, IsNaN/IsInf. Schemas, computes and ONNX converters.
+// binary arithmetic, comparisons and BitShift (ops::Binary), variadic Max/Min/Sum/Mean (a chain
+// of binary stages), Where, Trilu, IsNaN/IsInf. Schemas, computes and ONNX converters.
 #include <cmath>
 #include <limits>
 
@@ -117,16 +117,8 @@ absl::Status ConvertClip(OnnxNode& n) {
     return n.Emit("Min", {x, n.input(2)}, {}, {n.output(0)});
   }
   Attrs attrs = n.attrs();
-  if (n.HasInput(1)) {
-    auto lo = n.ConstScalar(1, "min");
-    if (!lo.ok()) return lo.status();
-    attrs.Set("min", *lo);
-  }
-  if (n.HasInput(2)) {
-    auto hi = n.ConstScalar(2, "max");
-    if (!hi.ok()) return hi.status();
-    attrs.Set("max", *hi);
-  }
+  TF_RETURN_IF_ERROR(n.ScalarInputToAttr(1, "min", &attrs));
+  TF_RETURN_IF_ERROR(n.ScalarInputToAttr(2, "max", &attrs));
   return n.Emit("Clip", {n.input(0)}, std::move(attrs), {n.output(0)});
 }
 
@@ -135,10 +127,9 @@ absl::Status ConvertTrilu(OnnxNode& n) {
   TF_RETURN_IF_ERROR(n.NeedInputs(1));
   Attrs attrs = n.attrs();
   if (n.HasInput(1)) {
-    auto k = n.ConstInts(1, "k");
+    auto k = n.ConstInt(1, "k");
     if (!k.ok()) return k.status();
-    if (k->size() != 1) return n.Error(StrCat("k must hold one value, got ", k->size()));
-    attrs.Set("k", (*k)[0]);
+    attrs.Set("k", *k);
   }
   return n.Emit("Trilu", {n.input(0)}, std::move(attrs), {n.output(0)});
 }
@@ -202,6 +193,7 @@ void RegisterElementwiseFamily(OpRegistry* r) {
   for (const char* name : {"Add", "Sub", "Mul", "Div", "PRelu"}) binary(name, 2, true, std::nullopt);
   binary("Mod", 2, true, std::nullopt, {Int("fmod", 0)});
   binary("Pow", 2, false, std::nullopt);
+  binary("BitShift", 2, true, std::nullopt, {Required("direction", AttrKind::kString)});
   for (const char* name : {"Max", "Min", "Sum", "Mean"}) binary(name, -1, true, std::nullopt);
   for (const char* name : {"Equal", "Less", "Greater", "LessOrEqual", "GreaterOrEqual", "And", "Or", "Xor"})
     binary(name, 2, true, te::DType::kBool);
@@ -259,6 +251,11 @@ void RegisterElementwiseFamily(OpRegistry* r) {
   Set(r, "Mod", [](te::DagBuilder& b, const Node& n, const std::vector<TeTensor>& in) {
     BinaryOp op = n.attrs.GetInt("fmod") != 0 ? BinaryOp::kFmod : BinaryOp::kMod;
     return One(ops::Binary(b, in[0], in[1], op, n.name));
+  });
+  Set(r, "BitShift", [](te::DagBuilder& b, const Node& n, const std::vector<TeTensor>& in) -> Outputs {
+    const std::string direction = n.attrs.GetString("direction");
+    if (direction != "LEFT" && direction != "RIGHT") return Unimplemented(StrCat("direction '", direction, "'"));
+    return One(ops::Binary(b, in[0], in[1], direction == "LEFT" ? BinaryOp::kShiftLeft : BinaryOp::kShiftRight, n.name));
   });
   Set(r, "Max", VariadicFn(BinaryOp::kMax, false));
   Set(r, "Min", VariadicFn(BinaryOp::kMin, false));

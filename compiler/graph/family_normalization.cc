@@ -1,7 +1,7 @@
 // The normalization family: BatchNormalization (inference, and the training form that returns
-// the updated running statistics), LayerNormalization (and the form whose Mean and InvStdDev are
-// read), Softmax, LogSoftmax, Hardmax, and the losses built on them (NegativeLogLikelihoodLoss;
-// SoftmaxCrossEntropyLoss is converted to LogSoftmax then that).
+// the updated running statistics), InstanceNormalization, LayerNormalization (and the form whose
+// Mean and InvStdDev are read), Softmax, LogSoftmax, Hardmax, and the losses built on them
+// (NegativeLogLikelihoodLoss; SoftmaxCrossEntropyLoss is converted to LogSoftmax then that).
 #include "compiler/graph/family_common.h"
 #include "compiler/ops/arg_reduce.h"
 #include "compiler/ops/loss.h"
@@ -238,6 +238,14 @@ void RegisterNormalizationFamily(OpRegistry* r) {
   // ignore_index kNoIgnoreIndex: no target is ignored.
   r->Register({"NegativeLogLikelihoodLoss", 2, 3, 1, {Str("reduction", "mean"), Int("ignore_index", kNoIgnoreIndex)},
                InferNllLoss, OpPattern::kOpaque});
+  r->Register({"InstanceNormalization", 3, 3, 1, {Float("epsilon", 1e-5)},
+               [](const Node&, const std::vector<TensorType>& in, std::vector<TensorType>* out) {
+                 TF_RETURN_IF_ERROR(NeedFloat(in[0], "input"));
+                 if (in[0].shape.size() < 3) return Error(StrCat("input ", in[0].ToString(), " has no spatial axes"));
+                 *out = {in[0]};
+                 return absl::OkStatus();
+               },
+               OpPattern::kOpaque});
   r->Register({"LayerNormalization", 2, 3, 1, {Int("axis", -1), Float("epsilon", 1e-5), Int("stash_type", 1)},
                InferLayerNorm, OpPattern::kOpaque});
   // LayerNormalization whose Mean and InvStdDev outputs are read (the frontend picks it).
@@ -262,6 +270,9 @@ void RegisterNormalizationFamily(OpRegistry* r) {
                                        : ops::LossReduction::kMean;
     if (n.attrs.GetInt("ignore_index") != kNoIgnoreIndex) p.ignore_index = n.attrs.GetInt("ignore_index");
     return One(ops::NegativeLogLikelihoodLoss(b, in[0], in[1], in.size() > 2 ? &in[2] : nullptr, p, n.name));
+  });
+  Set(r, "InstanceNormalization", [](te::DagBuilder& b, const Node& n, const std::vector<TeTensor>& in) {
+    return One(ops::InstanceNorm(b, in[0], in[1], in[2], n.attrs.GetFloat("epsilon"), n.name));
   });
   Set(r, "LayerNormalization", LayerNormCompute);
   Set(r, "LayerNormalizationWithStats", LayerNormStatsCompute);

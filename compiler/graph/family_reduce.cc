@@ -1,10 +1,11 @@
-// The reduction family: Reduce{Sum,Mean,Max,Min,Prod,SumSquare,L2,LogSum,LogSumExp}, ArgMax,
-// ArgMin and CumSum. Axes arrive as attributes: the converters read them from a constant input.
+// The reduction family: Reduce{Sum,Mean,Max,Min,Prod,SumSquare,L1,L2,LogSum,LogSumExp}, ArgMax,
+// ArgMin, TopK and CumSum. Axes arrive as attributes: the converters read them from a constant input.
 #include "compiler/graph/family_common.h"
 #include "compiler/ops/arg_reduce.h"
 #include "compiler/ops/binary.h"
 #include "compiler/ops/cumulative.h"
 #include "compiler/ops/reduce.h"
+#include "compiler/ops/top_k.h"
 #include "compiler/ops/transform.h"
 #include "compiler/ops/unary.h"
 
@@ -62,6 +63,35 @@ ComputeFn ReduceFn(ops::ReduceOp op, bool square, bool root) {
   };
 }
 
+absl::Status InferTopK(const Node& n, const std::vector<TensorType>& in, std::vector<TensorType>* out) {
+  auto axis = NormalizeAxis(n.attrs.GetInt("axis"), static_cast<int64_t>(in[0].shape.size()));
+  if (!axis.ok()) return axis.status();
+  const int64_t k = n.attrs.GetInt("k");
+  if (k < 1 || k > in[0].shape[*axis]) return Error(StrCat("k ", k, " is outside [1, ", in[0].shape[*axis], "]"));
+  std::vector<int64_t> shape = in[0].shape;
+  shape[*axis] = k;
+  *out = {TensorType{in[0].dtype, shape}, TensorType{te::DType::kInt64, shape}};
+  return absl::OkStatus();
+}
+
+// TopK's K, a compile-time input since opset 10 (it decides the shape).
+absl::Status ConvertTopK(OnnxNode& n) {
+  TF_RETURN_IF_ERROR(n.NeedInputs(2));
+  auto k = n.ConstInt(1, "K");
+  if (!k.ok()) return k.status();
+  Attrs attrs = n.attrs();
+  attrs.Set("k", *k);
+  return n.Emit("TopK", {n.input(0)}, std::move(attrs), {n.output(0), n.HasOutput(1) ? n.output(1) : ""});
+}
+
+// sum(|x|) over the axes.
+Outputs ReduceL1Compute(te::DagBuilder& b, const Node& n, const std::vector<TeTensor>& in) {
+  auto abs = ops::Unary(b, in[0], {ops::UnaryOp::kAbs, std::nullopt, std::nullopt}, StrCat(n.name, ".abs"));
+  if (!abs.ok()) return abs.status();
+  ops::ReduceParams p{ops::ReduceOp::kSum, n.attrs.GetInts("axes"), n.attrs.GetInt("keepdims") != 0};
+  return One(ops::Reduce(b, *abs, p, n.name));
+}
+
 // log(sum(x)) over the axes.
 absl::StatusOr<std::vector<TeTensor>> ReduceLogSumCompute(te::DagBuilder& b, const Node& n,
                                                           const std::vector<TeTensor>& in) {
@@ -113,11 +143,7 @@ absl::Status ConvertReduce(OnnxNode& n) {
   Attrs attrs = n.attrs();
   const int64_t noop = attrs.GetInt("noop_with_empty_axes", 0);
   attrs.Erase("noop_with_empty_axes");
-  if (n.HasInput(1)) {
-    auto axes = n.ConstInts(1, "axes");
-    if (!axes.ok()) return axes.status();
-    attrs.Set("axes", *axes);
-  }
+  TF_RETURN_IF_ERROR(n.IntsInputToAttr(1, "axes", &attrs));
   if (noop && attrs.GetInts("axes").empty()) {
     n.Alias(n.output(0), n.input(0));
     return absl::OkStatus();
@@ -128,24 +154,26 @@ absl::Status ConvertReduce(OnnxNode& n) {
 // CumSum's axis, a compile-time scalar input.
 absl::Status ConvertCumSum(OnnxNode& n) {
   TF_RETURN_IF_ERROR(n.NeedInputs(2));
-  auto axis = n.ConstInts(1, "axis");
+  auto axis = n.ConstInt(1, "axis");
   if (!axis.ok()) return axis.status();
-  if (axis->size() != 1) return n.Error(StrCat("axis must hold one value, got ", axis->size()));
   Attrs attrs = n.attrs();
-  attrs.Set("axis", (*axis)[0]);
+  attrs.Set("axis", *axis);
   return n.Emit("CumSum", {n.input(0)}, std::move(attrs), {n.output(0)});
 }
 
 }  // namespace
 
 void RegisterReduceFamily(OpRegistry* r) {
-  const char* const kReduceOps[] = {"ReduceMean", "ReduceSum",  "ReduceMax",    "ReduceMin",      "ReduceProd",
-                                    "ReduceSumSquare", "ReduceL2", "ReduceLogSum", "ReduceLogSumExp"};
+  const char* const kReduceOps[] = {"ReduceMean",      "ReduceSum", "ReduceMax", "ReduceMin",    "ReduceProd",
+                                    "ReduceSumSquare", "ReduceL1",  "ReduceL2",  "ReduceLogSum", "ReduceLogSumExp"};
   for (const char* name : kReduceOps)
     r->Register({name, 1, 1, 1, {IntList("axes"), Int("keepdims", 1)}, InferReduce, OpPattern::kReduction});
   for (const char* name : {"ArgMax", "ArgMin"})
     r->Register({name, 1, 1, 1, {Int("axis", 0), Int("keepdims", 1), Int("select_last_index", 0)}, InferArgReduce,
                  OpPattern::kOpaque});
+  // Sorted always (ONNX's sorted=0 allows any order, so sorted is a valid answer).
+  r->Register({"TopK", 1, 1, 2, {Required("k", AttrKind::kInt), Int("axis", -1), Int("largest", 1), Int("sorted", 1)},
+               InferTopK, OpPattern::kOpaque});
   r->Register({"CumSum", 1, 1, 1, {Int("axis", 0), Int("exclusive", 0), Int("reverse", 0)},
                [](const Node& n, const std::vector<TensorType>& in, std::vector<TensorType>* out) {
                  auto axis = NormalizeAxis(n.attrs.GetInt("axis"), static_cast<int64_t>(in[0].shape.size()));
@@ -161,11 +189,18 @@ void RegisterReduceFamily(OpRegistry* r) {
   Set(r, "ReduceMin", ReduceFn(ops::ReduceOp::kMin, false, false));
   Set(r, "ReduceProd", ReduceFn(ops::ReduceOp::kProd, false, false));
   Set(r, "ReduceSumSquare", ReduceFn(ops::ReduceOp::kSum, true, false));
+  Set(r, "ReduceL1", ReduceL1Compute);
   Set(r, "ReduceL2", ReduceFn(ops::ReduceOp::kSum, true, true));
   Set(r, "ReduceLogSum", ReduceLogSumCompute);
   Set(r, "ReduceLogSumExp", ReduceLogSumExpCompute);
   Set(r, "ArgMax", ArgReduceFn(true));
   Set(r, "ArgMin", ArgReduceFn(false));
+  Set(r, "TopK", [](te::DagBuilder& b, const Node& n, const std::vector<TeTensor>& in) -> Outputs {
+    ops::TopKParams p{n.attrs.GetInt("k"), n.attrs.GetInt("axis"), n.attrs.GetInt("largest") != 0};
+    auto top = ops::TopK(b, in[0], p, n.name);
+    if (!top.ok()) return top.status();
+    return std::vector<TeTensor>{top->first, top->second};
+  });
   Set(r, "CumSum", [](te::DagBuilder& b, const Node& n, const std::vector<TeTensor>& in) {
     ops::CumulativeParams p{n.attrs.GetInt("axis"), n.attrs.GetInt("exclusive") != 0, n.attrs.GetInt("reverse") != 0};
     return One(ops::CumulativeSum(b, in[0], p, n.name));
@@ -173,6 +208,7 @@ void RegisterReduceFamily(OpRegistry* r) {
 
   for (const char* name : kReduceOps) r->RegisterOnnx({name, 1, -1, ConvertReduce});
   r->RegisterOnnx({"CumSum", 11, -1, ConvertCumSum});
+  r->RegisterOnnx({"TopK", 10, -1, ConvertTopK});
 }
 
 }  // namespace tunefarm::graph

@@ -1,14 +1,16 @@
 // The shape op family (injective): Reshape, Flatten, (Un)Squeeze, Transpose, Concat, Slice, Split,
-// Expand, Tile, Pad, Gather, GatherElements, Shape; and the ONNX nodes whose values are known at
-// import (Constant, Shape, Size, ConstantOfShape, Identity, Dropout, Cast(Like)'s dtype). Every
-// shape-like operand is an attribute: the converters read it from a constant input; ops that only
-// re-view the data reshape to the type inference resolved.
+// Expand, Tile, Pad, Gather, GatherElements, ScatterElements, Shape, DepthToSpace and
+// SpaceToDepth (Reshape, Transpose, Reshape); and the ONNX nodes whose values are known at import
+// (Constant, Shape, Size, ConstantOfShape, Identity, Dropout, Cast(Like)'s dtype). Every
+// shape-like operand is an attribute: the converters read it from a constant input; ops that
+// only re-view the data reshape to the type inference resolved.
 #include <algorithm>
 #include <cstring>
 
 #include "compiler/graph/family_common.h"
 #include "compiler/ops/gather.h"
 #include "compiler/ops/pad.h"
+#include "compiler/ops/scatter.h"
 #include "compiler/ops/transform.h"
 
 namespace tunefarm::graph {
@@ -174,6 +176,18 @@ absl::Status InferGatherElements(const Node& n, const std::vector<TensorType>& i
   return absl::OkStatus();
 }
 
+absl::Status InferScatterElements(const Node& n, const std::vector<TensorType>& in, std::vector<TensorType>* out) {
+  if (!te::IsInt(in[1].dtype)) return Error(StrCat("indices must be integers, got ", in[1].ToString()));
+  if (in[2].dtype != in[0].dtype || in[2].shape != in[1].shape)
+    return Error(StrCat("updates ", in[2].ToString(), " must have data's dtype and indices' shape ", in[1].ToString()));
+  if (in[0].shape.size() != in[1].shape.size())
+    return Error(StrCat("indices ", in[1].ToString(), " and data ", in[0].ToString(), " differ in rank"));
+  auto axis = NormalizeAxis(n.attrs.GetInt("axis"), static_cast<int64_t>(in[0].shape.size()));
+  if (!axis.ok()) return axis.status();
+  *out = {in[0]};
+  return absl::OkStatus();
+}
+
 absl::Status InferShape(const Node&, const std::vector<TensorType>& in, std::vector<TensorType>* out) {
   *out = {TensorType{te::DType::kInt64, {static_cast<int64_t>(in[0].shape.size())}}};
   return absl::OkStatus();
@@ -305,11 +319,7 @@ absl::Status ConvertReshape(OnnxNode& n) {
 absl::Status ConvertSqueezeAxes(OnnxNode& n) {
   TF_RETURN_IF_ERROR(n.NeedInputs(1));
   Attrs attrs = n.attrs();
-  if (n.HasInput(1)) {
-    auto axes = n.ConstInts(1, "axes");
-    if (!axes.ok()) return axes.status();
-    attrs.Set("axes", *axes);
-  }
+  TF_RETURN_IF_ERROR(n.IntsInputToAttr(1, "axes", &attrs));
   return n.Emit(n.op(), {n.input(0)}, std::move(attrs), {n.output(0)});
 }
 
@@ -319,12 +329,7 @@ absl::Status ConvertSlice(OnnxNode& n) {
   if (n.num_inputs() > 1) {  // opset 10: starts, ends, axes and steps are inputs
     TF_RETURN_IF_ERROR(n.NeedInputs(3));
     const char* names[] = {"", "starts", "ends", "axes", "steps"};
-    for (int i = 1; i < 5; ++i)
-      if (n.HasInput(i)) {
-        auto v = n.ConstInts(i, names[i]);
-        if (!v.ok()) return v.status();
-        attrs.Set(names[i], *v);
-      }
+    for (int i = 1; i < 5; ++i) TF_RETURN_IF_ERROR(n.IntsInputToAttr(i, names[i], &attrs));
   }
   return n.Emit("Slice", {n.input(0)}, std::move(attrs), {n.output(0)});
 }
@@ -383,16 +388,8 @@ absl::Status ConvertExpandOrTile(OnnxNode& n) {
 absl::Status ConvertPad(OnnxNode& n) {
   TF_RETURN_IF_ERROR(n.NeedInputs(1));
   Attrs attrs = n.attrs();
-  if (n.HasInput(1)) {
-    auto pads = n.ConstInts(1, "pads");
-    if (!pads.ok()) return pads.status();
-    attrs.Set("pads", *pads);
-  }
-  if (n.HasInput(2)) {
-    auto value = n.ConstScalar(2, "constant_value");
-    if (!value.ok()) return value.status();
-    attrs.Set("value", *value);
-  }
+  TF_RETURN_IF_ERROR(n.IntsInputToAttr(1, "pads", &attrs));
+  TF_RETURN_IF_ERROR(n.ScalarInputToAttr(2, "value", &attrs, "constant_value"));
   if (n.HasInput(3)) return n.Error("the axes input is not supported");
   return n.Emit("Pad", {n.input(0)}, std::move(attrs), {n.output(0)});
 }
@@ -429,6 +426,66 @@ absl::Status ConvertCastLike(OnnxNode& n) {
   return n.Emit("Cast", {n.input(0)}, std::move(attrs), {n.output(0)});
 }
 
+// ScatterElements (and Scatter, its name before opset 11) without a reduction.
+absl::Status ConvertScatterElements(OnnxNode& n) {
+  TF_RETURN_IF_ERROR(n.NeedInputs(3));
+  Attrs attrs = n.attrs();
+  const std::string reduction = attrs.GetString("reduction", "none");
+  if (reduction != "none") return n.Error(StrCat("reduction '", reduction, "' is not supported"));
+  attrs.Erase("reduction");
+  return n.Emit("ScatterElements", {n.input(0), n.input(1), n.input(2)}, std::move(attrs), {n.output(0)});
+}
+
+// x -> Reshape(split) -> Transpose(perm) -> Reshape(merged): how DepthToSpace and SpaceToDepth
+// move channels to pixels and back.
+absl::Status EmitBlockShuffle(OnnxNode& n, const Shape& split, const Shape& perm, const Shape& merged) {
+  const std::string& out = n.output(0);
+  const std::string a = n.UniqueName(StrCat(out, ".split")), t = n.UniqueName(StrCat(out, ".shuffled"));
+  Attrs reshape_split, transpose, reshape_merged;
+  reshape_split.Set("shape", split);
+  transpose.Set("perm", perm);
+  reshape_merged.Set("shape", merged);
+  TF_RETURN_IF_ERROR(n.Emit("Reshape", {n.input(0)}, std::move(reshape_split), {a}, a));
+  TF_RETURN_IF_ERROR(n.Emit("Transpose", {a}, std::move(transpose), {t}, t));
+  return n.Emit("Reshape", {t}, std::move(reshape_merged), {out});
+}
+
+// The 4-D input and a positive blocksize, or an error.
+absl::StatusOr<int64_t> BlockSizeOf(OnnxNode& n) {
+  if (n.InputType(0).shape.size() != 4) return n.Error(StrCat("input must be 4-D, got ", n.InputType(0).ToString()));
+  const int64_t block = n.attrs().GetInt("blocksize", 0);
+  if (block <= 0) return n.Error(StrCat("blocksize ", block, " is not positive"));
+  return block;
+}
+
+// DepthToSpace: DCR (default) reads channels as [block, block, C'], CRD as [C', block, block].
+absl::Status ConvertDepthToSpace(OnnxNode& n) {
+  TF_RETURN_IF_ERROR(n.NeedInputs(1));
+  auto block = BlockSizeOf(n);
+  if (!block.ok()) return block.status();
+  const int64_t b = *block;
+  const Shape& x = n.InputType(0).shape;
+  if (x[1] % (b * b) != 0) return n.Error(StrCat("channels ", x[1], " are not a multiple of blocksize^2 ", b * b));
+  const int64_t c = x[1] / (b * b);
+  const Shape merged{x[0], c, x[2] * b, x[3] * b};
+  const std::string mode = n.attrs().GetString("mode", "DCR");
+  if (mode == "DCR") return EmitBlockShuffle(n, {x[0], b, b, c, x[2], x[3]}, {0, 3, 4, 1, 5, 2}, merged);
+  if (mode == "CRD") return EmitBlockShuffle(n, {x[0], c, b, b, x[2], x[3]}, {0, 1, 4, 2, 5, 3}, merged);
+  return n.Error(StrCat("unknown mode '", mode, "'"));
+}
+
+absl::Status ConvertSpaceToDepth(OnnxNode& n) {
+  TF_RETURN_IF_ERROR(n.NeedInputs(1));
+  auto block = BlockSizeOf(n);
+  if (!block.ok()) return block.status();
+  const int64_t b = *block;
+  const Shape& x = n.InputType(0).shape;
+  if (x[2] % b != 0 || x[3] % b != 0)
+    return n.Error(StrCat("height ", x[2], " and width ", x[3], " must be multiples of blocksize ", b));
+  return EmitBlockShuffle(n, {x[0], x[1], x[2] / b, b, x[3] / b, b}, {0, 3, 5, 1, 2, 4},
+                          {x[0], x[1] * b * b, x[2] / b, x[3] / b});
+}
+
 }  // namespace
 
 void RegisterShapeFamily(OpRegistry* r) {
@@ -443,6 +500,7 @@ void RegisterShapeFamily(OpRegistry* r) {
                InferSlice, OpPattern::kInjective});
   r->Register({"Gather", 2, 2, 1, {Int("axis", 0)}, InferGather, OpPattern::kInjective});
   r->Register({"GatherElements", 2, 2, 1, {Int("axis", 0)}, InferGatherElements, OpPattern::kInjective});
+  r->Register({"ScatterElements", 3, 3, 1, {Int("axis", 0)}, InferScatterElements, OpPattern::kOpaque});
   r->Register({"Unsqueeze", 1, 1, 1, {Required("axes", AttrKind::kInts)}, InferUnsqueeze, OpPattern::kInjective});
   r->Register({"Squeeze", 1, 1, 1, {IntList("axes")}, InferSqueeze, OpPattern::kInjective});
   r->Register({"Expand", 1, 1, 1, {Required("shape", AttrKind::kInts)}, InferExpand, OpPattern::kBroadcast});
@@ -464,6 +522,10 @@ void RegisterShapeFamily(OpRegistry* r) {
   r->RegisterOnnx({"Slice", 1, -1, ConvertSlice});
   r->RegisterOnnx({"Split", 1, -1, ConvertSplit});
   r->RegisterOnnx({"Concat", 1, -1, ConvertConcat});
+  r->RegisterOnnx({"DepthToSpace", 1, -1, ConvertDepthToSpace});
+  r->RegisterOnnx({"ScatterElements", 11, -1, ConvertScatterElements});
+  r->RegisterOnnx({"Scatter", 9, 10, ConvertScatterElements});
+  r->RegisterOnnx({"SpaceToDepth", 1, -1, ConvertSpaceToDepth});
   r->RegisterOnnx({"Expand", 8, -1, ConvertExpandOrTile});
   r->RegisterOnnx({"Tile", 6, -1, ConvertExpandOrTile});
   r->RegisterOnnx({"Pad", 1, -1, ConvertPad});
@@ -484,6 +546,9 @@ void RegisterShapeFamily(OpRegistry* r) {
   });
   Set(r, "Gather", [](te::DagBuilder& b, const Node& n, const std::vector<TeTensor>& in) {
     return One(ops::Gather(b, in[0], in[1], ops::GatherParams{n.attrs.GetInt("axis")}, n.name));
+  });
+  Set(r, "ScatterElements", [](te::DagBuilder& b, const Node& n, const std::vector<TeTensor>& in) {
+    return One(ops::ScatterElements(b, in[0], in[1], in[2], n.attrs.GetInt("axis"), n.name));
   });
   Set(r, "GatherElements", [](te::DagBuilder& b, const Node& n, const std::vector<TeTensor>& in) {
     return One(ops::GatherElements(b, in[0], in[1], ops::GatherParams{n.attrs.GetInt("axis")}, n.name));

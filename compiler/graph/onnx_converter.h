@@ -44,6 +44,13 @@ class OnnxNode {
   // --bind when the input is a graph input.
   virtual absl::StatusOr<std::vector<int64_t>> ConstInts(int i, const char* what) const = 0;
   virtual absl::StatusOr<double> ConstScalar(int i, const char* what) const = 0;
+  // Input i as one compile-time integer (a scalar or a one-element tensor).
+  absl::StatusOr<int64_t> ConstInt(int i, const char* what) const;
+  // When input i is present: its compile-time integers / scalar as attribute `attr` (the opsets
+  // that moved an attribute to an input). Nothing when it is absent. Errors name the input
+  // `what` (default: attr).
+  absl::Status IntsInputToAttr(int i, const char* attr, Attrs* attrs, const char* what = nullptr) const;
+  absl::Status ScalarInputToAttr(int i, const char* attr, Attrs* attrs, const char* what = nullptr) const;
   // The dtype of an ONNX TensorProto data-type code (Cast's `to`).
   virtual absl::StatusOr<te::DType> DTypeFromOnnxCode(int64_t code) const = 0;
 

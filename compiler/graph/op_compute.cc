@@ -4,6 +4,7 @@
 #include <string>
 
 #include "common/strings.h"
+#include "compiler/ops/unary.h"
 
 namespace tunefarm::graph {
 namespace {
@@ -24,6 +25,35 @@ bool UsesStorageFloats(const Node& node, const std::vector<TeTensor>& inputs) {
   return false;
 }
 
+// float16/bfloat16 arithmetic, as ONNX Runtime's CPU provider does it: inputs widened to float32,
+// the op computed in float32, outputs rounded back to their 16-bit type.
+absl::StatusOr<std::vector<TeTensor>> ComputeInFloat32(te::DagBuilder& b, const Node& node,
+                                                       const std::vector<TeTensor>& inputs) {
+  std::vector<TeTensor> wide;
+  for (size_t i = 0; i < inputs.size(); ++i) {
+    if (!te::IsStorageFloat(inputs[i].dtype)) {
+      wide.push_back(inputs[i]);
+      continue;
+    }
+    auto cast = ops::Cast(b, inputs[i], te::DType::kFloat32, StrCat(node.name, ".in", i, ".f32"));
+    if (!cast.ok()) return cast.status();
+    wide.push_back(*cast);
+  }
+  Node wide_node = node;
+  wide_node.name = StrCat(node.name, ".f32");
+  for (TensorType& t : wide_node.outputs)
+    if (te::IsStorageFloat(t.dtype)) t.dtype = te::DType::kFloat32;
+  auto outs = ComputeNode(b, wide_node, wide);
+  if (!outs.ok()) return outs.status();
+  for (size_t i = 0; i < outs->size(); ++i) {
+    if (!te::IsStorageFloat(node.outputs[i].dtype)) continue;
+    auto narrow = ops::Cast(b, (*outs)[i], node.outputs[i].dtype, outs->size() == 1 ? node.name : StrCat(node.name, ".out", i));
+    if (!narrow.ok()) return narrow.status();
+    (*outs)[i] = *narrow;
+  }
+  return outs;
+}
+
 }  // namespace
 
 absl::StatusOr<std::vector<TeTensor>> ComputeNode(te::DagBuilder& b, const Node& node,
@@ -38,10 +68,7 @@ absl::StatusOr<std::vector<TeTensor>> ComputeNode(te::DagBuilder& b, const Node&
   if (inputs.size() != node.inputs.size())
     return fail(absl::StatusCode::kInvalidArgument,
                 StrCat("got ", inputs.size(), " input tensors for ", node.inputs.size(), " inputs"));
-  if (UsesStorageFloats(node, inputs) && !CarriesStorageFloats(node.op))
-    return fail(absl::StatusCode::kUnimplemented,
-                "float16/bfloat16 tensors are only supported by Cast and ops that move elements "
-                "(Identity, Reshape, Flatten, Squeeze, Unsqueeze, Transpose, Concat)");
+  if (UsesStorageFloats(node, inputs) && !CarriesStorageFloats(node.op)) return ComputeInFloat32(b, node, inputs);
   auto outs = schema->compute->fn(b, node, inputs);
   if (!outs.ok()) return fail(outs.status().code(), std::string(outs.status().message()));
   if (outs->size() != node.outputs.size())

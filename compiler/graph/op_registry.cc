@@ -27,6 +27,8 @@ OpRegistry& OpRegistry::Global() {
     RegisterMatmulFamily(r);
     RegisterNormalizationFamily(r);
     RegisterReduceFamily(r);
+    RegisterGenerateFamily(r);
+    RegisterQuantizeFamily(r);
     RegisterLayoutFamily(r);
     return r;
   }();

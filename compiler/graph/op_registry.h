@@ -1,5 +1,5 @@
 // The op registry: the one table of graph ops. Each op family has one file, family_<name>.cc
-// (elementwise, shape, conv, matmul, normalization, reduce, layout), which registers for each of
+// (elementwise, shape, conv, matmul, normalization, reduce, generate, quantize, layout), which registers for each of
 // its ops: the schema (inputs, attributes with defaults), shape and type inference, the fusion
 // pattern, the TE compute (from compiler/ops) and, where the ONNX node is more than "this op
 // with every input and attribute", its ONNX converters with the opsets they cover. Constant
@@ -96,6 +96,8 @@ void RegisterConvFamily(OpRegistry* r);
 void RegisterMatmulFamily(OpRegistry* r);
 void RegisterNormalizationFamily(OpRegistry* r);
 void RegisterReduceFamily(OpRegistry* r);
+void RegisterGenerateFamily(OpRegistry* r);
+void RegisterQuantizeFamily(OpRegistry* r);
 // NCHW[x]c forms made by the layout pass.
 void RegisterLayoutFamily(OpRegistry* r);
 

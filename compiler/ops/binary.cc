@@ -20,6 +20,21 @@ DTypeSet AllowedDTypes(BinaryOp op) {
   }
 }
 
+bool IsShift(BinaryOp op) { return op == BinaryOp::kShiftLeft || op == BinaryOp::kShiftRight; }
+
+// x << y or x >> y for unsigned x, y, without shift instructions in the IR: x times or divided by
+// 2^y, with 2^y built from y's bits (a product of 2^(2^b) for each set bit b).
+Expr ShiftExpr(const Expr& x, const Expr& y, bool left) {
+  const DType t = x->dtype;
+  const int bits = te::DTypeBytes(t) * 8;
+  Expr power = te::Const(t, 1);
+  for (int b = 0; (1 << b) < bits; ++b) {
+    Expr bit_set = te::Ne((y / te::Const(t, 1 << b)) % te::Const(t, 2), te::Const(t, 0));
+    power = power * te::Select(bit_set, te::Const(t, std::ldexp(1.0, 1 << b)), te::Const(t, 1));
+  }
+  return te::Select(te::Ge(y, te::Const(t, bits)), te::Const(t, 0), left ? x * power : x / power);
+}
+
 bool PowDType(DType t) { return te::IsFloat(t) || t == DType::kInt32 || t == DType::kInt64; }
 
 // Round half away from zero.
@@ -99,6 +114,8 @@ Expr BinaryExpr(BinaryOp op, const Expr& x, const Expr& y) {
     case BinaryOp::kXor: return te::Ne(x, y);
     case BinaryOp::kMod: return ModExpr(x, y);
     case BinaryOp::kFmod: return FmodExpr(x, y);
+    case BinaryOp::kShiftLeft: return ShiftExpr(x, y, true);
+    case BinaryOp::kShiftRight: return ShiftExpr(x, y, false);
     case BinaryOp::kPRelu: return te::Select(te::Lt(x, te::Const(x->dtype, 0)), x * y, x);
   }
   return Expr();
@@ -126,6 +143,8 @@ std::string_view BinaryOpName(BinaryOp op) {
     case BinaryOp::kMod: return "mod";
     case BinaryOp::kFmod: return "fmod";
     case BinaryOp::kPRelu: return "prelu";
+    case BinaryOp::kShiftLeft: return "shift_left";
+    case BinaryOp::kShiftRight: return "shift_right";
   }
   return "?";
 }
@@ -142,6 +161,8 @@ absl::StatusOr<Tensor> Binary(DagBuilder& b, const Tensor& x, const Tensor& y, B
                                      "or float64 exponent"));
   } else {
     if (auto s = CheckDType(op_name, "x", x.dtype, AllowedDTypes(op)); !s.ok()) return s;
+    if (IsShift(op) && (!te::IsInt(x.dtype) || te::IsSigned(x.dtype)))
+      return OpError(op_name, StrCat("operands are ", te::DTypeName(x.dtype), ", expected unsigned integers"));
     if (x.dtype != y.dtype)
       return OpError(op_name, StrCat("operands have different dtypes ", te::DTypeName(x.dtype), " and ",
                                      te::DTypeName(y.dtype)));

@@ -20,6 +20,8 @@ enum class BinaryOp {
   kMod,              // integers: the remainder takes the divisor's sign (ONNX Mod, fmod=0)
   kFmod,             // numeric: the remainder takes the dividend's sign (C fmod; ONNX fmod=1)
   kPRelu,            // signed numeric: x < 0 ? y * x : x (y is the slope)
+  kShiftLeft,        // unsigned integers: x << y (ONNX BitShift); y >= the bit width gives 0
+  kShiftRight,       // unsigned integers: x >> y; y >= the bit width gives 0
 };
 std::string_view BinaryOpName(BinaryOp op);
 

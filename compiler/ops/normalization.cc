@@ -1,5 +1,7 @@
 #include "compiler/ops/normalization.h"
 
+#include <utility>
+
 #include "common/strings.h"
 
 namespace tunefarm::ops {
@@ -32,6 +34,20 @@ struct ReducedAxes {
     return std::vector<Expr>(full.begin() + first, full.begin() + first + count);
   }
 };
+
+// Stages .mean and .var (two-pass variance) of x over the axes `ra` reduces, shaped ra.Outer.
+std::pair<Tensor, Tensor> MeanAndVariance(DagBuilder& b, const Tensor& x, const ReducedAxes& ra,
+                                          const std::string& name) {
+  const Shape outer = ra.Outer(x.shape), inner = ra.Inner(x.shape);
+  Expr inv_n = te::Const(x.dtype, 1.0 / static_cast<double>(NumElements(inner)));
+  Tensor mean = b.Reduce(name + ".mean", te::ReduceKind::kSum, outer, inner,
+                         [&](const Axes& i, const Axes& r) { return x(ra.Full(i, r)) * inv_n; });
+  Tensor var = b.Reduce(name + ".var", te::ReduceKind::kSum, outer, inner, [&](const Axes& i, const Axes& r) {
+    Expr d = x(ra.Full(i, r)) - mean(i);
+    return d * d * inv_n;
+  });
+  return {mean, var};
+}
 
 absl::Status CheckFloatInput(std::string_view op, const Tensor& x) {
   if (auto s = CheckShape(op, "input", x.shape); !s.ok()) return s;
@@ -93,22 +109,36 @@ absl::StatusOr<Tensor> LayerNorm(DagBuilder& b, const Tensor& x, const Tensor& g
   auto axis = NormalizeAxis(kOp, p.axis, rank);
   if (!axis.ok()) return axis.status();
   const ReducedAxes ra{*axis, rank - *axis};
-  const Shape outer = ra.Outer(x.shape), inner = ra.Inner(x.shape);
+  const Shape inner = ra.Inner(x.shape);
   for (const auto& [t, what] : {std::pair{&gamma, "gamma"}, {&beta, "beta"}}) {
     if (t->shape != inner) return OpError(kOp, StrCat(what, " has shape ", ShapeString(t->shape), ", expected ", ShapeString(inner)));
     if (t->dtype != x.dtype) return OpError(kOp, StrCat(what, " and the input have different dtypes"));
   }
-  Expr inv_n = te::Const(x.dtype, 1.0 / static_cast<double>(NumElements(inner)));
-  auto mean = b.Reduce(name + ".mean", te::ReduceKind::kSum, outer, inner,
-                       [&](const Axes& i, const Axes& r) { return x(ra.Full(i, r)) * inv_n; });
-  auto var = b.Reduce(name + ".var", te::ReduceKind::kSum, outer, inner, [&](const Axes& i, const Axes& r) {
-    Expr d = x(ra.Full(i, r)) - mean(i);
-    return d * d * inv_n;
-  });
+  const auto [mean, var] = MeanAndVariance(b, x, ra, name);
   return b.Compute(std::move(name), x.shape, [&](const Axes& i) {
     std::vector<Expr> o = ra.OuterOf(i), in = ra.InnerOf(i);
     Expr scale = te::Rsqrt(var(o) + te::Const(x.dtype, p.epsilon));
     return (x(i) - mean(o)) * scale * gamma(in) + beta(in);
+  });
+}
+
+absl::StatusOr<Tensor> InstanceNorm(DagBuilder& b, const Tensor& x, const Tensor& gamma, const Tensor& beta,
+                                    double epsilon, std::string name) {
+  constexpr std::string_view kOp = "instance_norm";
+  if (auto s = CheckFloatInput(kOp, x); !s.ok()) return s;
+  const int rank = static_cast<int>(x.shape.size());
+  if (rank < 3) return OpError(kOp, StrCat("input ", ShapeString(x.shape), " has no spatial axes"));
+  for (const auto& [t, what] : {std::pair{&gamma, "gamma"}, {&beta, "beta"}}) {
+    if (t->shape != Shape{x.shape[1]})
+      return OpError(kOp, StrCat(what, " has shape ", ShapeString(t->shape), ", expected [", x.shape[1], "]"));
+    if (t->dtype != x.dtype) return OpError(kOp, StrCat(what, " and the input have different dtypes"));
+  }
+  const ReducedAxes ra{2, rank - 2};
+  const auto [mean, var] = MeanAndVariance(b, x, ra, name);
+  return b.Compute(std::move(name), x.shape, [&](const Axes& i) {
+    std::vector<Expr> o = ra.OuterOf(i);
+    Expr scale = te::Rsqrt(var(o) + te::Const(x.dtype, epsilon));
+    return (x(i) - mean(o)) * scale * gamma({i[1]}) + beta({i[1]});
   });
 }
 

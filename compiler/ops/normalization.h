@@ -26,6 +26,12 @@ struct LayerNormParams {
 absl::StatusOr<Tensor> LayerNorm(DagBuilder& b, const Tensor& x, const Tensor& gamma, const Tensor& beta,
                                  const LayerNormParams& p, std::string name = "layer_norm");
 
+// Instance normalization over [N, C, D...]: each (n, c) slice normalized over its spatial axes,
+// then scaled and shifted per channel ([C] gamma, beta): LayerNorm's stages with per-channel
+// parameters (ONNX InstanceNormalization).
+absl::StatusOr<Tensor> InstanceNorm(DagBuilder& b, const Tensor& x, const Tensor& gamma, const Tensor& beta,
+                                    double epsilon, std::string name = "instance_norm");
+
 struct BatchNormParams {
   double epsilon = 1e-5;
 };

@@ -322,6 +322,17 @@ TEST(TensorFiles, Bfloat16NpyIsATwoByteVoid) {
   EXPECT_EQ(other->dtype, "bfloat16");
 }
 
+TEST(TensorFiles, AnNpyShapeWhoseSizeOverflowsIsRefused) {
+  TempDir dir;
+  // 2^62 x 4 float32 elements: the byte count wraps to 0, which is what the file holds.
+  const frontend::TensorFile huge{"float32", {int64_t{1} << 62, 4}, true, ""};
+  const std::string path = dir.File("huge.npy");
+  ASSERT_TRUE(frontend::WriteTensorFile(path, huge).ok());
+  auto read = frontend::ReadTensorFile(path, 1 << 20);
+  ASSERT_FALSE(read.ok());
+  EXPECT_THAT(std::string(read.status().message()), HasSubstr("is too large"));
+}
+
 // 16-bit floats in and out of `run`: ONNX's test data holds bfloat16 as uint16 bit patterns, and
 // its NaN and infinities compare equal to themselves.
 TEST(CliModelErrorsTest, SixteenBitFloatsRunAndCompare) {

@@ -6,6 +6,7 @@
 #include <fstream>
 #include <limits>
 #include <map>
+#include <set>
 #include <nlohmann/json.hpp>
 #include <random>
 #include <sstream>
@@ -237,6 +238,32 @@ TEST(ImportTest, CastLikeImportsAsACastToTheSecondInputsDType) {
   g->mutable_node(0)->clear_input();
   g->mutable_node(0)->add_input("x");
   ExpectError(Import(m), "CastLike");  // the second input is required
+}
+
+TEST(ImportTest, UnnamedClipsWithRuntimeBoundsGetNamesOfTheirOwn) {
+  // Each becomes Max then Min; the intermediate's node and value names must not collide.
+  onnx::ModelProto m = SmallModel(13, "Clip");
+  auto* g = m.mutable_graph();
+  for (const char* bound : {"lo", "hi"}) {
+    auto* in = g->add_input();
+    in->set_name(bound);
+    in->mutable_type()->mutable_tensor_type()->set_elem_type(onnx::TensorProto::FLOAT);
+    in->mutable_type()->mutable_tensor_type()->mutable_shape();  // a scalar
+  }
+  onnx::NodeProto* first = g->mutable_node(0);
+  first->clear_name();
+  first->set_output(0, "y1");
+  first->add_input("lo");
+  first->add_input("hi");
+  onnx::NodeProto* second = g->add_node();
+  *second = *first;
+  second->set_input(0, "y1");
+  second->set_output(0, "y");
+  auto imported = ImportOnnxBytes(m.SerializeAsString(), {}, "model.onnx");
+  ASSERT_TRUE(imported.ok()) << imported.status();
+  EXPECT_EQ(imported->OpCounts(), (std::map<std::string, int>{{"Max", 2}, {"Min", 2}}));
+  std::set<std::string> names;
+  for (const graph::Node& n : imported->nodes()) EXPECT_TRUE(names.insert(n.name).second) << "duplicate " << n.name;
 }
 
 TEST(ImportTest, MaxPoolWithIndicesOutputImportsAsTheTwoOutputOp) {

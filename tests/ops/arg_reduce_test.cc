@@ -1,9 +1,11 @@
 // ArgMax / ArgMin along one axis, first or last among ties, with and without keepdims, against a
-// plain loop, interpreted and compiled; NaN counts as the extreme.
+// plain loop, interpreted and compiled; NaN counts as the extreme. TopK against a sort.
+#include <algorithm>
 #include <cmath>
 #include <limits>
 
 #include "compiler/ops/arg_reduce.h"
+#include "compiler/ops/top_k.h"
 #include "tests/ops/op_test_util.h"
 
 namespace tunefarm::ops::testing {
@@ -119,6 +121,49 @@ TEST(ArgReduce, RejectsABadAxisAndBool) {
   EXPECT_FALSE(BuildStatus({flag}, [](DagBuilder& b, const std::vector<Tensor>& in) {
                  return ArgReduce(b, in[0], ArgReduceParams{});
                }).ok());
+}
+
+TEST(TopK, LargestAndSmallestOnAnyAxisWithTiesInIndexOrder) {
+  uint64_t seed = 40;
+  for (const Shape& shape : {Shape{7}, Shape{3, 6}, Shape{2, 5, 3}})
+    for (int64_t axis = -1; axis < static_cast<int64_t>(shape.size()); ++axis)
+      for (bool largest : {true, false}) {
+        const int a = static_cast<int>(axis < 0 ? axis + static_cast<int64_t>(shape.size()) : axis);
+        const int64_t k = std::min<int64_t>(3, shape[a]);
+        HostTensor x = Random(DType::kInt32, shape, seed++, -3, 3);  // small range: many ties
+        Shape out_shape = shape;
+        out_shape[a] = k;
+        HostTensor want_values(DType::kInt32, out_shape), want_indices(DType::kInt64, out_shape);
+        ForEachIndex(out_shape, [&](const std::vector<int64_t>& j) {
+          if (j[a] != 0) return;
+          std::vector<std::pair<double, int64_t>> row;
+          for (int64_t m = 0; m < shape[a]; ++m) {
+            std::vector<int64_t> at = j;
+            at[a] = m;
+            row.push_back({largest ? -x.at(at) : x.at(at), m});  // sort ascending by key, then index
+          }
+          std::sort(row.begin(), row.end());
+          for (int64_t r = 0; r < k; ++r) {
+            std::vector<int64_t> at = j;
+            at[a] = r;
+            want_values.at(at) = largest ? -row[r].first : row[r].first;
+            want_indices.at(at) = static_cast<double>(row[r].second);
+          }
+        });
+        TopKParams p{k, axis, largest};
+        HostTensor values = RunOp({x}, [&](DagBuilder& b, const std::vector<Tensor>& in) -> absl::StatusOr<Tensor> {
+          auto top = TopK(b, in[0], p);
+          if (!top.ok()) return top.status();
+          return top->first;
+        });
+        HostTensor indices = RunOp({x}, [&](DagBuilder& b, const std::vector<Tensor>& in) -> absl::StatusOr<Tensor> {
+          auto top = TopK(b, in[0], p);
+          if (!top.ok()) return top.status();
+          return top->second;
+        });
+        EXPECT_TRUE(AllClose(values, want_values)) << ShapeString(shape) << " axis " << axis << " largest " << largest;
+        EXPECT_TRUE(AllClose(indices, want_indices)) << ShapeString(shape) << " axis " << axis << " largest " << largest;
+      }
 }
 
 }  // namespace

@@ -223,6 +223,37 @@ TEST(BiasAdd, AnyAxisEveryNumericDType) {
                                                   })));
 }
 
+TEST(Binary, BitShiftsOfUnsignedIntegersWrapAndGiveZeroPastTheWidth) {
+  uint64_t seed = 900;
+  for (DType t : {DType::kUInt8, DType::kUInt16, DType::kUInt32, DType::kUInt64}) {
+    const int bits = te::DTypeBytes(t) * 8;
+    // uint64 values stay below 2^53 here: the test's tensors hold doubles.
+    const double top = bits == 64 ? 9.0e15 : std::ldexp(1.0, bits) - 1;
+    HostTensor x = Random(t, {4, 9}, seed++, 0, top), y = Random(t, {4, 9}, seed++, 0, bits + 2);
+    for (bool left : {true, false}) {
+      HostTensor want(t, x.shape);
+      for (int64_t k = 0; k < x.size(); ++k) {
+        const uint64_t xv = static_cast<uint64_t>(x.data[k]), yv = static_cast<uint64_t>(y.data[k]);
+        const uint64_t mask = bits == 64 ? ~uint64_t{0} : (uint64_t{1} << bits) - 1;
+        want.data[k] = yv >= static_cast<uint64_t>(bits) ? 0 : static_cast<double>(((left ? xv << yv : xv >> yv)) & mask);
+      }
+      const OpFn op = [&](DagBuilder& b, const std::vector<Tensor>& in) {
+        return Binary(b, in[0], in[1], left ? BinaryOp::kShiftLeft : BinaryOp::kShiftRight);
+      };
+      if (bits < 64) EXPECT_TRUE(AllClose(RunOp({x, y}, op), want)) << te::DTypeName(t) << " left " << left;
+      auto dag = BuildOpDag({x, y}, op);
+      ASSERT_TRUE(dag.ok());
+      auto compiled = RunSharedObject(**dag, {x, y});
+      ASSERT_TRUE(compiled.ok()) << compiled.status();
+      if (bits < 64) EXPECT_TRUE(AllClose(*compiled, want)) << "compiled " << te::DTypeName(t) << " left " << left;
+    }
+  }
+  EXPECT_TRUE(absl::IsInvalidArgument(BuildStatus({HostTensor(DType::kInt32, {2}), HostTensor(DType::kInt32, {2})},
+                                                  [](DagBuilder& b, const std::vector<Tensor>& in) {
+                                                    return Binary(b, in[0], in[1], BinaryOp::kShiftLeft);
+                                                  })));
+}
+
 TEST(ShortForms, AddMulReluMatchReference) {
   HostTensor x = Random(DType::kFloat32, {5, 7}, 500), y = Random(DType::kFloat32, {5, 7}, 501);
   HostTensor want(DType::kFloat32, x.shape);

@@ -106,6 +106,32 @@ TEST(LayerNorm, OverTrailingAxesEveryFloatDType) {
   EXPECT_TRUE(AllClose(legacy, LayerNormReference(x, g, be, 1, 1e-3), 2e-5, 1e-5));
 }
 
+TEST(InstanceNorm, PerSampleAndChannelOverSpatialAxes) {
+  uint64_t seed = 300;
+  for (const Shape& shape : {Shape{2, 3, 4, 5}, Shape{1, 2, 7}}) {
+    const int64_t c = shape[1];
+    HostTensor x = Random(DType::kFloat32, shape, seed++, -3, 3);
+    HostTensor gamma = Random(DType::kFloat32, {c}, seed++, 0.5, 2), beta = Random(DType::kFloat32, {c}, seed++);
+    const double eps = 1e-3;
+    int64_t spatial = 1;
+    for (size_t d = 2; d < shape.size(); ++d) spatial *= shape[d];
+    HostTensor want(DType::kFloat32, shape);
+    for (int64_t n = 0; n < shape[0]; ++n)
+      for (int64_t ch = 0; ch < c; ++ch) {
+        const int64_t base = (n * c + ch) * spatial;
+        double mean = 0, var = 0;
+        for (int64_t k = 0; k < spatial; ++k) mean += x.data[base + k] / spatial;
+        for (int64_t k = 0; k < spatial; ++k) var += (x.data[base + k] - mean) * (x.data[base + k] - mean) / spatial;
+        for (int64_t k = 0; k < spatial; ++k)
+          want.data[base + k] = (x.data[base + k] - mean) / std::sqrt(var + eps) * gamma.data[ch] + beta.data[ch];
+      }
+    HostTensor got = RunOp({x, gamma, beta}, [&](DagBuilder& b, const std::vector<Tensor>& in) {
+      return InstanceNorm(b, in[0], in[1], in[2], eps);
+    });
+    EXPECT_TRUE(AllClose(got, want, 1e-5, 1e-5)) << ShapeString(shape);
+  }
+}
+
 TEST(BatchNorm, InferencePerChannelEveryFloatDType) {
   uint64_t seed = 100;
   for (DType t : DTypesOf(DTypeSet::kFloat)) {
