@@ -455,6 +455,15 @@ absl::StatusOr<int64_t> BlockSizeOf(OnnxNode& n) {
   if (n.InputType(0).shape.size() != 4) return n.Error(StrCat("input must be 4-D, got ", n.InputType(0).ToString()));
   const int64_t block = n.attrs().GetInt("blocksize", 0);
   if (block <= 0) return n.Error(StrCat("blocksize ", block, " is not positive"));
+  // Bounded by the channels, so block * block and every product below stay far from overflow
+  // (fuzz-style: a blocksize of 2^32 squared wrapped to 0 and divided by it).
+  const std::vector<int64_t>& x = n.InputType(0).shape;
+  if (block > x[1] && block > x[2] && block > x[3])
+    return n.Error(StrCat("blocksize ", block, " exceeds the input's dims ", ShapeToString(x)));
+  int64_t square = 0;
+  if (__builtin_mul_overflow(block, block, &square) ||
+      std::max({x[1], x[2], x[3]}) > (int64_t{1} << 40) / square)
+    return n.Error(StrCat("blocksize ", block, " is too large for input ", ShapeToString(x)));
   return block;
 }
 

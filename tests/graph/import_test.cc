@@ -240,6 +240,21 @@ TEST(ImportTest, CastLikeImportsAsACastToTheSecondInputsDType) {
   ExpectError(Import(m), "CastLike");  // the second input is required
 }
 
+TEST(ImportTest, AHugeBlockSizeIsAnErrorNotACrash) {
+  // 2^32 squared wraps to 0 in int64: it was a division by zero.
+  for (const char* op : {"DepthToSpace", "SpaceToDepth"}) {
+    onnx::ModelProto m = SmallModel(13, op);
+    auto* shape = m.mutable_graph()->mutable_input(0)->mutable_type()->mutable_tensor_type()->mutable_shape();
+    shape->add_dim()->set_dim_value(2);
+    shape->add_dim()->set_dim_value(2);
+    auto* block = m.mutable_graph()->mutable_node(0)->add_attribute();
+    block->set_name("blocksize");
+    block->set_type(onnx::AttributeProto::INT);
+    block->set_i(int64_t{1} << 32);
+    ExpectError(Import(m), "blocksize 4294967296 exceeds");
+  }
+}
+
 TEST(ImportTest, UnnamedClipsWithRuntimeBoundsGetNamesOfTheirOwn) {
   // Each becomes Max then Min; the intermediate's node and value names must not collide.
   onnx::ModelProto m = SmallModel(13, "Clip");
