@@ -14,6 +14,7 @@
 #include "common/strings.h"
 #include "compiler/frontend/onnx_tensor.h"
 #include "compiler/graph/const_eval.h"
+#include "compiler/graph/node_interpreter.h"
 #include "compiler/graph/onnx_converter.h"
 #include "compiler/graph/op_registry.h"
 #include "onnx/onnx_pb.h"
@@ -77,6 +78,7 @@ class Importer {
   // Helpers for converters (ImporterNode exposes them as graph::OnnxNode).
   friend class ImporterNode;
   absl::StatusOr<std::vector<int64_t>> ConstInts(const onnx::NodeProto& n, int i, const char* what);
+  absl::StatusOr<std::vector<double>> ConstNumbers(const onnx::NodeProto& n, int i, const char* what);
   absl::StatusOr<double> ConstScalar(const onnx::NodeProto& n, int i, const char* what);
   absl::StatusOr<Attrs> CopyAttrs(const onnx::NodeProto& n);
   // Adds graph op `op` as node `name` on the values `inputs`, defining the values `outputs`;
@@ -291,6 +293,16 @@ absl::StatusOr<std::vector<int64_t>> Importer::ConstInts(const onnx::NodeProto& 
   return v.constant->ToInt64s();
 }
 
+absl::StatusOr<std::vector<double>> Importer::ConstNumbers(const onnx::NodeProto& n, int i, const char* what) {
+  const Value& v = values_.at(n.input(i));
+  if (!v.constant) {
+    return NodeError(n, StrCat(what, " ('", n.input(i), "') must be a compile-time constant", SuggestBind(n.input(i))));
+  }
+  std::vector<double> numbers;
+  for (int64_t k = 0; k < v.constant->NumElements(); ++k) numbers.push_back(v.constant->GetDouble(k));
+  return numbers;
+}
+
 absl::StatusOr<double> Importer::ConstScalar(const onnx::NodeProto& n, int i, const char* what) {
   const Value& v = values_.at(n.input(i));
   if (!v.constant || v.constant->NumElements() != 1)
@@ -344,7 +356,16 @@ absl::Status Importer::Emit(const onnx::NodeProto& n, const std::string& name, c
         if (!outputs[i].empty()) BindConst(outputs[i], std::move((**folded)[i]));
       return absl::OkStatus();
     }
-    if (inputs.empty()) return NodeError(n, StrCat("cannot compute ", op, " at import"));
+    if (inputs.empty()) {
+      int64_t elements = 0;
+      for (const TensorType& t : node.outputs)
+        if (__builtin_add_overflow(elements, t.NumElements(), &elements)) elements = INT64_MAX;
+      if (elements > graph::kMaxInterpretedWork)
+        return NodeError(n, StrCat("cannot compute ", op, " at import: its output of ", elements,
+                                   " elements is larger than an import-time constant may be (",
+                                   graph::kMaxInterpretedWork, ")"));
+      return NodeError(n, StrCat("cannot compute ", op, " at import"));
+    }
   }
   std::vector<NodeEntry> entries;
   for (const std::string& in : inputs) {
@@ -381,6 +402,9 @@ class ImporterNode : public graph::OnnxNode {
   }
   absl::StatusOr<double> ConstScalar(int i, const char* what) const override {
     return importer_.ConstScalar(n_, i, what);
+  }
+  absl::StatusOr<std::vector<double>> ConstNumbers(int i, const char* what) const override {
+    return importer_.ConstNumbers(n_, i, what);
   }
   absl::StatusOr<te::DType> DTypeFromOnnxCode(int64_t code) const override {
     return frontend::DTypeFromOnnx(static_cast<int32_t>(code));
@@ -423,6 +447,10 @@ absl::Status Importer::Convert(const onnx::NodeProto& n) {
   const graph::OnnxConverter* converter = registry.FindOnnx(op, opset_);
   if (converter == nullptr && registry.Find(op) == nullptr)
     return NodeError(n, StrCat("unsupported op (opset ", opset_, ")"));
+  // Older than its first converter: the same-named graph op would read it with the wrong
+  // meaning. (Above a converter's range, as for Softmax 13, the graph op is the right reading.)
+  if (const int first = registry.FirstOnnxOpset(op); converter == nullptr && opset_ < first)
+    return NodeError(n, StrCat("unsupported before opset ", first, " (the model's is ", opset_, ")"));
   // Every op but Constant reads input 0 (fuzz: an AveragePool with its inputs deleted).
   if (op != "Constant" && (n.input_size() == 0 || n.input(0).empty())) return NodeError(n, "missing input 0");
   auto attrs = CopyAttrs(n);
@@ -443,14 +471,14 @@ const std::map<std::string, int>& OpsUnchangedUpToOpset7() {
       {"GlobalAveragePool", 1}, {"GlobalMaxPool", 1}, {"Transpose", 1}, {"Flatten", 1},
       {"MatMul", 1},            {"Identity", 1},      {"Softmax", 1},   {"LogSoftmax", 1},
       {"Conv", 1},              {"MaxPool", 1},       {"Concat", 4},    {"Reshape", 5},
-      // Versions 1 then 11: the reductions and ArgMax/ArgMin; 1, 6, 22: InstanceNormalization.
-      {"ReduceSum", 1},         {"ReduceMean", 1},    {"ReduceMax", 1}, {"ReduceMin", 1},
+      // Version 1 until 11: the reductions and ArgMax/ArgMin; 1, 6, 22: InstanceNormalization.
+      {"ReduceL1", 1},          {"ReduceSum", 1},         {"ReduceMean", 1},    {"ReduceMax", 1}, {"ReduceMin", 1},
       {"ReduceProd", 1},        {"ReduceL2", 1},      {"ReduceSumSquare", 1}, {"ReduceLogSum", 1},
       {"ReduceLogSumExp", 1},   {"ArgMax", 1},        {"ArgMin", 1},    {"InstanceNormalization", 6},
       // Version 6 dropped consumed_inputs; unchanged until 22. Not has a single version.
       {"Elu", 6},               {"HardSigmoid", 6},   {"Selu", 6},      {"Not", 1},
       // One version until 22 (types added).
-      {"Softplus", 1},          {"Softsign", 1},      {"ReduceL1", 1}};
+      {"Softplus", 1},          {"Softsign", 1}};
   return *kOps;
 }
 

@@ -19,7 +19,8 @@ absl::StatusOr<std::optional<std::vector<HostTensor>>> EvaluateConstant(const No
                                                                         int64_t max_elements) {
   using Result = std::optional<std::vector<HostTensor>>;
   int64_t elements = 0;
-  for (const TensorType& t : node.outputs) elements += t.NumElements();
+  for (const TensorType& t : node.outputs)
+    if (__builtin_add_overflow(elements, t.NumElements(), &elements)) elements = INT64_MAX;
   if (node.outputs.empty() || elements > max_elements) return std::nullopt;
 
   if (kViews.count(node.op) && !in.empty()) {

@@ -193,7 +193,16 @@ void RegisterElementwiseFamily(OpRegistry* r) {
   for (const char* name : {"Add", "Sub", "Mul", "Div", "PRelu"}) binary(name, 2, true, std::nullopt);
   binary("Mod", 2, true, std::nullopt, {Int("fmod", 0)});
   binary("Pow", 2, false, std::nullopt);
-  binary("BitShift", 2, true, std::nullopt, {Required("direction", AttrKind::kString)});
+  r->Register({"BitShift", 2, 2, 1, {Required("direction", AttrKind::kString)},
+               [](const Node& n, const std::vector<TensorType>& in, std::vector<TensorType>* out) {
+                 const std::string direction = n.attrs.GetString("direction");
+                 if (direction != "LEFT" && direction != "RIGHT")
+                   return Error(StrCat("BitShift direction '", direction, "' is neither LEFT nor RIGHT"));
+                 if (!te::IsUnsignedInt(in[0].dtype))
+                   return Error(StrCat("BitShift shifts unsigned integers, got ", in[0].ToString()));
+                 return InferBroadcast(in, 0, true, std::nullopt, out);
+               },
+               OpPattern::kBroadcast});
   for (const char* name : {"Max", "Min", "Sum", "Mean"}) binary(name, -1, true, std::nullopt);
   for (const char* name : {"Equal", "Less", "Greater", "LessOrEqual", "GreaterOrEqual", "And", "Or", "Xor"})
     binary(name, 2, true, te::DType::kBool);

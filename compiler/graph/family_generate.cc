@@ -43,6 +43,16 @@ absl::Status InferOneHot(const Node& n, const std::vector<TensorType>& in, std::
   return absl::OkStatus();
 }
 
+// Integers up to this magnitude are exact in a double.
+constexpr double kExactIntegerDouble = 9007199254740992.0;  // 2^53
+
+// A size-like scalar input (a window's size, OneHot's depth) as an element count: finite and
+// small enough to be a dimension. Truncates toward zero, as ONNX does for a float depth.
+absl::StatusOr<int64_t> CountFromScalar(const OnnxNode& n, double v, const char* what) {
+  if (!(std::fabs(v) < 1e12)) return n.Error(StrCat(what, " ", v, " is not a usable size"));
+  return static_cast<int64_t>(v);
+}
+
 // Range: start, limit and delta must be compile-time scalars (they decide the shape).
 absl::Status ConvertRange(OnnxNode& n) {
   TF_RETURN_IF_ERROR(n.NeedInputs(3));
@@ -53,10 +63,15 @@ absl::Status ConvertRange(OnnxNode& n) {
   auto delta = n.ConstScalar(2, "delta");
   if (!delta.ok()) return delta.status();
   if (*delta == 0) return n.Error("delta is 0");
-  const double steps = std::ceil((*limit - *start) / *delta);
-  if (!(steps < 1e12)) return n.Error(StrCat("the range has too many elements (", steps, ")"));
-  const int64_t count = std::max<int64_t>(0, static_cast<int64_t>(steps));
   const te::DType dtype = n.InputType(0).dtype;
+  // The constants arrive as doubles: an integer range beyond 2^53 would be rounded.
+  if (te::IsInt(dtype))
+    for (double v : {*start, *limit, *delta})
+      if (!(std::fabs(v) <= kExactIntegerDouble))
+        return n.Error(StrCat("integer range bound ", v, " is beyond 2^53, where it cannot be computed exactly"));
+  const double steps = std::ceil((*limit - *start) / *delta);
+  if (std::isnan(steps) || steps >= 1e12) return n.Error(StrCat("the range has too many elements (", steps, ")"));
+  const int64_t count = steps <= 0 ? 0 : static_cast<int64_t>(steps);
   if (count == 0) {
     auto empty = HostTensor::Zeros(dtype, {0});
     if (!empty.ok()) return n.Error(std::string(empty.status().message()));
@@ -99,7 +114,9 @@ absl::Status ConvertWindow(OnnxNode& n) {
   auto dtype = n.DTypeFromOnnxCode(n.attrs().GetInt("output_datatype", 1));
   if (!dtype.ok()) return n.Error(std::string(dtype.status().message()));
   Attrs attrs;
-  attrs.Set("size", static_cast<int64_t>(*size));
+  auto count = CountFromScalar(n, *size, "size");
+  if (!count.ok()) return count.status();
+  attrs.Set("size", *count);
   attrs.Set("periodic", n.attrs().GetInt("periodic", 1));
   attrs.Set("dtype", std::string(te::DTypeName(*dtype)));
   return n.Emit(n.op(), {}, std::move(attrs), {n.output(0)});
@@ -111,7 +128,9 @@ absl::Status ConvertOneHot(OnnxNode& n) {
   auto depth = n.ConstScalar(1, "depth");
   if (!depth.ok()) return depth.status();
   Attrs attrs;
-  attrs.Set("depth", static_cast<int64_t>(*depth));  // ONNX: a float depth is truncated
+  auto count = CountFromScalar(n, *depth, "depth");  // ONNX: a float depth is truncated
+  if (!count.ok()) return count.status();
+  attrs.Set("depth", *count);
   attrs.Set("axis", n.attrs().GetInt("axis", -1));
   return n.Emit("OneHot", {n.input(0), n.input(2)}, std::move(attrs), {n.output(0)});
 }

@@ -355,8 +355,10 @@ absl::Status ConvertSplit(OnnxNode& n) {
     sizes.assign(parts, extent / parts);
   }
   int64_t total = 0;
-  for (int64_t size : sizes) total += size < 0 ? extent + 1 : size;  // a negative size fails the check below
-  if (static_cast<int64_t>(sizes.size()) != parts || total != extent)
+  bool in_range = true;
+  for (int64_t size : sizes)
+    in_range = in_range && size >= 0 && size <= extent && !__builtin_add_overflow(total, size, &total);
+  if (static_cast<int64_t>(sizes.size()) != parts || !in_range || total != extent)
     return n.Error(StrCat("split sizes [", StrJoin(sizes, ","), "] do not cover axis ", axis, " (extent ", extent,
                           ") in ", parts, " outputs"));
   int64_t start = 0;
@@ -409,11 +411,19 @@ absl::Status ConvertCast(OnnxNode& n) {
 absl::Status ConvertConcat(OnnxNode& n) {
   TF_RETURN_IF_ERROR(n.NeedInputs(1));
   std::vector<std::string> all, kept;
+  std::vector<TensorType> types;
   for (int i = 0; i < n.num_inputs(); ++i) {
     if (!n.HasInput(i)) return n.Error(StrCat("input ", i, " is left empty"));
     all.push_back(n.input(i));
+    types.push_back(n.InputType(i));
     if (n.InputType(i).NumElements() > 0) kept.push_back(n.input(i));
   }
+  // The empty inputs must still fit (dtype, rank, other extents): checked with all of them.
+  Node whole;
+  whole.name = n.output(0);
+  whole.op = "Concat";
+  whole.attrs = n.attrs();
+  TF_RETURN_IF_ERROR(PrepareNode(&whole, types));
   return n.Emit("Concat", kept.empty() ? all : kept, n.attrs(), {n.output(0)});
 }
 

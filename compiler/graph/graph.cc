@@ -7,7 +7,8 @@ namespace tunefarm::graph {
 
 int64_t TensorType::NumElements() const {
   int64_t n = 1;
-  for (int64_t d : shape) n *= d;
+  for (int64_t d : shape)
+    if (__builtin_mul_overflow(n, d, &n)) return INT64_MAX;  // saturates: callers compare it to limits
   return n;
 }
 

@@ -26,7 +26,7 @@ struct TensorType {
   te::DType dtype = te::DType::kFloat32;
   std::vector<int64_t> shape;
 
-  int64_t NumElements() const;
+  int64_t NumElements() const;  // INT64_MAX when the product overflows
   std::string ToString() const;  // "float32[1,3,224,224]"
   bool operator==(const TensorType&) const = default;
 };

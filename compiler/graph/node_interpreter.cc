@@ -29,6 +29,14 @@ int64_t InterpretedWork(const te::ComputeDag& dag) {
 }  // namespace
 
 absl::StatusOr<std::vector<HostTensor>> InterpretNode(const Node& n, const std::vector<const HostTensor*>& in) {
+  // Checked before the outputs are allocated: an op without inputs (Range, EyeLike) may ask for
+  // any size, and zero-filling it would exhaust memory before the work limit below is reached.
+  int64_t output_elements = 0;
+  for (const TensorType& t : n.outputs)
+    if (__builtin_add_overflow(output_elements, t.NumElements(), &output_elements)) output_elements = INT64_MAX;
+  if (output_elements > kMaxInterpretedWork)
+    return NodeError(n, absl::StatusCode::kResourceExhausted,
+                     StrCat(output_elements, " output elements are more than the interpreter takes (", kMaxInterpretedWork, ")"));
   std::vector<HostTensor> outs;
   bool empty_output = false;
   for (const TensorType& t : n.outputs) {

@@ -44,6 +44,8 @@ class OnnxNode {
   // --bind when the input is a graph input.
   virtual absl::StatusOr<std::vector<int64_t>> ConstInts(int i, const char* what) const = 0;
   virtual absl::StatusOr<double> ConstScalar(int i, const char* what) const = 0;
+  // Input i's compile-time values of any numeric dtype, as doubles (Resize's scales and roi).
+  virtual absl::StatusOr<std::vector<double>> ConstNumbers(int i, const char* what) const = 0;
   // Input i as one compile-time integer (a scalar or a one-element tensor).
   absl::StatusOr<int64_t> ConstInt(int i, const char* what) const;
   // When input i is present: its compile-time integers / scalar as attribute `attr` (the opsets

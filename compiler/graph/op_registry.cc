@@ -30,6 +30,7 @@ OpRegistry& OpRegistry::Global() {
     RegisterGenerateFamily(r);
     RegisterQuantizeFamily(r);
     RegisterLayoutFamily(r);
+    RegisterResizeFamily(r);
     return r;
   }();
   return *registry;
@@ -70,6 +71,14 @@ const OnnxConverter* OpRegistry::FindOnnx(const std::string& onnx_op, int opset)
   for (auto it = begin; it != end; ++it)
     if (it->second.since <= opset && (it->second.until == -1 || opset <= it->second.until)) return &it->second;
   return nullptr;
+}
+
+int OpRegistry::FirstOnnxOpset(const std::string& onnx_op) const {
+  int first = 0;
+  auto [begin, end] = converters_.equal_range(onnx_op);
+  for (auto it = begin; it != end; ++it)
+    if (first == 0 || it->second.since < first) first = it->second.since;
+  return first;
 }
 
 std::vector<std::string> OpRegistry::Names() const {

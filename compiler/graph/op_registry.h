@@ -1,5 +1,5 @@
 // The op registry: the one table of graph ops. Each op family has one file, family_<name>.cc
-// (elementwise, shape, conv, matmul, normalization, reduce, generate, quantize, layout), which registers for each of
+// (elementwise, shape, conv, matmul, normalization, reduce, generate, quantize, layout, resize), which registers for each of
 // its ops: the schema (inputs, attributes with defaults), shape and type inference, the fusion
 // pattern, the TE compute (from compiler/ops) and, where the ONNX node is more than "this op
 // with every input and attribute", its ONNX converters with the opsets they cover. Constant
@@ -79,6 +79,8 @@ class OpRegistry {
   // The converter of `onnx_op` at `opset`, or null: then the importer emits the graph op of the
   // same name with every input and attribute.
   const OnnxConverter* FindOnnx(const std::string& onnx_op, int opset) const;
+  // The first opset `onnx_op` has a converter for; 0 when it has none.
+  int FirstOnnxOpset(const std::string& onnx_op) const;
 
  private:
   std::map<std::string, OpSchema> schemas_;
@@ -100,6 +102,7 @@ void RegisterGenerateFamily(OpRegistry* r);
 void RegisterQuantizeFamily(OpRegistry* r);
 // NCHW[x]c forms made by the layout pass.
 void RegisterLayoutFamily(OpRegistry* r);
+void RegisterResizeFamily(OpRegistry* r);
 
 // NegativeLogLikelihoodLoss's ignore_index when the model sets none (ONNX's attribute is optional
 // with no default, and any integer is a valid class index to ignore).

@@ -29,7 +29,9 @@ absl::StatusOr<Tensor> Window(DagBuilder& b, WindowKind kind, int64_t size, bool
   if (auto s = CheckDType("window", "output", dtype, DTypeSet::kNumeric); !s.ok()) return s;
   if (size <= 0) return OpError("window", StrCat("size ", size, " is not positive"));
   const double period = periodic ? static_cast<double>(size) : static_cast<double>(size - 1);
-  const double step = period > 0 ? 2 * std::numbers::pi / period : 0;  // a symmetric window of 1 is [1]
+  // A symmetric window of one point is [1], as NumPy and SciPy define it (the formula divides 0 by 0).
+  if (period == 0) return b.Compute(std::move(name), {size}, [&](const Axes&) { return ScalarConst(dtype, 1); });
+  const double step = 2 * std::numbers::pi / period;
   auto cos_of = [](const Expr& angle) { return UnaryExpr({UnaryOp::kCos, std::nullopt, std::nullopt}, angle); };
   return b.Compute(std::move(name), {size}, [&](const Axes& i) {
     const DType f = DType::kFloat64;

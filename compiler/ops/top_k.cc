@@ -20,22 +20,26 @@ absl::StatusOr<std::pair<Tensor, Tensor>> TopK(DagBuilder& b, const Tensor& x, c
     moved[a] = position;
     return moved;
   };
+  // NaN orders above every number and equal to itself, as NumPy sorts it; without that a NaN
+  // would be neither before nor after anything and its rank would collide with another's.
+  auto is_nan = [](const Expr& v) { return te::Ne(v, v); };
+  auto greater = [&](const Expr& u, const Expr& v) { return te::Or(te::Gt(u, v), te::And(is_nan(u), te::Not(is_nan(v)))); };
+  auto same = [&](const Expr& u, const Expr& v) { return te::Or(te::Eq(u, v), te::And(is_nan(u), is_nan(v))); };
   // rank = how many elements of the row come before this one.
   Tensor rank = b.Reduce(StrCat(name, ".rank"), te::ReduceKind::kSum, x.shape, {extent}, [&](const Axes& i, const Axes& r) {
     Expr other = x(at(i, r[0])), self = x(i);
-    Expr better = p.largest ? te::Gt(other, self) : te::Lt(other, self);
-    Expr before = te::Or(better, te::And(te::Eq(other, self), te::Lt(r[0], i[a])));
+    Expr better = p.largest ? greater(other, self) : greater(self, other);
+    Expr before = te::Or(better, te::And(same(other, self), te::Lt(r[0], i[a])));
     return te::Select(before, te::IntImm(DType::kInt64, 1), te::IntImm(DType::kInt64, 0));
   });
   Shape shape = x.shape;
   shape[a] = p.k;
-  Tensor values = b.Reduce(StrCat(name, ".values"), te::ReduceKind::kMax, shape, {extent}, [&](const Axes& j, const Axes& r) {
-    return te::Select(te::Eq(rank(at(j, r[0])), te::Cast(DType::kInt64, j[a])), x(at(j, r[0])), Lowest(x.dtype));
-  });
   Tensor indices = b.Reduce(StrCat(name, ".indices"), te::ReduceKind::kMax, shape, {extent}, [&](const Axes& j, const Axes& r) {
     return te::Select(te::Eq(rank(at(j, r[0])), te::Cast(DType::kInt64, j[a])), te::Cast(DType::kInt64, r[0]),
                       te::IntImm(DType::kInt64, -1));
   });
+  // Gathered through the index rather than max-reduced, so a NaN value survives.
+  Tensor values = b.Compute(StrCat(name, ".values"), shape, [&](const Axes& j) { return x(at(j, indices(j))); });
   return std::make_pair(values, indices);
 }
 

@@ -308,7 +308,8 @@ absl::Status ParallelizeOuter(State* s, int stage, int count, int64_t work) {
 // The one reuse-heavy stage whose only reader (through inlined stages) is `stage`.
 int TiledProducerOf(const State& s, int stage) {
   for (int p = 0; p < stage; ++p) {
-    if (!AtRoot(s, p) || !Analysis(s, p).needs_multi_level_tiling) continue;
+    // An output (TopK's indices, read by its values) must be stored whole: it cannot move into a reader's tiles.
+    if (!AtRoot(s, p) || !Analysis(s, p).needs_multi_level_tiling || Analysis(s, p).is_output) continue;
     std::vector<int> readers = s.EffectiveConsumers(p);
     if (readers.size() == 1 && readers[0] == stage && s.dag().tensor(p).shape == s.dag().tensor(stage).shape) return p;
   }

@@ -32,7 +32,7 @@ bool IsConstantOperand(const std::string& op, int index) {
       {"Squeeze", {1}}, {"Unsqueeze", {1}},      {"Expand", {1}},    {"Tile", {1}},
       {"ConstantOfShape", {0}}, {"Dropout", {1, 2}}, {"Split", {1}}, {"Trilu", {1}}, {"CumSum", {1}},
       {"Range", {0, 1, 2}}, {"OneHot", {1}}, {"TopK", {1}}, {"HannWindow", {0}}, {"HammingWindow", {0}},
-      {"BlackmanWindow", {0}}};
+      {"BlackmanWindow", {0}}, {"Resize", {1, 2, 3}}, {"Upsample", {1}}};
   if (StartsWith(op, "Reduce")) return index == 1;
   auto it = kOperands.find(op);
   return it != kOperands.end() && it->second.count(index) != 0;

@@ -1,0 +1,270 @@
+// Values that reach the importer's converters and the constant evaluator as numbers (a Range's
+// bounds, a window's size, a Split's sizes, an input-less op's output size) are checked before
+// they become shapes or allocations: each bad one is an error naming it, never a crash, an
+// undefined cast or an exhausted memory. Also the edge values those ops define (NaN in TopK, a
+// one-point symmetric window).
+#include <gtest/gtest.h>
+
+#include <cmath>
+#include <limits>
+
+#include "common/strings.h"
+#include "compiler/frontend/onnx_importer.h"
+#include "compiler/graph/node_interpreter.h"
+#include "onnx/onnx_pb.h"
+
+namespace tunefarm::frontend {
+namespace {
+
+using graph::Attrs;
+using graph::Graph;
+using graph::HostTensor;
+using te::DType;
+
+// A model with one node `op`; its inputs are initializers named after them, or float graph inputs.
+struct ModelBuilder {
+  onnx::ModelProto m;
+  onnx::NodeProto* node;
+
+  ModelBuilder(const std::string& op, int opset) {
+    m.set_ir_version(8);
+    m.add_opset_import()->set_version(opset);
+    node = m.mutable_graph()->add_node();
+    node->set_name("n0");
+    node->set_op_type(op);
+    node->add_output("y");
+    m.mutable_graph()->add_output()->set_name("y");
+  }
+  void FloatInput(const std::string& name, std::vector<int64_t> shape) {
+    auto* x = m.mutable_graph()->add_input();
+    x->set_name(name);
+    auto* tt = x->mutable_type()->mutable_tensor_type();
+    tt->set_elem_type(onnx::TensorProto::FLOAT);
+    for (int64_t d : shape) tt->mutable_shape()->add_dim()->set_dim_value(d);
+    node->add_input(name);
+  }
+  void ScalarInput(const std::string& name, double v, onnx::TensorProto::DataType type) {
+    auto* t = m.mutable_graph()->add_initializer();
+    t->set_name(name);
+    t->set_data_type(type);
+    if (type == onnx::TensorProto::INT64) t->add_int64_data(static_cast<int64_t>(v));
+    else t->add_float_data(static_cast<float>(v));
+    node->add_input(name);
+  }
+  void IntsInput(const std::string& name, std::vector<int64_t> values) {
+    auto* t = m.mutable_graph()->add_initializer();
+    t->set_name(name);
+    t->set_data_type(onnx::TensorProto::INT64);
+    t->add_dims(static_cast<int64_t>(values.size()));
+    for (int64_t v : values) t->add_int64_data(v);
+    node->add_input(name);
+  }
+  void Attr(const std::string& name, const std::string& value) {
+    auto* a = node->add_attribute();
+    a->set_name(name);
+    a->set_type(onnx::AttributeProto::STRING);
+    a->set_s(value);
+  }
+  void Attr(const std::string& name, int64_t value) {
+    auto* a = node->add_attribute();
+    a->set_name(name);
+    a->set_type(onnx::AttributeProto::INT);
+    a->set_i(value);
+  }
+  std::string Import() const {
+    auto g = ImportOnnxBytes(m.SerializeAsString(), {}, "model.onnx");
+    return g.ok() ? "ok" : std::string(g.status().message());
+  }
+};
+
+void ExpectError(const std::string& message, const std::string& needle) {
+  EXPECT_NE(message.find(needle), std::string::npos) << message;
+  std::printf("  error: %s\n", message.c_str());
+}
+
+ModelBuilder Range(double start, double limit, double delta, onnx::TensorProto::DataType type) {
+  ModelBuilder b("Range", 11);
+  b.ScalarInput("start", start, type);
+  b.ScalarInput("limit", limit, type);
+  b.ScalarInput("delta", delta, type);
+  return b;
+}
+
+TEST(ImportLimits, AnInputlessOpTooLargeToFoldIsAnErrorBeforeAnyAllocation) {
+  // 2^28 float32 elements (1 GB, under the 4 GB a tensor may have): refused by size, before the
+  // interpreter allocates the output.
+  ExpectError(Range(0, std::ldexp(1.0, 28), 1, onnx::TensorProto::FLOAT).Import(), "larger than an import-time constant may be");
+  EXPECT_EQ(Range(0, 10, 1, onnx::TensorProto::FLOAT).Import(), "ok");
+}
+
+TEST(ImportLimits, RangeBoundsMustBeFiniteAndExactForIntegers) {
+  const double inf = std::numeric_limits<double>::infinity();
+  ExpectError(Range(0, inf, 1, onnx::TensorProto::FLOAT).Import(), "too many elements");
+  ExpectError(Range(0, std::nan(""), 1, onnx::TensorProto::FLOAT).Import(), "too many elements");
+  ExpectError(Range(std::ldexp(1.0, 60), std::ldexp(1.0, 60) + 8, 1, onnx::TensorProto::INT64).Import(),
+              "beyond 2^53");
+}
+
+TEST(ImportLimits, WindowSizeAndOneHotDepthMustBeUsableSizes) {
+  for (double size : {std::nan(""), 1e300}) {
+    ModelBuilder b("HannWindow", 17);
+    b.ScalarInput("size", size, onnx::TensorProto::FLOAT);
+    ExpectError(b.Import(), "is not a usable size");
+  }
+  ModelBuilder one_hot("OneHot", 11);
+  one_hot.FloatInput("indices", {3});
+  one_hot.ScalarInput("depth", std::numeric_limits<double>::infinity(), onnx::TensorProto::FLOAT);
+  one_hot.IntsInput("values", {0, 1});
+  ExpectError(one_hot.Import(), "depth inf is not a usable size");
+}
+
+TEST(ImportLimits, SplitSizesThatOverflowAreAnError) {
+  // The two sizes sum to the extent 4 only after wrapping around int64.
+  ModelBuilder b("Split", 13);
+  b.FloatInput("x", {4});
+  b.IntsInput("split", {std::numeric_limits<int64_t>::max(), std::numeric_limits<int64_t>::min() + 4});
+  b.node->add_output("y2");
+  ExpectError(b.Import(), "do not cover axis 0");
+}
+
+TEST(ImportLimits, AnEmptyConcatInputMustStillFitTheOthers) {
+  ModelBuilder fits("Concat", 13);
+  fits.FloatInput("a", {2, 3});
+  fits.FloatInput("empty", {0, 3});
+  fits.Attr("axis", int64_t{0});
+  EXPECT_EQ(fits.Import(), "ok");
+  ModelBuilder wrong_rank("Concat", 13);
+  wrong_rank.FloatInput("a", {2, 3});
+  wrong_rank.FloatInput("empty", {0});
+  wrong_rank.Attr("axis", int64_t{0});
+  ExpectError(wrong_rank.Import(), "(op Concat)");
+}
+
+TEST(ImportLimits, BitShiftIsCheckedAtImport) {
+  auto shift = [](const std::string& direction, onnx::TensorProto::DataType type) {
+    ModelBuilder b("BitShift", 11);
+    for (const char* name : {"x", "s"}) {
+      auto* v = b.m.mutable_graph()->add_input();
+      v->set_name(name);
+      v->mutable_type()->mutable_tensor_type()->set_elem_type(type);
+      v->mutable_type()->mutable_tensor_type()->mutable_shape()->add_dim()->set_dim_value(3);
+      b.node->add_input(name);
+    }
+    b.Attr("direction", direction);
+    return b.Import();
+  };
+  EXPECT_EQ(shift("LEFT", onnx::TensorProto::UINT32), "ok");
+  ExpectError(shift("UP", onnx::TensorProto::UINT32), "direction 'UP' is neither LEFT nor RIGHT");
+  ExpectError(shift("RIGHT", onnx::TensorProto::INT32), "shifts unsigned integers");
+}
+
+TEST(ImportLimits, AnOpOlderThanItsFirstConverterIsNamedUnsupported) {
+  // Range has no opset-10 meaning; the same-named graph op used to complain about its inputs.
+  ModelBuilder b("Range", 10);
+  b.ScalarInput("start", 0, onnx::TensorProto::FLOAT);
+  b.ScalarInput("limit", 4, onnx::TensorProto::FLOAT);
+  b.ScalarInput("delta", 1, onnx::TensorProto::FLOAT);
+  ExpectError(b.Import(), "(op Range): unsupported before opset 11 (the model's is 10)");
+}
+
+// Upsample (opsets 7 to 9) and Resize 10 have no conformance cases: asymmetric coordinates,
+// nearest rounding down, `linear` (Upsample 7 also `bilinear`). The input is a constant, so the
+// resize folds at import and its values are the graph's output.
+TEST(ImportLimits, LegacyUpsampleAndResize10UseAsymmetricCoordinates) {
+  auto upsample = [](const std::string& op, int opset, const std::string& mode) {
+    ModelBuilder b(op, opset);
+    auto* x = b.m.mutable_graph()->add_initializer();
+    x->set_name("x");
+    x->set_data_type(onnx::TensorProto::FLOAT);
+    for (int64_t d : {1, 3}) x->add_dims(d);
+    for (float v : {1.f, 2.f, 4.f}) x->add_float_data(v);
+    b.node->add_input("x");
+    if (opset < 9) {
+      auto* a = b.node->add_attribute();
+      a->set_name("scales");
+      a->set_type(onnx::AttributeProto::FLOATS);
+      for (float s : {1.f, 2.f}) a->add_floats(s);
+    } else {
+      auto* s = b.m.mutable_graph()->add_initializer();
+      s->set_name("scales");
+      s->set_data_type(onnx::TensorProto::FLOAT);
+      s->add_dims(2);
+      for (float v : {1.f, 2.f}) s->add_float_data(v);
+      b.node->add_input("scales");
+    }
+    b.Attr("mode", mode);
+    auto g = ImportOnnxBytes(b.m.SerializeAsString(), {}, "model.onnx");
+    EXPECT_TRUE(g.ok()) << g.status();
+    if (!g.ok() || g->params().size() != 1) return std::vector<double>{};
+    const HostTensor& y = g->params().begin()->second;
+    std::vector<double> values;
+    for (int64_t i = 0; i < y.NumElements(); ++i) values.push_back(y.GetDouble(i));
+    return values;
+  };
+  const std::vector<double> nearest = {1, 1, 2, 2, 4, 4}, linear = {1, 1.5, 2, 3, 4, 4};
+  EXPECT_EQ(upsample("Upsample", 7, "nearest"), nearest);
+  EXPECT_EQ(upsample("Upsample", 7, "bilinear"), linear);
+  EXPECT_EQ(upsample("Upsample", 9, "linear"), linear);
+  EXPECT_EQ(upsample("Resize", 10, "nearest"), nearest);
+  EXPECT_EQ(upsample("Resize", 10, "linear"), linear);
+}
+
+// One input-less or one-input node of the graph, interpreted.
+absl::StatusOr<std::vector<HostTensor>> Interpret(const std::string& op, const std::vector<const HostTensor*>& in,
+                                                  Attrs attrs) {
+  Graph g;
+  std::vector<graph::NodeEntry> entries;
+  for (size_t i = 0; i < in.size(); ++i) entries.push_back(*g.AddInput(StrCat("x", i), {in[i]->dtype, in[i]->shape}));
+  auto out = g.AddNode(op, "n", entries, std::move(attrs));
+  if (!out.ok()) return out.status();
+  return graph::InterpretNode(g.node(out->at(0).node), in);
+}
+
+TEST(ImportLimits, TheInterpreterRefusesAHugeOutputWithoutAllocatingIt) {
+  Attrs range;
+  range.Set("start", 0.0);
+  range.Set("delta", 1.0);
+  range.Set("count", int64_t{1} << 28);  // 1 GB of float32
+  range.Set("dtype", std::string("float32"));
+  auto r = Interpret("Range", {}, range);
+  ASSERT_FALSE(r.ok());
+  EXPECT_EQ(r.status().code(), absl::StatusCode::kResourceExhausted) << r.status();
+}
+
+TEST(ImportLimits, ASymmetricWindowOfOnePointIsOne) {
+  for (const char* op : {"HannWindow", "HammingWindow", "BlackmanWindow"}) {
+    Attrs attrs;
+    attrs.Set("size", int64_t{1});
+    attrs.Set("periodic", int64_t{0});
+    attrs.Set("dtype", std::string("float32"));
+    auto r = Interpret(op, {}, attrs);
+    ASSERT_TRUE(r.ok()) << r.status();
+    EXPECT_EQ((*r)[0].GetDouble(0), 1.0) << op;
+  }
+}
+
+TEST(ImportLimits, TopKOrdersNaNAboveEveryNumber) {
+  const float nan = std::numeric_limits<float>::quiet_NaN();
+  HostTensor x = HostTensor::FromFloats({1, nan, 3, -2}, {4});
+  for (int64_t largest : {1, 0}) {
+    Attrs attrs;
+    attrs.Set("k", int64_t{2});
+    attrs.Set("axis", int64_t{-1});
+    attrs.Set("largest", largest);
+    attrs.Set("sorted", int64_t{1});
+    auto r = Interpret("TopK", {&x}, attrs);
+    ASSERT_TRUE(r.ok()) << r.status();
+    if (largest == 1) {
+      EXPECT_TRUE(std::isnan((*r)[0].GetDouble(0)));
+      EXPECT_EQ((*r)[0].GetDouble(1), 3);
+      EXPECT_EQ((*r)[1].ToInt64s(), (std::vector<int64_t>{1, 2}));
+    } else {
+      EXPECT_EQ((*r)[0].GetDouble(0), -2);
+      EXPECT_EQ((*r)[0].GetDouble(1), 1);
+      EXPECT_EQ((*r)[1].ToInt64s(), (std::vector<int64_t>{3, 0}));
+    }
+  }
+}
+
+}  // namespace
+}  // namespace tunefarm::frontend
