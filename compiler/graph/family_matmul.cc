@@ -1,6 +1,7 @@
-// The dense family: Gemm (with transposes, alpha, beta and the bias) and MatMul (batched, with
-// NumPy broadcasting of the batch dims).
+// The dense family: Gemm (with transposes, alpha, beta and the bias), MatMul (batched, with
+// NumPy broadcasting of the batch dims) and Einsum (any sum of products, one stage).
 #include "compiler/graph/family_common.h"
+#include "compiler/ops/einsum.h"
 #include "compiler/ops/matmul.h"
 
 namespace tunefarm::graph {
@@ -43,6 +44,18 @@ absl::Status InferMatMul(const Node&, const std::vector<TensorType>& in, std::ve
   return absl::OkStatus();
 }
 
+absl::Status InferEinsum(const Node& n, const std::vector<TensorType>& in, std::vector<TensorType>* out) {
+  std::vector<std::vector<int64_t>> shapes;
+  for (size_t i = 0; i < in.size(); ++i) {
+    TF_RETURN_IF_ERROR(SameDType(in, 0, i));
+    shapes.push_back(in[i].shape);
+  }
+  auto plan = ops::PlanEinsum(n.attrs.GetString("equation"), shapes);
+  if (!plan.ok()) return Error(std::string(plan.status().message()));
+  *out = {TensorType{in[0].dtype, plan->output_shape}};
+  return absl::OkStatus();
+}
+
 Outputs GemmCompute(te::DagBuilder& b, const Node& n, const std::vector<TeTensor>& in) {
   double alpha = n.attrs.GetFloat("alpha"), beta = n.attrs.GetFloat("beta");
   bool epilogue = alpha != 1.0 || (in.size() == 3 && beta != 0.0);
@@ -65,10 +78,14 @@ void RegisterMatmulFamily(OpRegistry* r) {
   r->Register({"Gemm", 2, 3, 1, {Float("alpha", 1.0), Float("beta", 1.0), Int("transA", 0), Int("transB", 0)},
                InferGemm, OpPattern::kOutElementwiseFusable});
   r->Register({"MatMul", 2, 2, 1, {}, InferMatMul, OpPattern::kOutElementwiseFusable});
+  r->Register({"Einsum", 1, -1, 1, {Required("equation", AttrKind::kString)}, InferEinsum, OpPattern::kOpaque});
 
   Set(r, "Gemm", GemmCompute);
   Set(r, "MatMul", [](te::DagBuilder& b, const Node& n, const std::vector<TeTensor>& in) {
     return One(ops::BatchMatmul(b, in[0], in[1], ops::MatmulParams{}, n.name));
+  });
+  Set(r, "Einsum", [](te::DagBuilder& b, const Node& n, const std::vector<TeTensor>& in) {
+    return One(ops::Einsum(b, in, n.attrs.GetString("equation"), n.name));
   });
 }
 

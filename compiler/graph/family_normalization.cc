@@ -1,5 +1,6 @@
 // The normalization family: BatchNormalization (inference, and the training form that returns
-// the updated running statistics), InstanceNormalization, LayerNormalization (and the form whose
+// the updated running statistics), InstanceNormalization, LRN, MeanVarianceNormalization (as its
+// function body), LayerNormalization (and the form whose
 // Mean and InvStdDev are read), Softmax, LogSoftmax, Hardmax, and the losses built on them
 // (NegativeLogLikelihoodLoss; SoftmaxCrossEntropyLoss is converted to LogSoftmax then that).
 #include "compiler/graph/family_common.h"
@@ -223,6 +224,39 @@ absl::Status ConvertSoftmaxCrossEntropy(OnnxNode& n) {
   return n.Emit("NegativeLogLikelihoodLoss", inputs, n.attrs(), {n.output(0)});
 }
 
+// MeanVarianceNormalization as its ONNX function body: (x - E[x]) / (sqrt(E[x^2] - E[x]^2) + 1e-9)
+// over `axes` (default [0, 2, 3]), with the reductions and elementwise ops that fuse already.
+absl::Status ConvertMeanVarianceNorm(OnnxNode& n) {
+  TF_RETURN_IF_ERROR(n.NeedInputs(1));
+  TF_RETURN_IF_ERROR(NeedFloat(n.InputType(0), "input"));
+  std::vector<int64_t> axes = n.attrs().GetInts("axes");
+  if (!n.attrs().Has("axes")) axes = {0, 2, 3};
+  const std::string& x = n.input(0);
+  auto value = [&](const char* what) { return n.UniqueName(StrCat(n.output(0), ".", what)); };
+  auto emit = [&](const std::string& op, std::vector<std::string> in, Attrs attrs, const std::string& out) {
+    return n.Emit(op, in, std::move(attrs), {out}, out);
+  };
+  Attrs mean_attrs;
+  mean_attrs.Set("axes", axes);
+  mean_attrs.Set("keepdims", int64_t{1});
+  const std::string mean = value("mean"), x_sq = value("x_sq"), mean_sq = value("mean_sq"), sq_mean = value("sq_mean"),
+                    var = value("var"), std_dev = value("std"), eps = value("eps"), denom = value("denom"),
+                    centred = value("centred");
+  TF_RETURN_IF_ERROR(emit("ReduceMean", {x}, mean_attrs, mean));
+  TF_RETURN_IF_ERROR(emit("Mul", {x, x}, {}, x_sq));
+  TF_RETURN_IF_ERROR(emit("ReduceMean", {x_sq}, mean_attrs, mean_sq));
+  TF_RETURN_IF_ERROR(emit("Mul", {mean, mean}, {}, sq_mean));
+  TF_RETURN_IF_ERROR(emit("Sub", {mean_sq, sq_mean}, {}, var));
+  TF_RETURN_IF_ERROR(emit("Sqrt", {var}, {}, std_dev));
+  auto epsilon = HostTensor::Zeros(n.InputType(0).dtype, {});
+  if (!epsilon.ok()) return n.Error(std::string(epsilon.status().message()));
+  epsilon->SetDouble(0, 1e-9);
+  n.BindConstant(eps, std::move(*epsilon));
+  TF_RETURN_IF_ERROR(emit("Add", {std_dev, eps}, {}, denom));
+  TF_RETURN_IF_ERROR(emit("Sub", {x, mean}, {}, centred));
+  return n.Emit("Div", {centred, denom}, {}, {n.output(0)});
+}
+
 }  // namespace
 
 void RegisterNormalizationFamily(OpRegistry* r) {
@@ -239,6 +273,15 @@ void RegisterNormalizationFamily(OpRegistry* r) {
   r->Register({"NegativeLogLikelihoodLoss", 2, 3, 1, {Str("reduction", "mean"), Int("ignore_index", kNoIgnoreIndex)},
                InferNllLoss, OpPattern::kOpaque});
   r->Register({"InstanceNormalization", 3, 3, 1, {Float("epsilon", 1e-5)},
+               [](const Node&, const std::vector<TensorType>& in, std::vector<TensorType>* out) {
+                 TF_RETURN_IF_ERROR(NeedFloat(in[0], "input"));
+                 if (in[0].shape.size() < 3) return Error(StrCat("input ", in[0].ToString(), " has no spatial axes"));
+                 *out = {in[0]};
+                 return absl::OkStatus();
+               },
+               OpPattern::kOpaque});
+  r->Register({"LRN", 1, 1, 1,
+               {Float("alpha", 1e-4), Float("beta", 0.75), Float("bias", 1.0), Required("size", AttrKind::kInt)},
                [](const Node&, const std::vector<TensorType>& in, std::vector<TensorType>* out) {
                  TF_RETURN_IF_ERROR(NeedFloat(in[0], "input"));
                  if (in[0].shape.size() < 3) return Error(StrCat("input ", in[0].ToString(), " has no spatial axes"));
@@ -274,6 +317,10 @@ void RegisterNormalizationFamily(OpRegistry* r) {
   Set(r, "InstanceNormalization", [](te::DagBuilder& b, const Node& n, const std::vector<TeTensor>& in) {
     return One(ops::InstanceNorm(b, in[0], in[1], in[2], n.attrs.GetFloat("epsilon"), n.name));
   });
+  Set(r, "LRN", [](te::DagBuilder& b, const Node& n, const std::vector<TeTensor>& in) {
+    ops::LrnParams p{n.attrs.GetFloat("alpha"), n.attrs.GetFloat("beta"), n.attrs.GetFloat("bias"), n.attrs.GetInt("size")};
+    return One(ops::LocalResponseNorm(b, in[0], p, n.name));
+  });
   Set(r, "LayerNormalization", LayerNormCompute);
   Set(r, "LayerNormalizationWithStats", LayerNormStatsCompute);
 
@@ -281,6 +328,7 @@ void RegisterNormalizationFamily(OpRegistry* r) {
   r->RegisterOnnx({"LayerNormalization", 17, -1, ConvertLayerNorm});
   for (const char* name : {"Softmax", "LogSoftmax", "Hardmax"}) r->RegisterOnnx({name, 1, 12, ConvertSoftmaxBefore13});
   r->RegisterOnnx({"SoftmaxCrossEntropyLoss", 12, -1, ConvertSoftmaxCrossEntropy});
+  r->RegisterOnnx({"MeanVarianceNormalization", 9, -1, ConvertMeanVarianceNorm});
 }
 
 }  // namespace tunefarm::graph

@@ -142,6 +142,25 @@ absl::StatusOr<Tensor> InstanceNorm(DagBuilder& b, const Tensor& x, const Tensor
   });
 }
 
+absl::StatusOr<Tensor> LocalResponseNorm(DagBuilder& b, const Tensor& x, const LrnParams& p, std::string name) {
+  constexpr std::string_view kOp = "lrn";
+  if (auto s = CheckFloatInput(kOp, x); !s.ok()) return s;
+  if (x.shape.size() < 3) return OpError(kOp, StrCat("input ", ShapeString(x.shape), " has no spatial axes"));
+  if (p.size < 1) return OpError(kOp, StrCat("size ", p.size, " is not positive"));
+  const int64_t channels = x.shape[1], before = (p.size - 1) / 2;
+  Tensor sqsum = b.Reduce(name + ".sqsum", te::ReduceKind::kSum, x.shape, {p.size}, [&](const Axes& i, const Axes& r) {
+    Expr c = i[1] + r[0] - before;
+    Axes at = i;
+    at[1] = Clamp(c, 0, channels - 1);
+    Expr v = x(at);
+    return te::Select(InRange(c, 0, channels), v * v, te::Const(x.dtype, 0));
+  });
+  return b.Compute(std::move(name), x.shape, [&](const Axes& i) {
+    Expr base = te::Const(x.dtype, p.bias) + te::Const(x.dtype, p.alpha / static_cast<double>(p.size)) * sqsum(i);
+    return x(i) / te::Pow(base, te::Const(x.dtype, p.beta));
+  });
+}
+
 absl::StatusOr<Tensor> BatchNormInference(DagBuilder& b, const Tensor& x, const Tensor& gamma, const Tensor& beta,
                                           const Tensor& mean, const Tensor& var, const BatchNormParams& p,
                                           std::string name) {

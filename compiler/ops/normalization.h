@@ -32,6 +32,14 @@ absl::StatusOr<Tensor> LayerNorm(DagBuilder& b, const Tensor& x, const Tensor& g
 absl::StatusOr<Tensor> InstanceNorm(DagBuilder& b, const Tensor& x, const Tensor& gamma, const Tensor& beta,
                                     double epsilon, std::string name = "instance_norm");
 
+struct LrnParams {
+  double alpha = 1e-4, beta = 0.75, bias = 1.0;
+  int64_t size = 1;  // channels in the window: floor((size-1)/2) before, ceil((size-1)/2) after
+};
+// Local response normalization across channels of [N, C, D...] (ONNX LRN):
+// x / (bias + alpha / size * sum of x^2 over the window) ^ beta; stage .sqsum, then the output.
+absl::StatusOr<Tensor> LocalResponseNorm(DagBuilder& b, const Tensor& x, const LrnParams& p, std::string name = "lrn");
+
 struct BatchNormParams {
   double epsilon = 1e-5;
 };

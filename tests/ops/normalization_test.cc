@@ -152,6 +152,28 @@ TEST(BatchNorm, InferencePerChannelEveryFloatDType) {
   }
 }
 
+TEST(Normalization, LocalResponseNormOverEvenAndOddWindows) {
+  uint64_t seed = 40;
+  for (int64_t size : {1, 2, 3, 5}) {
+    for (DType t : {DType::kFloat32, DType::kFloat64}) {
+      HostTensor x = Random(t, {2, 4, 3, 2}, seed++, -2, 2);
+      const LrnParams p{2e-3, 0.6, 1.5, size};
+      HostTensor want(t, x.shape);
+      ForEachIndex(x.shape, [&](const std::vector<int64_t>& i) {
+        double sum = 0;
+        for (int64_t c = i[1] - (size - 1) / 2; c <= i[1] + size / 2; ++c) {
+          if (c < 0 || c >= 4) continue;
+          const double v = x.at({i[0], c, i[2], i[3]});
+          sum += v * v;
+        }
+        want.at(i) = StoreAs(t, x.at(i) / std::pow(p.bias + p.alpha / size * sum, p.beta));
+      });
+      HostTensor got = RunOp({x}, [&](DagBuilder& b, const std::vector<Tensor>& in) { return LocalResponseNorm(b, in[0], p); });
+      EXPECT_TRUE(AllClose(got, want, 1e-5, 1e-5)) << "size " << size << " " << te::DTypeName(t);
+    }
+  }
+}
+
 TEST(Normalization, RejectsBadShapesAndDTypes) {
   EXPECT_TRUE(absl::IsInvalidArgument(BuildStatus({HostTensor(DType::kInt32, {3, 4})}, [](DagBuilder& b, const std::vector<Tensor>& in) {
     return Softmax(b, in[0], SoftmaxParams{});
