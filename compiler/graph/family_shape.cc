@@ -1,16 +1,13 @@
 // The shape op family (injective): Reshape, Flatten, (Un)Squeeze, Transpose, Concat, Slice, Split,
-// Expand, Tile, Pad, Gather, GatherElements, ScatterElements, Shape, DepthToSpace and
-// SpaceToDepth (Reshape, Transpose, Reshape); and the ONNX nodes whose values are known at import
-// (Constant, Shape, Size, ConstantOfShape, Identity, Dropout, Cast(Like)'s dtype). Every
+// Expand, Tile, Pad, Shape, DepthToSpace and SpaceToDepth (Reshape, Transpose, Reshape); and
+// the ONNX nodes whose values are known at import (Constant, Shape, Size, ConstantOfShape, Identity, Dropout, Cast(Like)'s dtype). Every
 // shape-like operand is an attribute: the converters read it from a constant input; ops that
 // only re-view the data reshape to the type inference resolved.
 #include <algorithm>
 #include <cstring>
 
 #include "compiler/graph/family_common.h"
-#include "compiler/ops/gather.h"
 #include "compiler/ops/pad.h"
-#include "compiler/ops/scatter.h"
 #include "compiler/ops/transform.h"
 
 namespace tunefarm::graph {
@@ -78,18 +75,6 @@ absl::Status InferSlice(const Node& n, const std::vector<TensorType>& in, std::v
   if (!axes.ok()) return axes.status();
   Shape shape;
   for (const SliceAxis& a : *axes) shape.push_back(a.count);
-  *out = {TensorType{in[0].dtype, shape}};
-  return absl::OkStatus();
-}
-
-absl::Status InferGather(const Node& n, const std::vector<TensorType>& in, std::vector<TensorType>* out) {
-  const Shape& data = in[0].shape;
-  auto axis = NormalizeAxis(n.attrs.GetInt("axis"), static_cast<int64_t>(data.size()));
-  if (!axis.ok()) return axis.status();
-  if (!te::IsInt(in[1].dtype)) return Error(StrCat("indices must be integers, got ", in[1].ToString()));
-  Shape shape(data.begin(), data.begin() + *axis);
-  shape.insert(shape.end(), in[1].shape.begin(), in[1].shape.end());
-  shape.insert(shape.end(), data.begin() + *axis + 1, data.end());
   *out = {TensorType{in[0].dtype, shape}};
   return absl::OkStatus();
 }
@@ -163,28 +148,6 @@ absl::Status InferTile(const Node& n, const std::vector<TensorType>& in, std::ve
     if (__builtin_mul_overflow(shape[i], repeats[i], &shape[i])) return Error("repeats overflow");  // fuzz
   }
   *out = {TensorType{in[0].dtype, shape}};
-  return absl::OkStatus();
-}
-
-absl::Status InferGatherElements(const Node& n, const std::vector<TensorType>& in, std::vector<TensorType>* out) {
-  if (!te::IsInt(in[1].dtype)) return Error(StrCat("indices must be integers, got ", in[1].ToString()));
-  if (in[0].shape.size() != in[1].shape.size())
-    return Error(StrCat("indices ", in[1].ToString(), " and data ", in[0].ToString(), " differ in rank"));
-  auto axis = NormalizeAxis(n.attrs.GetInt("axis"), static_cast<int64_t>(in[0].shape.size()));
-  if (!axis.ok()) return axis.status();
-  *out = {TensorType{in[0].dtype, in[1].shape}};
-  return absl::OkStatus();
-}
-
-absl::Status InferScatterElements(const Node& n, const std::vector<TensorType>& in, std::vector<TensorType>* out) {
-  if (!te::IsInt(in[1].dtype)) return Error(StrCat("indices must be integers, got ", in[1].ToString()));
-  if (in[2].dtype != in[0].dtype || in[2].shape != in[1].shape)
-    return Error(StrCat("updates ", in[2].ToString(), " must have data's dtype and indices' shape ", in[1].ToString()));
-  if (in[0].shape.size() != in[1].shape.size())
-    return Error(StrCat("indices ", in[1].ToString(), " and data ", in[0].ToString(), " differ in rank"));
-  auto axis = NormalizeAxis(n.attrs.GetInt("axis"), static_cast<int64_t>(in[0].shape.size()));
-  if (!axis.ok()) return axis.status();
-  *out = {in[0]};
   return absl::OkStatus();
 }
 
@@ -436,16 +399,6 @@ absl::Status ConvertCastLike(OnnxNode& n) {
   return n.Emit("Cast", {n.input(0)}, std::move(attrs), {n.output(0)});
 }
 
-// ScatterElements (and Scatter, its name before opset 11) without a reduction.
-absl::Status ConvertScatterElements(OnnxNode& n) {
-  TF_RETURN_IF_ERROR(n.NeedInputs(3));
-  Attrs attrs = n.attrs();
-  const std::string reduction = attrs.GetString("reduction", "none");
-  if (reduction != "none") return n.Error(StrCat("reduction '", reduction, "' is not supported"));
-  attrs.Erase("reduction");
-  return n.Emit("ScatterElements", {n.input(0), n.input(1), n.input(2)}, std::move(attrs), {n.output(0)});
-}
-
 // x -> Reshape(split) -> Transpose(perm) -> Reshape(merged): how DepthToSpace and SpaceToDepth
 // move channels to pixels and back.
 absl::Status EmitBlockShuffle(OnnxNode& n, const Shape& split, const Shape& perm, const Shape& merged) {
@@ -517,9 +470,6 @@ void RegisterShapeFamily(OpRegistry* r) {
                {Required("starts", AttrKind::kInts), Required("ends", AttrKind::kInts), IntList("axes"),
                 IntList("steps")},
                InferSlice, OpPattern::kInjective});
-  r->Register({"Gather", 2, 2, 1, {Int("axis", 0)}, InferGather, OpPattern::kInjective});
-  r->Register({"GatherElements", 2, 2, 1, {Int("axis", 0)}, InferGatherElements, OpPattern::kInjective});
-  r->Register({"ScatterElements", 3, 3, 1, {Int("axis", 0)}, InferScatterElements, OpPattern::kOpaque});
   r->Register({"Unsqueeze", 1, 1, 1, {Required("axes", AttrKind::kInts)}, InferUnsqueeze, OpPattern::kInjective});
   r->Register({"Squeeze", 1, 1, 1, {IntList("axes")}, InferSqueeze, OpPattern::kInjective});
   r->Register({"Expand", 1, 1, 1, {Required("shape", AttrKind::kInts)}, InferExpand, OpPattern::kBroadcast});
@@ -542,8 +492,6 @@ void RegisterShapeFamily(OpRegistry* r) {
   r->RegisterOnnx({"Split", 1, -1, ConvertSplit});
   r->RegisterOnnx({"Concat", 1, -1, ConvertConcat});
   r->RegisterOnnx({"DepthToSpace", 1, -1, ConvertDepthToSpace});
-  r->RegisterOnnx({"ScatterElements", 11, -1, ConvertScatterElements});
-  r->RegisterOnnx({"Scatter", 9, 10, ConvertScatterElements});
   r->RegisterOnnx({"SpaceToDepth", 1, -1, ConvertSpaceToDepth});
   r->RegisterOnnx({"Expand", 8, -1, ConvertExpandOrTile});
   r->RegisterOnnx({"Tile", 6, -1, ConvertExpandOrTile});
@@ -562,15 +510,6 @@ void RegisterShapeFamily(OpRegistry* r) {
     ops::SliceParams p{n.attrs.GetInts("starts"), n.attrs.GetInts("ends"), n.attrs.GetInts("axes"),
                        n.attrs.GetInts("steps")};
     return One(ops::Slice(b, in[0], p, n.name));
-  });
-  Set(r, "Gather", [](te::DagBuilder& b, const Node& n, const std::vector<TeTensor>& in) {
-    return One(ops::Gather(b, in[0], in[1], ops::GatherParams{n.attrs.GetInt("axis")}, n.name));
-  });
-  Set(r, "ScatterElements", [](te::DagBuilder& b, const Node& n, const std::vector<TeTensor>& in) {
-    return One(ops::ScatterElements(b, in[0], in[1], in[2], n.attrs.GetInt("axis"), n.name));
-  });
-  Set(r, "GatherElements", [](te::DagBuilder& b, const Node& n, const std::vector<TeTensor>& in) {
-    return One(ops::GatherElements(b, in[0], in[1], ops::GatherParams{n.attrs.GetInt("axis")}, n.name));
   });
   Set(r, "Expand", [](te::DagBuilder& b, const Node& n, const std::vector<TeTensor>& in) {
     return One(ops::Expand(b, in[0], n.attrs.GetInts("shape"), n.name));

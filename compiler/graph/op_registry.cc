@@ -31,6 +31,7 @@ OpRegistry& OpRegistry::Global() {
     RegisterQuantizeFamily(r);
     RegisterLayoutFamily(r);
     RegisterResizeFamily(r);
+    RegisterIndexFamily(r);
     return r;
   }();
   return *registry;

@@ -1,5 +1,7 @@
 #include "compiler/ops/gather.h"
 
+#include <algorithm>
+
 #include "common/strings.h"
 
 namespace tunefarm::ops {
@@ -59,6 +61,35 @@ absl::StatusOr<Tensor> GatherElements(DagBuilder& b, const Tensor& data, const T
     std::vector<Expr> index = i;
     index[a] = WrappedIndex(indices(i), data.shape[a]);
     return data(index);
+  });
+}
+
+absl::StatusOr<Tensor> GatherND(DagBuilder& b, const Tensor& data, const Tensor& indices, int64_t batch_dims,
+                                std::string name) {
+  constexpr std::string_view kOp = "gather_nd";
+  if (auto s = CheckShape(kOp, "data", data.shape); !s.ok()) return s;
+  if (auto s = CheckShape(kOp, "indices", indices.shape); !s.ok()) return s;
+  if (auto s = CheckDType(kOp, "indices", indices.dtype, DTypeSet::kInt); !s.ok()) return s;
+  const int64_t r = static_cast<int64_t>(data.shape.size()), q = static_cast<int64_t>(indices.shape.size());
+  if (q < 1) return OpError(kOp, "indices is a scalar");
+  const int64_t k = indices.shape.back();
+  if (batch_dims < 0 || batch_dims >= std::min(r, q)) return OpError(kOp, StrCat("batch_dims ", batch_dims, " is out of range"));
+  if (k < 1 || k > r - batch_dims)
+    return OpError(kOp, StrCat("indices' last extent ", k, " does not fit data ", Dims(data.shape), " after ", batch_dims, " batch axes"));
+  for (int64_t d = 0; d < batch_dims; ++d)
+    if (data.shape[d] != indices.shape[d]) return OpError(kOp, StrCat("batch axis ", d, " differs between data and indices"));
+  Shape shape(indices.shape.begin(), indices.shape.end() - 1);
+  shape.insert(shape.end(), data.shape.begin() + batch_dims + k, data.shape.end());
+  return b.Compute(std::move(name), shape, [&](const Axes& i) {
+    std::vector<Expr> at(i.begin(), i.begin() + batch_dims);
+    std::vector<Expr> row(i.begin(), i.begin() + q - 1);
+    for (int64_t j = 0; j < k; ++j) {
+      row.push_back(Expr(j));
+      at.push_back(WrappedIndex(indices(row), data.shape[batch_dims + j]));
+      row.pop_back();
+    }
+    at.insert(at.end(), i.begin() + q - 1, i.end());
+    return data(at);
   });
 }
 

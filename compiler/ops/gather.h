@@ -24,4 +24,10 @@ absl::StatusOr<Tensor> Gather(DagBuilder& b, const Tensor& data, const Tensor& i
 absl::StatusOr<Tensor> GatherElements(DagBuilder& b, const Tensor& data, const Tensor& indices, const GatherParams& p,
                                       std::string name = "gather_elements");
 
+// data [B.., D0..Dr), indices [B.., I.., k] with the first `batch_dims` axes equal ->
+// [B.., I.., Dk..]: out[b, i, rest] = data[b, indices[b, i, 0..k), rest] (ONNX GatherND).
+// Negative indices count from the end; the rest are clamped, as in Gather.
+absl::StatusOr<Tensor> GatherND(DagBuilder& b, const Tensor& data, const Tensor& indices, int64_t batch_dims,
+                                std::string name = "gather_nd");
+
 }  // namespace tunefarm::ops

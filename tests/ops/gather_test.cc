@@ -1,6 +1,7 @@
 // Gather and GatherElements along any axis with int32/int64 indices (negative ones count from the
-// end), for every data dtype, against the ONNX definitions written out.
+// end), for every data dtype, GatherND and ScatterND, against the ONNX definitions written out.
 #include "compiler/ops/gather.h"
+#include "compiler/ops/scatter.h"
 #include "tests/ops/op_test_util.h"
 
 namespace tunefarm::ops::testing {
@@ -103,6 +104,108 @@ TEST(GatherElements, AnyAxisSmallerIndicesAndDType) {
   EXPECT_TRUE(absl::IsInvalidArgument(build({3, 4}, {3})));
   EXPECT_TRUE(absl::IsInvalidArgument(build({3, 4}, {2, 5})));
   EXPECT_TRUE(build({3, 4}, {5, 4}).ok());  // along the axis, any length
+}
+
+}  // namespace
+}  // namespace tunefarm::ops::testing
+
+namespace tunefarm::ops::testing {
+namespace {
+
+// Reads data at an index tuple with ONNX's wrap of negative indices.
+int64_t Wrap(double raw, int64_t dim) {
+  int64_t i = static_cast<int64_t>(raw);
+  return i < 0 ? i + dim : i;
+}
+
+TEST(GatherND, WithAndWithoutBatchAxesAndNegativeIndices) {
+  struct Case {
+    Shape data, indices;
+    int64_t batch;
+  };
+  uint64_t seed = 90;
+  for (const Case& c : {Case{{3, 4, 2}, {5, 2}, 0}, Case{{3, 4, 2}, {2, 2, 3}, 0}, Case{{2, 4, 3}, {2, 3, 1}, 1},
+                        Case{{2, 3, 4}, {2, 2}, 1}, Case{{4}, {3, 1}, 0}}) {
+    HostTensor data = Random(DType::kFloat32, c.data, seed++);
+    const int64_t k = c.indices.back();
+    HostTensor indices(DType::kInt64, c.indices);
+    for (int64_t e = 0; e < indices.size(); ++e) {
+      const int64_t dim = c.data[c.batch + e % k];
+      indices.data[e] = static_cast<double>(static_cast<int64_t>((e * 7 + seed) % (2 * dim)) - dim);  // in [-dim, dim)
+    }
+    Shape shape(c.indices.begin(), c.indices.end() - 1);
+    shape.insert(shape.end(), c.data.begin() + c.batch + k, c.data.end());
+    HostTensor want(DType::kFloat32, shape);
+    const size_t q = c.indices.size();
+    ForEachIndex(shape, [&](const std::vector<int64_t>& i) {
+      std::vector<int64_t> at(i.begin(), i.begin() + c.batch), row(i.begin(), i.begin() + q - 1);
+      for (int64_t j = 0; j < k; ++j) {
+        row.push_back(j);
+        at.push_back(Wrap(indices.at(row), c.data[c.batch + j]));
+        row.pop_back();
+      }
+      at.insert(at.end(), i.begin() + q - 1, i.end());
+      want.at(i) = data.at(at);
+    });
+    HostTensor got = RunOp({data, indices}, [&](DagBuilder& b, const std::vector<Tensor>& in) {
+      return GatherND(b, in[0], in[1], c.batch);
+    });
+    EXPECT_TRUE(AllClose(got, want)) << ShapeString(c.data) << " " << ShapeString(c.indices) << " batch " << c.batch;
+  }
+}
+
+TEST(ScatterND, EveryReductionWithRepeatedTargets) {
+  // data [4, 3], indices [5, 1]: rows 1 and 3 are hit twice (one of them by -3), row 2 never.
+  HostTensor data = Random(DType::kFloat32, {4, 3}, 5, -2, 2);
+  HostTensor indices(DType::kInt64, {5, 1});
+  indices.data = {1, 3, 0, -3, 3};
+  HostTensor updates = Random(DType::kFloat32, {5, 3}, 6, -2, 2);
+  for (ScatterReduction r : {ScatterReduction::kNone, ScatterReduction::kAdd, ScatterReduction::kMul,
+                             ScatterReduction::kMax, ScatterReduction::kMin}) {
+    HostTensor want = data;
+    for (int64_t u = 0; u < 5; ++u) {
+      const int64_t row = Wrap(indices.data[u], 4);
+      for (int64_t j = 0; j < 3; ++j) {
+        double& v = want.at({row, j});
+        const double x = updates.at({u, j});
+        switch (r) {
+          case ScatterReduction::kNone: v = x; break;  // the last writer in row-major order wins
+          case ScatterReduction::kAdd: v = StoreAs(DType::kFloat32, v + x); break;
+          case ScatterReduction::kMul: v = StoreAs(DType::kFloat32, v * x); break;
+          case ScatterReduction::kMax: v = std::max(v, x); break;
+          case ScatterReduction::kMin: v = std::min(v, x); break;
+        }
+      }
+    }
+    HostTensor got = RunOp({data, indices, updates}, [&](DagBuilder& b, const std::vector<Tensor>& in) {
+      return ScatterND(b, in[0], in[1], in[2], r);
+    });
+    EXPECT_TRUE(AllClose(got, want, 1e-6, 1e-6)) << "reduction " << static_cast<int>(r);
+  }
+}
+
+TEST(ScatterND, ElementUpdatesAndASingleUpdateRow) {
+  // k == rank: each update is one element; indices of rank 1: one update of a whole slice.
+  HostTensor data = Random(DType::kInt32, {2, 3}, 8, -9, 9);
+  HostTensor pairs(DType::kInt64, {2, 2}), values(DType::kInt32, {2});
+  pairs.data = {1, 2, 0, -1};
+  values.data = {100, 200};
+  HostTensor want = data;
+  want.at({1, 2}) = 100;
+  want.at({0, 2}) = 200;  // (0, -1)
+  EXPECT_TRUE(AllClose(RunOp({data, pairs, values}, [](DagBuilder& b, const std::vector<Tensor>& in) {
+                         return ScatterND(b, in[0], in[1], in[2], ScatterReduction::kNone);
+                       }),
+                       want));
+  HostTensor one(DType::kInt64, {1}), slice(DType::kInt32, {3});
+  one.data = {1};
+  slice.data = {7, 8, 9};
+  HostTensor want_slice = data;
+  for (int64_t j = 0; j < 3; ++j) want_slice.at({1, j}) = slice.data[j];
+  EXPECT_TRUE(AllClose(RunOp({data, one, slice}, [](DagBuilder& b, const std::vector<Tensor>& in) {
+                         return ScatterND(b, in[0], in[1], in[2], ScatterReduction::kNone);
+                       }),
+                       want_slice));
 }
 
 }  // namespace
