@@ -279,9 +279,29 @@ absl::Status Importer::CheckBoundInput(const onnx::ValueInfoProto& v, const Host
 }
 
 std::string Importer::SuggestBind(const std::string& name) const {
-  if (!runtime_inputs_.count(name)) return "";
-  return StrCat("; it is the graph input '", name, "': give its value at compile time with --bind ", name,
-                "=FILE (.npy or .pb)");
+  if (runtime_inputs_.count(name))
+    return StrCat("; it is the graph input '", name, "': give its value at compile time with --bind ", name,
+                  "=FILE (.npy or .pb)");
+  // Computed from graph inputs (a shape operand derived from an input's value): name them all.
+  auto it = values_.find(name);
+  if (it == values_.end() || !it->second.entry) return "";
+  std::set<std::string> inputs;
+  std::set<int> seen;
+  std::vector<int> stack = {it->second.entry->node};
+  while (!stack.empty()) {
+    const int id = stack.back();
+    stack.pop_back();
+    if (!seen.insert(id).second) continue;
+    const graph::Node& node = graph_.node(id);
+    if (node.IsInput()) inputs.insert(node.name);
+    for (const NodeEntry& e : node.inputs) stack.push_back(e.node);
+  }
+  if (inputs.empty()) return "";
+  std::vector<std::string> binds;
+  for (const std::string& input : inputs) binds.push_back(StrCat("--bind ", input, "=FILE"));
+  return StrCat("; it is computed from the graph input", inputs.size() > 1 ? "s '" : " '", StrJoin(inputs, "', '"),
+                "': give ", inputs.size() > 1 ? "their values" : "its value", " at compile time with ",
+                StrJoin(binds, " "), " (.npy or .pb)");
 }
 
 absl::StatusOr<std::vector<int64_t>> Importer::ConstInts(const onnx::NodeProto& n, int i, const char* what) {

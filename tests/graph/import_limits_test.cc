@@ -209,6 +209,37 @@ TEST(ImportLimits, LegacyUpsampleAndResize10UseAsymmetricCoordinates) {
   EXPECT_EQ(upsample("Resize", 10, "linear"), linear);
 }
 
+TEST(ImportLimits, AShapeOperandComputedFromAnInputSuggestsBindingThatInput) {
+  // limit = n + 1, n a runtime int64 graph input: the error names n, and binding it imports.
+  ModelBuilder b("Range", 11);
+  b.ScalarInput("start", 0, onnx::TensorProto::INT64);
+  auto* n = b.m.mutable_graph()->add_input();
+  n->set_name("n");
+  n->mutable_type()->mutable_tensor_type()->set_elem_type(onnx::TensorProto::INT64);
+  n->mutable_type()->mutable_tensor_type()->mutable_shape();
+  auto* one = b.m.mutable_graph()->add_initializer();
+  one->set_name("one");
+  one->set_data_type(onnx::TensorProto::INT64);
+  one->add_int64_data(1);
+  auto* add = b.m.mutable_graph()->add_node();
+  add->set_op_type("Add");
+  add->add_input("n");
+  add->add_input("one");
+  add->add_output("limit");
+  b.node->add_input("limit");
+  b.ScalarInput("delta", 1, onnx::TensorProto::INT64);
+  // The Add must come first in the node list.
+  b.m.mutable_graph()->mutable_node()->SwapElements(0, 1);
+  ExpectError(b.Import(), "limit ('limit') must be a compile-time constant scalar; it is computed from the graph input "
+                          "'n': give its value at compile time with --bind n=FILE");
+  ImportOptions options;
+  options.constant_inputs["n"] = HostTensor::FromInt64s({4}, {});
+  auto g = ImportOnnxBytes(b.m.SerializeAsString(), options, "model.onnx");
+  ASSERT_TRUE(g.ok()) << g.status();
+  ASSERT_EQ(g->params().size(), 1u);
+  EXPECT_EQ(g->params().begin()->second.ToInt64s(), (std::vector<int64_t>{0, 1, 2, 3, 4}));
+}
+
 // One input-less or one-input node of the graph, interpreted.
 absl::StatusOr<std::vector<HostTensor>> Interpret(const std::string& op, const std::vector<const HostTensor*>& in,
                                                   Attrs attrs) {
