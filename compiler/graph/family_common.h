@@ -57,6 +57,12 @@ inline std::vector<AttrSpec> With(std::vector<AttrSpec> base, std::vector<AttrSp
   return base;
 }
 
+// ---- converters ----
+
+// auto_pad resolved into explicit pads for an input of type `x` and window `kernel` (Conv, the
+// pools, and the integer convolutions that emit a Conv).
+absl::Status ResolveAutoPad(const OnnxNode& n, const TensorType& x, const std::vector<int64_t>& kernel, Attrs* attrs);
+
 // ---- computes ----
 
 using Outputs = absl::StatusOr<std::vector<TeTensor>>;

@@ -61,7 +61,8 @@ absl::StatusOr<std::vector<int64_t>> WindowOutput(const std::vector<int64_t>& x,
 absl::Status InferConv(const Node& n, const std::vector<TensorType>& in, std::vector<TensorType>* out) {
   const auto& x = in[0].shape;
   const auto& wt = in[1].shape;
-  TF_RETURN_IF_ERROR(NeedFloat(in[0], "X"));
+  // int32: the integer convolutions (ConvInteger, QLinearConv) accumulate exactly in int32.
+  if (in[0].dtype != te::DType::kInt32) TF_RETURN_IF_ERROR(NeedFloat(in[0], "X"));
   TF_RETURN_IF_ERROR(SameDType(in, 0, 1));
   if (x.size() < 3) return Error(StrCat("X must have rank >= 3, got ", in[0].ToString()));
   TF_RETURN_IF_ERROR(NeedRank(in[1], x.size(), "W"));
@@ -198,8 +199,9 @@ Outputs MaxPoolWithIndicesCompute(te::DagBuilder& b, const Node& n, const std::v
   return std::vector<TeTensor>{*y, *indices};
 }
 
-// auto_pad resolved into explicit pads for an input of type `x` and window `kernel`.
-absl::Status ResolveAutoPad(const OnnxNode& n, const TensorType& x, const std::vector<int64_t>& kernel, Attrs* attrs) {
+}  // namespace
+
+absl::Status family::ResolveAutoPad(const OnnxNode& n, const TensorType& x, const std::vector<int64_t>& kernel, Attrs* attrs) {
   std::string mode = attrs->GetString("auto_pad", "NOTSET");
   attrs->Erase("auto_pad");
   if (mode == "NOTSET" || mode.empty()) return absl::OkStatus();
@@ -227,6 +229,8 @@ absl::Status ResolveAutoPad(const OnnxNode& n, const TensorType& x, const std::v
   attrs->Set("pads", pads);
   return absl::OkStatus();
 }
+
+namespace {
 
 // Conv, MaxPool and AveragePool: auto_pad becomes pads; a MaxPool whose Indices output is read
 // is the two-output MaxPoolWithIndices.

@@ -1,5 +1,10 @@
 // The quantization family: QuantizeLinear, DequantizeLinear and DynamicQuantizeLinear (8-bit,
-// per tensor or per channel along `axis`), the ops that bring int8 models in and out of float.
+// per tensor or per channel along `axis`), the ops that bring int8 models in and out of float;
+// and the integer ops of quantized models, converted to graph ops: MatMulInteger and
+// ConvInteger widen to int32, subtract the zero points and run MatMul / Conv in int32 (exact);
+// QLinearMatMul and QLinearConv do the same, then requantize as ONNX's reference does (the
+// int32 result times in_scale * w_scale / y_scale in float64, rounded half to even, plus the
+// output zero point, saturated).
 #include "compiler/graph/family_common.h"
 #include "compiler/ops/quantize.h"
 
@@ -40,6 +45,164 @@ absl::Status InferDequantize(const Node& n, const std::vector<TensorType>& in, s
   return absl::OkStatus();
 }
 
+Attrs CastTo(te::DType t) {
+  Attrs a;
+  a.Set("to", std::string(te::DTypeName(t)));
+  return a;
+}
+
+// Emits `op` into a fresh value named after the node's output and `what`; returns the value.
+absl::StatusOr<std::string> EmitValue(OnnxNode& n, const std::string& op, const std::vector<std::string>& inputs,
+                                      Attrs attrs, const std::string& what) {
+  std::string out = n.UniqueName(StrCat(n.output(0), ".", what));
+  TF_RETURN_IF_ERROR(n.Emit(op, inputs, std::move(attrs), {out}, out));
+  return out;
+}
+
+// `value` reshaped to `shape` when it holds more than one element (a per-row or per-channel
+// zero point or scale, laid out to broadcast against the operand).
+absl::StatusOr<std::string> Broadcastable(OnnxNode& n, const std::string& value, std::vector<int64_t> shape,
+                                          const std::string& what) {
+  if (n.Type(value).NumElements() <= 1 || shape.empty()) return value;
+  Attrs a;
+  a.Set("shape", shape);
+  return EmitValue(n, "Reshape", {value}, std::move(a), what);
+}
+
+// Input x as int32 minus zero point input zp (when present); a zero point with several values is
+// reshaped to `zp_shape` first.
+absl::StatusOr<std::string> Centered(OnnxNode& n, int x, int zp, std::vector<int64_t> zp_shape, const std::string& what) {
+  auto wide = EmitValue(n, "Cast", {n.input(x)}, CastTo(te::DType::kInt32), what + "_i32");
+  if (!wide.ok() || !n.HasInput(zp)) return wide;
+  if (n.InputType(zp).dtype != n.InputType(x).dtype)
+    return n.Error(StrCat(what, "'s zero point ", n.InputType(zp).ToString(), " differs in dtype from ", n.InputType(x).ToString()));
+  auto zp_wide = EmitValue(n, "Cast", {n.input(zp)}, CastTo(te::DType::kInt32), what + "_zp_i32");
+  if (!zp_wide.ok()) return zp_wide;
+  auto shaped = Broadcastable(n, *zp_wide, std::move(zp_shape), what + "_zp");
+  if (!shaped.ok()) return shaped;
+  return EmitValue(n, "Sub", {*wide, *shaped}, {}, what + "_centered");
+}
+
+absl::Status NeedEightBit(OnnxNode& n, int i, const char* what) {
+  const te::DType t = n.InputType(i).dtype;
+  if (t != te::DType::kUInt8 && t != te::DType::kInt8)
+    return n.Error(StrCat(what, " must be uint8 or int8, got ", n.InputType(i).ToString()));
+  return absl::OkStatus();
+}
+
+// The per-row zero point of A [.., M, K] is [M]: reshaped to [M, 1].
+std::vector<int64_t> RowShape(const TensorType& a) {
+  return a.shape.size() >= 2 ? std::vector<int64_t>{a.shape[a.shape.size() - 2], 1} : std::vector<int64_t>{};
+}
+
+// A matmul of centered int8 operands in int32: inputs a, b and their zero points.
+absl::StatusOr<std::string> IntegerMatMul(OnnxNode& n, int a, int a_zp, int b, int b_zp) {
+  TF_RETURN_IF_ERROR(NeedEightBit(n, a, "A"));
+  TF_RETURN_IF_ERROR(NeedEightBit(n, b, "B"));
+  auto left = Centered(n, a, a_zp, RowShape(n.InputType(a)), "a");
+  if (!left.ok()) return left;
+  auto right = Centered(n, b, b_zp, {}, "b");
+  if (!right.ok()) return right;
+  return EmitValue(n, "MatMul", {*left, *right}, {}, "acc");
+}
+
+// A convolution of centered int8 operands in int32, with the node's window attributes and an
+// optional int32 bias input.
+absl::StatusOr<std::string> IntegerConv(OnnxNode& n, int x, int x_zp, int w, int w_zp, int bias) {
+  TF_RETURN_IF_ERROR(NeedEightBit(n, x, "x"));
+  TF_RETURN_IF_ERROR(NeedEightBit(n, w, "w"));
+  const TensorType& wt = n.InputType(w);
+  if (n.HasInput(x_zp) && n.InputType(x_zp).NumElements() != 1) return n.Error("x's zero point must be one value");
+  std::vector<int64_t> per_channel(wt.shape.size(), 1);
+  if (!per_channel.empty()) per_channel[0] = wt.shape[0];
+  auto input = Centered(n, x, x_zp, {}, "x");
+  if (!input.ok()) return input;
+  auto weight = Centered(n, w, w_zp, per_channel, "w");
+  if (!weight.ok()) return weight;
+  Attrs attrs = n.attrs();
+  std::vector<int64_t> kernel = attrs.GetInts("kernel_shape");
+  if (kernel.empty() && wt.shape.size() > 2) kernel.assign(wt.shape.begin() + 2, wt.shape.end());
+  TF_RETURN_IF_ERROR(ResolveAutoPad(n, n.InputType(x), kernel, &attrs));
+  std::vector<std::string> inputs = {*input, *weight};
+  if (bias >= 0 && n.HasInput(bias)) {
+    if (n.InputType(bias).dtype != te::DType::kInt32) return n.Error(StrCat("B must be int32, got ", n.InputType(bias).ToString()));
+    inputs.push_back(n.input(bias));
+  }
+  return EmitValue(n, "Conv", inputs, std::move(attrs), "acc");
+}
+
+// output = saturate(round_half_even(acc * (in_scale * w_scale / y_scale)) + y_zp) in y_zp's
+// dtype (uint8 without one). `channel_shape` lays out a per-channel w_scale against acc.
+absl::Status Requantize(OnnxNode& n, const std::string& acc, int in_scale, int w_scale, int y_scale, int y_zp,
+                        std::vector<int64_t> channel_shape) {
+  for (int i : {in_scale, w_scale, y_scale}) TF_RETURN_IF_ERROR(NeedFloat(n.InputType(i), "a scale"));
+  auto product = EmitValue(n, "Mul", {n.input(in_scale), n.input(w_scale)}, {}, "scale_product");
+  if (!product.ok()) return product.status();
+  auto factor = EmitValue(n, "Div", {*product, n.input(y_scale)}, {}, "factor");
+  if (!factor.ok()) return factor.status();
+  auto shaped = Broadcastable(n, *factor, std::move(channel_shape), "factor_channels");
+  if (!shaped.ok()) return shaped.status();
+  auto factor64 = EmitValue(n, "Cast", {*shaped}, CastTo(te::DType::kFloat64), "factor_f64");
+  if (!factor64.ok()) return factor64.status();
+  auto acc64 = EmitValue(n, "Cast", {acc}, CastTo(te::DType::kFloat64), "acc_f64");
+  if (!acc64.ok()) return acc64.status();
+  auto scaled = EmitValue(n, "Mul", {*acc64, *factor64}, {}, "scaled");
+  if (!scaled.ok()) return scaled.status();
+  auto rounded = EmitValue(n, "Round", {*scaled}, {}, "rounded");
+  if (!rounded.ok()) return rounded.status();
+  te::DType out = te::DType::kUInt8;
+  std::string shifted = *rounded;
+  if (n.HasInput(y_zp)) {
+    TF_RETURN_IF_ERROR(NeedEightBit(n, y_zp, "y's zero point"));
+    out = n.InputType(y_zp).dtype;
+    auto zp64 = EmitValue(n, "Cast", {n.input(y_zp)}, CastTo(te::DType::kFloat64), "y_zp_f64");
+    if (!zp64.ok()) return zp64.status();
+    auto added = EmitValue(n, "Add", {*rounded, *zp64}, {}, "shifted");
+    if (!added.ok()) return added.status();
+    shifted = *added;
+  }
+  Attrs range;
+  range.Set("min", out == te::DType::kUInt8 ? 0.0 : -128.0);
+  range.Set("max", out == te::DType::kUInt8 ? 255.0 : 127.0);
+  auto clipped = EmitValue(n, "Clip", {shifted}, std::move(range), "saturated");
+  if (!clipped.ok()) return clipped.status();
+  return n.Emit("Cast", {*clipped}, CastTo(out), {n.output(0)});
+}
+
+absl::Status ConvertMatMulInteger(OnnxNode& n) {
+  TF_RETURN_IF_ERROR(n.NeedInputs(2));
+  auto acc = IntegerMatMul(n, 0, 2, 1, 3);
+  if (!acc.ok()) return acc.status();
+  return n.Emit("Identity", {*acc}, {}, {n.output(0)});
+}
+
+absl::Status ConvertConvInteger(OnnxNode& n) {
+  TF_RETURN_IF_ERROR(n.NeedInputs(2));
+  auto acc = IntegerConv(n, 0, 2, 1, 3, -1);
+  if (!acc.ok()) return acc.status();
+  return n.Emit("Identity", {*acc}, {}, {n.output(0)});
+}
+
+// a, a_scale, a_zero_point, b, b_scale, b_zero_point, y_scale, y_zero_point.
+absl::Status ConvertQLinearMatMul(OnnxNode& n) {
+  TF_RETURN_IF_ERROR(n.NeedInputs(7));
+  if (n.InputType(4).NumElements() != 1 || n.InputType(1).NumElements() != 1)
+    return n.Error("per-row or per-column scales are not supported");
+  auto acc = IntegerMatMul(n, 0, 2, 3, 5);
+  if (!acc.ok()) return acc.status();
+  return Requantize(n, *acc, 1, 4, 6, 7, {});
+}
+
+// x, x_scale, x_zero_point, w, w_scale, w_zero_point, y_scale, y_zero_point, B.
+absl::Status ConvertQLinearConv(OnnxNode& n) {
+  TF_RETURN_IF_ERROR(n.NeedInputs(7));
+  auto acc = IntegerConv(n, 0, 2, 3, 5, 8);
+  if (!acc.ok()) return acc.status();
+  std::vector<int64_t> channels(n.InputType(0).shape.size(), 1);
+  if (channels.size() > 1) channels[1] = n.InputType(3).shape[0];
+  return Requantize(n, *acc, 1, 4, 6, 7, channels);
+}
+
 }  // namespace
 
 void RegisterQuantizeFamily(OpRegistry* r) {
@@ -60,6 +223,10 @@ void RegisterQuantizeFamily(OpRegistry* r) {
   Set(r, "DequantizeLinear", [](te::DagBuilder& b, const Node& n, const std::vector<TeTensor>& in) {
     return One(ops::DequantizeLinear(b, in[0], in[1], in.size() > 2 ? &in[2] : nullptr, n.attrs.GetInt("axis"), n.name));
   });
+  r->RegisterOnnx({"MatMulInteger", 10, -1, ConvertMatMulInteger});
+  r->RegisterOnnx({"ConvInteger", 10, -1, ConvertConvInteger});
+  r->RegisterOnnx({"QLinearMatMul", 10, -1, ConvertQLinearMatMul});
+  r->RegisterOnnx({"QLinearConv", 10, -1, ConvertQLinearConv});
   Set(r, "DynamicQuantizeLinear", [](te::DagBuilder& b, const Node& n, const std::vector<TeTensor>& in) {
     return ops::DynamicQuantizeLinear(b, in[0], n.name);
   });

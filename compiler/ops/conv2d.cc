@@ -19,7 +19,8 @@ absl::StatusOr<Tensor> Conv2d(DagBuilder& b, const Tensor& input, const Tensor& 
   if (auto s = CheckRank(kOp, "weight", weight.shape, 4); !s.ok()) return s;
   if (auto s = CheckShape(kOp, "input", input.shape); !s.ok()) return s;
   if (auto s = CheckShape(kOp, "weight", weight.shape); !s.ok()) return s;
-  if (auto s = CheckDType(kOp, "input", input.dtype, DTypeSet::kFloat); !s.ok()) return s;
+  if (input.dtype != DType::kInt32)  // int32: exact integer convolution (wraps as int32 does)
+    if (auto s = CheckDType(kOp, "input", input.dtype, DTypeSet::kFloat); !s.ok()) return s;
   if (weight.dtype != input.dtype) return OpError(kOp, "input and weight have different dtypes");
   int64_t n = input.shape[0], c = input.shape[1];
   int64_t k = weight.shape[0], cg = weight.shape[1], r = weight.shape[2], s = weight.shape[3];

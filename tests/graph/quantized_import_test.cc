@@ -1,0 +1,149 @@
+// The integer ops of quantized models (MatMulInteger, ConvInteger, QLinearMatMul, QLinearConv)
+// against their ONNX definitions written out, on random int8/uint8 data with the cases the
+// conformance suite leaves out: per-row and per-column zero points, per-channel weight zero
+// points and scales, signed outputs that saturate, rounding ties. All inputs are initializers,
+// so the import folds the whole model through the ops' computes and the output is a constant.
+#include <gtest/gtest.h>
+
+#include <cmath>
+#include <random>
+
+#include "compiler/frontend/onnx_importer.h"
+#include "onnx/onnx_pb.h"
+
+namespace tunefarm::frontend {
+namespace {
+
+using graph::HostTensor;
+
+struct Model {
+  onnx::ModelProto m;
+  onnx::NodeProto* node;
+  Model(const std::string& op) {
+    m.set_ir_version(8);
+    m.add_opset_import()->set_version(13);
+    node = m.mutable_graph()->add_node();
+    node->set_op_type(op);
+    node->add_output("y");
+    m.mutable_graph()->add_output()->set_name("y");
+  }
+  void Input(const std::string& name, onnx::TensorProto::DataType type, std::vector<int64_t> dims,
+             const std::vector<double>& values) {
+    auto* t = m.mutable_graph()->add_initializer();
+    t->set_name(name);
+    t->set_data_type(type);
+    for (int64_t d : dims) t->add_dims(d);
+    for (double v : values) {
+      if (type == onnx::TensorProto::FLOAT) t->add_float_data(static_cast<float>(v));
+      else t->add_int32_data(static_cast<int32_t>(v));  // int8, uint8 and int32 are stored here
+    }
+    node->add_input(name);
+  }
+  void Skip() { node->add_input(""); }
+  std::vector<double> Run() const {
+    auto g = ImportOnnxBytes(m.SerializeAsString(), {}, "model.onnx");
+    EXPECT_TRUE(g.ok()) << g.status();
+    if (!g.ok() || g->params().size() != 1) return {};
+    const HostTensor& y = g->params().begin()->second;
+    std::vector<double> out;
+    for (int64_t i = 0; i < y.NumElements(); ++i) out.push_back(y.GetDouble(i));
+    return out;
+  }
+};
+
+std::vector<double> RandomInts(std::mt19937& rng, int64_t count, int lo, int hi) {
+  std::uniform_int_distribution<int> d(lo, hi);
+  std::vector<double> v(count);
+  for (double& x : v) x = d(rng);
+  return v;
+}
+
+TEST(QuantizedImport, MatMulIntegerWithPerRowAndPerColumnZeroPoints) {
+  std::mt19937 rng(3);
+  const int64_t M = 3, K = 5, N = 4;
+  auto a = RandomInts(rng, M * K, -128, 127), b = RandomInts(rng, K * N, 0, 255);
+  auto a_zp = RandomInts(rng, M, -5, 5), b_zp = RandomInts(rng, N, 120, 135);
+  Model model("MatMulInteger");
+  model.Input("a", onnx::TensorProto::INT8, {M, K}, a);
+  model.Input("b", onnx::TensorProto::UINT8, {K, N}, b);
+  model.Input("a_zp", onnx::TensorProto::INT8, {M}, a_zp);
+  model.Input("b_zp", onnx::TensorProto::UINT8, {N}, b_zp);
+  std::vector<double> want(M * N, 0);
+  for (int64_t i = 0; i < M; ++i)
+    for (int64_t j = 0; j < N; ++j)
+      for (int64_t k = 0; k < K; ++k) want[i * N + j] += (a[i * K + k] - a_zp[i]) * (b[k * N + j] - b_zp[j]);
+  EXPECT_EQ(model.Run(), want);
+}
+
+TEST(QuantizedImport, QLinearConvWithPerChannelWeightsAndASignedSaturatingOutput) {
+  std::mt19937 rng(5);
+  const int64_t C = 2, H = 4, W = 4, M = 3, R = 3;
+  auto x = RandomInts(rng, C * H * W, -128, 127), w = RandomInts(rng, M * C * R * R, -128, 127);
+  auto w_zp = std::vector<double>{0, 0, 0};  // ONNX: int8 weights have zero points 0
+  auto bias = RandomInts(rng, M, -2000, 2000);
+  const double x_scale = 0.05, y_scale = 0.05;
+  const std::vector<double> w_scale = {0.01, 0.02, 0.004};
+  const double x_zp = -3, y_zp = 5;
+  Model model("QLinearConv");
+  model.Input("x", onnx::TensorProto::INT8, {1, C, H, W}, x);
+  model.Input("x_scale", onnx::TensorProto::FLOAT, {}, {x_scale});
+  model.Input("x_zp", onnx::TensorProto::INT8, {}, {x_zp});
+  model.Input("w", onnx::TensorProto::INT8, {M, C, R, R}, w);
+  model.Input("w_scale", onnx::TensorProto::FLOAT, {M}, w_scale);
+  model.Input("w_zp", onnx::TensorProto::INT8, {M}, w_zp);
+  model.Input("y_scale", onnx::TensorProto::FLOAT, {}, {y_scale});
+  model.Input("y_zp", onnx::TensorProto::INT8, {}, {y_zp});
+  model.Input("B", onnx::TensorProto::INT32, {M}, bias);
+  auto* pads = model.node->add_attribute();
+  pads->set_name("pads");
+  pads->set_type(onnx::AttributeProto::INTS);
+  for (int i = 0; i < 4; ++i) pads->add_ints(1);
+  std::vector<double> want;
+  bool saturated = false;
+  for (int64_t m = 0; m < M; ++m)
+    for (int64_t oy = 0; oy < H; ++oy)
+      for (int64_t ox = 0; ox < W; ++ox) {
+        int64_t acc = static_cast<int64_t>(bias[m]);
+        for (int64_t c = 0; c < C; ++c)
+          for (int64_t ky = 0; ky < R; ++ky)
+            for (int64_t kx = 0; kx < R; ++kx) {
+              const int64_t iy = oy + ky - 1, ix = ox + kx - 1;
+              if (iy < 0 || iy >= H || ix < 0 || ix >= W) continue;  // padding is x's zero point
+              acc += static_cast<int64_t>(x[(c * H + iy) * W + ix] - x_zp) *
+                     static_cast<int64_t>(w[((m * C + c) * R + ky) * R + kx] - w_zp[m]);
+            }
+        // The factor in float32, as ONNX's reference computes it from float32 scales.
+        const float factor = static_cast<float>(x_scale) * static_cast<float>(w_scale[m]) / static_cast<float>(y_scale);
+        const double q = std::nearbyint(static_cast<double>(acc) * factor) + y_zp;
+        saturated = saturated || q < -128 || q > 127;
+        want.push_back(std::clamp(q, -128.0, 127.0));
+      }
+  EXPECT_TRUE(saturated) << "the data should exercise saturation";
+  EXPECT_EQ(model.Run(), want);
+}
+
+TEST(QuantizedImport, QLinearMatMulRoundsHalfToEven) {
+  // acc = a * b with every zero point 0 and factor 0.5: 1 -> 0.5 -> 0, 3 -> 1.5 -> 2, 5 -> 2.5 -> 2.
+  Model model("QLinearMatMul");
+  model.Input("a", onnx::TensorProto::UINT8, {3, 1}, {1, 3, 5});
+  model.Input("a_scale", onnx::TensorProto::FLOAT, {}, {0.5});
+  model.Input("a_zp", onnx::TensorProto::UINT8, {}, {0});
+  model.Input("b", onnx::TensorProto::UINT8, {1, 1}, {1});
+  model.Input("b_scale", onnx::TensorProto::FLOAT, {}, {1});
+  model.Input("b_zp", onnx::TensorProto::UINT8, {}, {0});
+  model.Input("y_scale", onnx::TensorProto::FLOAT, {}, {1});
+  model.Input("y_zp", onnx::TensorProto::UINT8, {}, {0});
+  EXPECT_EQ(model.Run(), (std::vector<double>{0, 2, 2}));
+}
+
+TEST(QuantizedImport, FloatOperandsAreNamedErrors) {
+  Model model("MatMulInteger");
+  model.Input("a", onnx::TensorProto::FLOAT, {1, 1}, {1});
+  model.Input("b", onnx::TensorProto::UINT8, {1, 1}, {1});
+  auto g = ImportOnnxBytes(model.m.SerializeAsString(), {}, "model.onnx");
+  ASSERT_FALSE(g.ok());
+  EXPECT_NE(g.status().message().find("A must be uint8 or int8"), std::string::npos) << g.status();
+}
+
+}  // namespace
+}  // namespace tunefarm::frontend
