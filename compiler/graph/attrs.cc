@@ -69,6 +69,10 @@ std::vector<double> Attrs::GetFloats(const std::string& name) const {
   const AttrValue* v = Find(name);
   return v && KindOf(*v) == AttrKind::kFloats ? std::get<std::vector<double>>(*v) : std::vector<double>{};
 }
+std::vector<std::string> Attrs::GetStrings(const std::string& name) const {
+  const AttrValue* v = Find(name);
+  return v && KindOf(*v) == AttrKind::kStrings ? std::get<std::vector<std::string>>(*v) : std::vector<std::string>{};
+}
 const HostTensor* Attrs::GetTensor(const std::string& name) const {
   const AttrValue* v = Find(name);
   return v && KindOf(*v) == AttrKind::kTensor ? &std::get<HostTensor>(*v) : nullptr;

@@ -36,6 +36,7 @@ class Attrs {
   std::string GetString(const std::string& name, const std::string& fallback = "") const;
   std::vector<int64_t> GetInts(const std::string& name, const std::vector<int64_t>& fallback = {}) const;
   std::vector<double> GetFloats(const std::string& name) const;
+  std::vector<std::string> GetStrings(const std::string& name) const;
   const HostTensor* GetTensor(const std::string& name) const;
 
   const std::map<std::string, AttrValue>& values() const { return values_; }

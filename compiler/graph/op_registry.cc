@@ -32,6 +32,7 @@ OpRegistry& OpRegistry::Global() {
     RegisterLayoutFamily(r);
     RegisterResizeFamily(r);
     RegisterIndexFamily(r);
+    RegisterRecurrentFamily(r);
     return r;
   }();
   return *registry;
