@@ -1,6 +1,6 @@
 // The indexing family: reads and writes at positions held in an indices tensor. Gather,
-// GatherElements and GatherND read (injective); ScatterElements and ScatterND write (a writer or
-// combining reduction per output element, then a select: opaque). Indices are wrapped when
+// GatherElements, GatherND and ReverseSequence read (injective); ScatterElements and ScatterND
+// write (a writer or combining reduction per output element, then a select: opaque). Indices are wrapped when
 // negative and clamped or ignored when outside, so a kernel never reads out of bounds.
 #include "compiler/graph/family_common.h"
 #include "compiler/ops/gather.h"
@@ -94,6 +94,16 @@ ops::ScatterReduction ReductionOf(const std::string& r) {
   return ops::ScatterReduction::kNone;
 }
 
+absl::Status InferReverseSequence(const Node& n, const std::vector<TensorType>& in, std::vector<TensorType>* out) {
+  const int64_t batch = n.attrs.GetInt("batch_axis"), time = n.attrs.GetInt("time_axis");
+  if (!((batch == 0 && time == 1) || (batch == 1 && time == 0)) || in[0].shape.size() < 2)
+    return Error(StrCat("batch_axis ", batch, " and time_axis ", time, " must be 0 and 1 of an input of rank >= 2"));
+  if (!te::IsInt(in[1].dtype) || in[1].shape != Shape{in[0].shape[batch]})
+    return Error(StrCat("sequence_lens ", in[1].ToString(), " should be integers [", in[0].shape[batch], "]"));
+  *out = {in[0]};
+  return absl::OkStatus();
+}
+
 }  // namespace
 
 void RegisterIndexFamily(OpRegistry* r) {
@@ -103,6 +113,8 @@ void RegisterIndexFamily(OpRegistry* r) {
   r->RegisterOnnx({"ScatterElements", 11, -1, ConvertScatterElements});
   r->RegisterOnnx({"Scatter", 9, 10, ConvertScatterElements});
   r->Register({"GatherND", 2, 2, 1, {Int("batch_dims", 0)}, InferGatherND, OpPattern::kInjective});
+  r->Register({"ReverseSequence", 2, 2, 1, {Int("batch_axis", 1), Int("time_axis", 0)}, InferReverseSequence,
+               OpPattern::kInjective});
   r->Register({"ScatterND", 3, 3, 1, {Str("reduction", "none")}, InferScatterND, OpPattern::kOpaque});
 
   Set(r, "Gather", [](te::DagBuilder& b, const Node& n, const std::vector<TeTensor>& in) {
@@ -116,6 +128,9 @@ void RegisterIndexFamily(OpRegistry* r) {
   });
   Set(r, "GatherND", [](te::DagBuilder& b, const Node& n, const std::vector<TeTensor>& in) {
     return One(ops::GatherND(b, in[0], in[1], n.attrs.GetInt("batch_dims"), n.name));
+  });
+  Set(r, "ReverseSequence", [](te::DagBuilder& b, const Node& n, const std::vector<TeTensor>& in) {
+    return One(ops::ReverseSequence(b, in[0], in[1], n.attrs.GetInt("batch_axis"), n.attrs.GetInt("time_axis"), n.name));
   });
   Set(r, "ScatterND", [](te::DagBuilder& b, const Node& n, const std::vector<TeTensor>& in) {
     return One(ops::ScatterND(b, in[0], in[1], in[2], ReductionOf(n.attrs.GetString("reduction")), n.name));

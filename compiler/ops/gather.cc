@@ -93,4 +93,25 @@ absl::StatusOr<Tensor> GatherND(DagBuilder& b, const Tensor& data, const Tensor&
   });
 }
 
+absl::StatusOr<Tensor> ReverseSequence(DagBuilder& b, const Tensor& x, const Tensor& lens, int64_t batch_axis,
+                                       int64_t time_axis, std::string name) {
+  constexpr std::string_view kOp = "reverse_sequence";
+  if (auto s = CheckShape(kOp, "input", x.shape); !s.ok()) return s;
+  if (auto s = CheckDType(kOp, "sequence_lens", lens.dtype, DTypeSet::kInt); !s.ok()) return s;
+  const int rank = static_cast<int>(x.shape.size());
+  if (rank < 2) return OpError(kOp, StrCat("input ", Dims(x.shape), " has rank below 2"));
+  if (!((batch_axis == 0 && time_axis == 1) || (batch_axis == 1 && time_axis == 0)))
+    return OpError(kOp, StrCat("batch_axis ", batch_axis, " and time_axis ", time_axis, " must be 0 and 1 in some order"));
+  if (lens.shape != Shape{x.shape[batch_axis]})
+    return OpError(kOp, StrCat("sequence_lens ", Dims(lens.shape), " should be [", x.shape[batch_axis], "]"));
+  const int64_t steps = x.shape[time_axis];
+  return b.Compute(std::move(name), x.shape, [&](const Axes& i) {
+    Expr len = Clamp(te::Cast(te::kIndexType, lens(i[batch_axis])), 0, steps);
+    Expr t = i[time_axis];
+    Axes at = i;
+    at[time_axis] = te::Select(te::Lt(t, len), Clamp(len - 1 - t, 0, steps - 1), t);
+    return x(at);
+  });
+}
+
 }  // namespace tunefarm::ops

@@ -30,4 +30,9 @@ absl::StatusOr<Tensor> GatherElements(DagBuilder& b, const Tensor& data, const T
 absl::StatusOr<Tensor> GatherND(DagBuilder& b, const Tensor& data, const Tensor& indices, int64_t batch_dims,
                                 std::string name = "gather_nd");
 
+// x with the first lens[b] steps along `time_axis` of each batch row b (along `batch_axis`)
+// reversed, the rest kept (ONNX ReverseSequence). Lengths are clamped into [0, T].
+absl::StatusOr<Tensor> ReverseSequence(DagBuilder& b, const Tensor& x, const Tensor& lens, int64_t batch_axis,
+                                       int64_t time_axis, std::string name = "reverse_sequence");
+
 }  // namespace tunefarm::ops

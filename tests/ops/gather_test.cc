@@ -208,5 +208,26 @@ TEST(ScatterND, ElementUpdatesAndASingleUpdateRow) {
                        want_slice));
 }
 
+TEST(ReverseSequence, EachRowReversesItsOwnPrefixOnEitherAxisOrder) {
+  for (int64_t batch_axis : {0, 1}) {
+    const int64_t time_axis = 1 - batch_axis, steps = 4, rows = 3;
+    Shape shape = batch_axis == 0 ? Shape{rows, steps, 2} : Shape{steps, rows, 2};
+    HostTensor x = Random(DType::kInt32, shape, 11 + batch_axis, -50, 50);
+    HostTensor lens(DType::kInt64, {rows});
+    lens.data = {4, 1, 9};  // 9 is clamped to 4
+    HostTensor want(DType::kInt32, shape);
+    ForEachIndex(shape, [&](const std::vector<int64_t>& i) {
+      const int64_t len = std::min<int64_t>(static_cast<int64_t>(lens.data[i[batch_axis]]), steps), t = i[time_axis];
+      std::vector<int64_t> at = i;
+      if (t < len) at[time_axis] = len - 1 - t;
+      want.at(i) = x.at(at);
+    });
+    HostTensor got = RunOp({x, lens}, [&](DagBuilder& b, const std::vector<Tensor>& in) {
+      return ReverseSequence(b, in[0], in[1], batch_axis, time_axis);
+    });
+    EXPECT_TRUE(AllClose(got, want)) << "batch_axis " << batch_axis;
+  }
+}
+
 }  // namespace
 }  // namespace tunefarm::ops::testing
