@@ -12,6 +12,7 @@
 #include <tuple>
 
 #include "compiler/graph/family_common.h"
+#include "compiler/graph/onnx_emitter.h"
 
 namespace tunefarm::graph {
 namespace {
@@ -55,59 +56,6 @@ absl::StatusOr<std::vector<Activation>> Activations(OnnxNode& n, const std::vect
   return out;
 }
 
-// Emits graph ops into fresh values named after the node.
-class Unroller {
- public:
-  Unroller(OnnxNode& n, std::string base) : n_(n), base_(std::move(base)) {}
-
-  absl::StatusOr<std::string> Op(const std::string& op, const std::vector<std::string>& inputs, Attrs attrs = {}) {
-    std::string out = n_.UniqueName(StrCat(base_, ".", op));
-    TF_RETURN_IF_ERROR(n_.Emit(op, inputs, std::move(attrs), {out}, out));
-    return out;
-  }
-  absl::StatusOr<std::string> Slice(const std::string& v, int64_t axis, int64_t start, int64_t end) {
-    Attrs a;
-    a.Set("starts", Shape{start});
-    a.Set("ends", Shape{end});
-    a.Set("axes", Shape{axis});
-    return Op("Slice", {v}, std::move(a));
-  }
-  absl::StatusOr<std::string> Reshape(const std::string& v, Shape shape) {
-    Attrs a;
-    a.Set("shape", std::move(shape));
-    return Op("Reshape", {v}, std::move(a));
-  }
-  absl::StatusOr<std::string> Transpose(const std::string& v, Shape perm) {
-    Attrs a;
-    a.Set("perm", std::move(perm));
-    return Op("Transpose", {v}, std::move(a));
-  }
-  // a [m, k] times b [n, k] transposed, plus an optional bias [n].
-  absl::StatusOr<std::string> Linear(const std::string& a, const std::string& b, const std::string& bias) {
-    Attrs t;
-    t.Set("transB", int64_t{1});
-    if (bias.empty()) return Op("Gemm", {a, b}, std::move(t));
-    return Op("Gemm", {a, b, bias}, std::move(t));
-  }
-  absl::StatusOr<std::string> Apply(const Activation& f, const std::string& v) { return Op(f.op, {v}, f.attrs); }
-  std::string Constant(HostTensor value) {
-    std::string name = n_.UniqueName(StrCat(base_, ".const"));
-    n_.BindConstant(name, std::move(value));
-    return name;
-  }
-
- private:
-  OnnxNode& n_;
-  std::string base_;
-};
-
-#define TF_ASSIGN(lhs, expr)            \
-  do {                                  \
-    auto _v = (expr);                   \
-    if (!_v.ok()) return _v.status();   \
-    lhs = *std::move(_v);               \
-  } while (0)
-
 enum class CellKind { kRnn, kGru, kLstm };
 
 struct Sizes {
@@ -121,7 +69,7 @@ struct DirectionWeights {
   std::string peephole;        // [3H] (LSTM), "" without P
 };
 
-absl::StatusOr<DirectionWeights> WeightsOf(OnnxNode& n, Unroller& u, const Sizes& s, int64_t d) {
+absl::StatusOr<DirectionWeights> WeightsOf(OnnxNode& n, OnnxEmitter& u, const Sizes& s, int64_t d) {
   DirectionWeights dw;
   const int64_t gh = s.gates * s.hidden;
   TF_ASSIGN(dw.w, u.Slice(n.input(1), 0, d, d + 1));
@@ -147,7 +95,7 @@ struct State {
 };
 
 // Gate pre-activation clipped to [-clip, clip] when the node sets clip.
-absl::StatusOr<std::string> Clipped(OnnxNode& n, Unroller& u, const std::string& v) {
+absl::StatusOr<std::string> Clipped(OnnxNode& n, OnnxEmitter& u, const std::string& v) {
   if (!n.attrs().Has("clip")) return v;
   const double clip = n.attrs().GetFloat("clip");
   Attrs a;
@@ -157,7 +105,7 @@ absl::StatusOr<std::string> Clipped(OnnxNode& n, Unroller& u, const std::string&
 }
 
 // One step of the cell: `xw` is this step's input projection [batch, G*H] (W bias included).
-absl::StatusOr<State> Step(OnnxNode& n, Unroller& u, CellKind kind, const Sizes& s, const DirectionWeights& dw,
+absl::StatusOr<State> Step(OnnxNode& n, OnnxEmitter& u, CellKind kind, const Sizes& s, const DirectionWeights& dw,
                            const std::vector<Activation>& f, const State& prev, const std::string& xw) {
   const int64_t H = s.hidden;
   State next;
@@ -166,7 +114,7 @@ absl::StatusOr<State> Step(OnnxNode& n, Unroller& u, CellKind kind, const Sizes&
     TF_ASSIGN(hr, u.Linear(prev.h, dw.r, dw.r_bias));
     TF_ASSIGN(pre, u.Op("Add", {xw, hr}));
     TF_ASSIGN(pre, Clipped(n, u, pre));
-    TF_ASSIGN(next.h, u.Apply(f[0], pre));
+    TF_ASSIGN(next.h, u.Op(f[0].op, {pre}, f[0].attrs));
     return next;
   }
   if (kind == CellKind::kLstm) {
@@ -191,7 +139,7 @@ absl::StatusOr<State> Step(OnnxNode& n, Unroller& u, CellKind kind, const Sizes&
     }
     std::string i, forget, candidate, o, t1, t2;
     TF_ASSIGN(gi, Clipped(n, u, gi));
-    TF_ASSIGN(i, u.Apply(f[0], gi));
+    TF_ASSIGN(i, u.Op(f[0].op, {gi}, f[0].attrs));
     if (n.attrs().GetInt("input_forget", 0) != 0) {
       HostTensor one = HostTensor::FromFloats({1.0f}, {});
       if (n.InputType(0).dtype != te::DType::kFloat32) {
@@ -203,10 +151,10 @@ absl::StatusOr<State> Step(OnnxNode& n, Unroller& u, CellKind kind, const Sizes&
       TF_ASSIGN(forget, u.Op("Sub", {u.Constant(std::move(one)), i}));
     } else {
       TF_ASSIGN(gf, Clipped(n, u, gf));
-      TF_ASSIGN(forget, u.Apply(f[0], gf));
+      TF_ASSIGN(forget, u.Op(f[0].op, {gf}, f[0].attrs));
     }
     TF_ASSIGN(gc, Clipped(n, u, gc));
-    TF_ASSIGN(candidate, u.Apply(f[1], gc));
+    TF_ASSIGN(candidate, u.Op(f[1].op, {gc}, f[1].attrs));
     TF_ASSIGN(t1, u.Op("Mul", {forget, prev.c}));
     TF_ASSIGN(t2, u.Op("Mul", {i, candidate}));
     TF_ASSIGN(next.c, u.Op("Add", {t1, t2}));
@@ -216,9 +164,9 @@ absl::StatusOr<State> Step(OnnxNode& n, Unroller& u, CellKind kind, const Sizes&
       TF_ASSIGN(go, u.Op("Add", {go, t}));
     }
     TF_ASSIGN(go, Clipped(n, u, go));
-    TF_ASSIGN(o, u.Apply(f[0], go));
+    TF_ASSIGN(o, u.Op(f[0].op, {go}, f[0].attrs));
     std::string hc;
-    TF_ASSIGN(hc, u.Apply(f[2], next.c));
+    TF_ASSIGN(hc, u.Op(f[2].op, {next.c}, f[2].attrs));
     TF_ASSIGN(next.h, u.Op("Mul", {o, hc}));
     return next;
   }
@@ -235,7 +183,7 @@ absl::StatusOr<State> Step(OnnxNode& n, Unroller& u, CellKind kind, const Sizes&
   TF_ASSIGN(hzr, u.Linear(prev.h, r_zr, b_zr));
   TF_ASSIGN(zr, u.Op("Add", {xzr, hzr}));
   TF_ASSIGN(zr, Clipped(n, u, zr));
-  TF_ASSIGN(zr, u.Apply(f[0], zr));
+  TF_ASSIGN(zr, u.Op(f[0].op, {zr}, f[0].attrs));
   TF_ASSIGN(z, u.Slice(zr, 1, 0, H));
   TF_ASSIGN(r, u.Slice(zr, 1, H, 2 * H));
   std::string hidden_part;
@@ -249,7 +197,7 @@ absl::StatusOr<State> Step(OnnxNode& n, Unroller& u, CellKind kind, const Sizes&
   }
   TF_ASSIGN(candidate, u.Op("Add", {xh, hidden_part}));
   TF_ASSIGN(candidate, Clipped(n, u, candidate));
-  TF_ASSIGN(candidate, u.Apply(f[1], candidate));
+  TF_ASSIGN(candidate, u.Op(f[1].op, {candidate}, f[1].attrs));
   // h = (1 - z) * candidate + z * h_prev = candidate + z * (h_prev - candidate)
   std::string diff, scaled;
   TF_ASSIGN(diff, u.Op("Sub", {prev.h, candidate}));
@@ -293,7 +241,7 @@ absl::Status ConvertRecurrent(OnnxNode& n) {
   std::string base;
   for (int i = 0; i < n.num_outputs() && base.empty(); ++i) base = n.output(i);
   if (base.empty()) return absl::OkStatus();  // nothing reads it
-  Unroller u(n, base);
+  OnnxEmitter u(n, base);
   const te::DType dtype = x_type.dtype;
   auto zeros = [&](Shape shape) -> absl::StatusOr<std::string> {
     auto z = HostTensor::Zeros(dtype, std::move(shape));
@@ -359,9 +307,7 @@ absl::Status ConvertRecurrent(OnnxNode& n) {
       state = next;
     }
     std::string y_d;
-    Attrs axis0;
-    axis0.Set("axis", int64_t{0});
-    TF_ASSIGN(y_d, s.seq == 1 ? absl::StatusOr<std::string>(steps[0]) : u.Op("Concat", steps, axis0));
+    TF_ASSIGN(y_d, u.Concat(steps, 0));
     ys.push_back(y_d);
     std::string h_last, c_last;
     TF_ASSIGN(h_last, u.Reshape(state.h, {1, s.batch, s.hidden}));
@@ -375,12 +321,8 @@ absl::Status ConvertRecurrent(OnnxNode& n) {
   // layout moves batch first.
   auto finish = [&](int output, const std::vector<std::string>& parts, int64_t axis, Shape batch_major_perm) -> absl::Status {
     if (!n.HasOutput(output)) return absl::OkStatus();
-    std::string v = parts[0];
-    if (parts.size() > 1) {
-      Attrs a;
-      a.Set("axis", axis);
-      TF_ASSIGN(v, u.Op("Concat", parts, std::move(a)));
-    }
+    std::string v;
+    TF_ASSIGN(v, u.Concat(parts, axis));
     if (!batch_major) return n.Emit("Identity", {v}, {}, {n.output(output)});
     Attrs perm;
     perm.Set("perm", std::move(batch_major_perm));
@@ -391,8 +333,6 @@ absl::Status ConvertRecurrent(OnnxNode& n) {
   if (kind == CellKind::kLstm) TF_RETURN_IF_ERROR(finish(2, cs, 0, {1, 0, 2}));
   return absl::OkStatus();
 }
-
-#undef TF_ASSIGN
 
 }  // namespace
 

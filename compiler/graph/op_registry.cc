@@ -33,6 +33,7 @@ OpRegistry& OpRegistry::Global() {
     RegisterResizeFamily(r);
     RegisterIndexFamily(r);
     RegisterRecurrentFamily(r);
+    RegisterSignalFamily(r);
     return r;
   }();
   return *registry;

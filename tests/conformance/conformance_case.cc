@@ -189,7 +189,7 @@ Result RunCase(const Case& c, const CaseExecutor& executor) {
     }
     auto g = frontend::ImportOnnxBytes(c.model_bytes, options, c.name);
     // As a user would: bind the inputs the importer asks for with --bind, and import again.
-    for (int retry = 0; !g.ok() && retry < 4; ++retry) {
+    for (size_t retry = 0; !g.ok() && retry < c.input_names.size(); ++retry) {
       bool bound = false;
       for (const std::string& name : BindsAskedFor(std::string(g.status().message()))) {
         if (!by_name.count(name) || options.constant_inputs.count(name)) continue;
