@@ -1,4 +1,4 @@
-// The resize family: ONNX Resize (opsets 10 to 17) and Upsample (7 to 9). The converter turns
+// The resize family: ONNX Resize (opsets 10 to 17), Upsample (7 to 9) and GridSample (16+). The converter turns
 // the scales or sizes, the region of interest and the attributes into one index table (and one
 // weight table, for linear, cubic and extrapolating resizes) per resized axis
 // (resize_tables.h); the graph op "Resize" then gathers through those constant tables
@@ -7,6 +7,7 @@
 
 #include "compiler/graph/family_common.h"
 #include "compiler/graph/resize_tables.h"
+#include "compiler/ops/grid_sample.h"
 #include "compiler/ops/resize.h"
 
 namespace tunefarm::graph {
@@ -179,6 +180,33 @@ absl::Status ConvertResize(OnnxNode& n) {
   return n.Emit("Resize", inputs, std::move(attrs), {n.output(0)});
 }
 
+absl::Status InferGridSample(const Node& n, const std::vector<TensorType>& in, std::vector<TensorType>* out) {
+  TF_RETURN_IF_ERROR(NeedFloat(in[0], "X"));
+  const Shape &x = in[0].shape, &grid = in[1].shape;
+  if (x.size() != 4 || grid.size() != 4 || grid[0] != x[0] || grid[3] != 2 || in[1].dtype != in[0].dtype)
+    return Error(StrCat("X ", in[0].ToString(), " and grid ", in[1].ToString(), " should be [N, C, H, W] and [N, Ho, Wo, 2] of one dtype"));
+  const std::string mode = n.attrs.GetString("mode"), padding = n.attrs.GetString("padding_mode");
+  if (mode != "bilinear" && mode != "nearest" && mode != "bicubic")
+    return Error(StrCat("mode '", mode, "' is not bilinear, nearest or bicubic"));
+  if (padding != "zeros" && padding != "border" && padding != "reflection")
+    return Error(StrCat("padding_mode '", padding, "' is not zeros, border or reflection"));
+  *out = {TensorType{in[0].dtype, {x[0], x[1], grid[1], grid[2]}}};
+  return absl::OkStatus();
+}
+
+Outputs ComputeGridSample(te::DagBuilder& b, const Node& n, const std::vector<TeTensor>& in) {
+  ops::GridSampleParams p;
+  const std::string mode = n.attrs.GetString("mode"), padding = n.attrs.GetString("padding_mode");
+  p.mode = mode == "nearest" ? ops::GridSampleMode::kNearest
+           : mode == "bicubic" ? ops::GridSampleMode::kBicubic
+                               : ops::GridSampleMode::kBilinear;
+  p.padding = padding == "border"       ? ops::GridSamplePadding::kBorder
+              : padding == "reflection" ? ops::GridSamplePadding::kReflection
+                                        : ops::GridSamplePadding::kZeros;
+  p.align_corners = n.attrs.GetInt("align_corners") != 0;
+  return One(ops::GridSample(b, in[0], in[1], p, n.name));
+}
+
 }  // namespace
 
 void RegisterResizeFamily(OpRegistry* r) {
@@ -187,6 +215,9 @@ void RegisterResizeFamily(OpRegistry* r) {
                 Float("extrapolation_value", 0.0)},
                InferResize, OpPattern::kInjective});
   Set(r, "Resize", ComputeResize);
+  r->Register({"GridSample", 2, 2, 1, {Str("mode", "bilinear"), Str("padding_mode", "zeros"), Int("align_corners", 0)},
+               InferGridSample, OpPattern::kOpaque});
+  Set(r, "GridSample", ComputeGridSample);
   r->RegisterOnnx({"Resize", 10, -1, ConvertResize});
   r->RegisterOnnx({"Upsample", 7, 9, ConvertResize});
 }

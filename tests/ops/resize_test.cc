@@ -1,5 +1,10 @@
 // ops::Resize against its definition written out: every combination of one tap per resized axis,
 // weights multiplied, indices clamped into the axis, extrapolation where an axis's weights are 0.
+// ops::GridSample against ONNX's reference algorithm written out, in every mode and padding.
+#include <array>
+#include <cmath>
+
+#include "compiler/ops/grid_sample.h"
 #include "compiler/ops/resize.h"
 #include "tests/ops/op_test_util.h"
 
@@ -125,6 +130,92 @@ TEST(Resize, BadTablesAreErrors) {
   EXPECT_FALSE(BuildStatus({x, one_tap, one_tap}, [](DagBuilder& b, const std::vector<Tensor>& in) {
                  return Resize(b, in[0], {{0, in[1], std::nullopt}, {0, in[2], std::nullopt}}, std::nullopt);
                }).ok()) << "a repeated axis";
+}
+
+// ONNX's reference GridSample (op_grid_sample.py) for one sample of one [H, W] plane.
+double ReflectValue(double v, double lo, double hi) {
+  const double range = hi - lo;
+  if (range <= 0) return lo;
+  if (v < lo) {
+    const double d = lo - v, turns = std::floor(d / range), rest = d - turns * range;
+    return std::fmod(turns, 2) == 0 ? lo + rest : hi - rest;
+  }
+  if (v > hi) {
+    const double d = v - hi, turns = std::floor(d / range), rest = d - turns * range;
+    return std::fmod(turns, 2) == 0 ? hi - rest : lo + rest;
+  }
+  return v;
+}
+
+double SampleReference(const std::vector<double>& plane, int64_t H, int64_t W, double gx, double gy, GridSampleMode mode,
+                       GridSamplePadding pad, bool align) {
+  auto unnormalize = [&](double g, int64_t n) { return align ? (g + 1) / 2 * (n - 1) : ((g + 1) * n - 1) / 2; };
+  const double lo = align ? 0 : -0.5;
+  const double hi_x = align ? W - 1.0 : W - 0.5, hi_y = align ? H - 1.0 : H - 0.5;
+  double x = unnormalize(gx, W), y = unnormalize(gy, H);
+  if (mode == GridSampleMode::kNearest) {
+    x = x >= 0 ? std::floor(x + 0.5) : std::ceil(x - 0.5);
+    y = y >= 0 ? std::floor(y + 0.5) : std::ceil(y - 0.5);
+  }
+  if (pad == GridSamplePadding::kBorder) {
+    x = std::clamp(x, 0.0, W - 1.0);
+    y = std::clamp(y, 0.0, H - 1.0);
+  }
+  if (pad == GridSamplePadding::kReflection) {
+    x = ReflectValue(x, lo, hi_x);
+    y = ReflectValue(y, lo, hi_y);
+  }
+  auto pixel = [&](double px, double py) {
+    if (pad == GridSamplePadding::kZeros) {
+      if (px < 0 || px >= W || py < 0 || py >= H) return 0.0;
+    } else if (pad == GridSamplePadding::kBorder) {
+      px = std::clamp(px, 0.0, W - 1.0);
+      py = std::clamp(py, 0.0, H - 1.0);
+    } else {
+      px = ReflectValue(px, lo, hi_x);
+      py = ReflectValue(py, lo, hi_y);
+    }
+    const int64_t c = std::clamp<int64_t>(static_cast<int64_t>(px), 0, W - 1);
+    const int64_t r = std::clamp<int64_t>(static_cast<int64_t>(py), 0, H - 1);
+    return plane[r * W + c];
+  };
+  if (mode == GridSampleMode::kNearest) return pixel(x, y);
+  const double x0 = std::floor(x), y0 = std::floor(y), tx = x - x0, ty = y - y0;
+  if (mode == GridSampleMode::kBilinear)
+    return (1 - ty) * ((1 - tx) * pixel(x0, y0) + tx * pixel(x0 + 1, y0)) +
+           ty * ((1 - tx) * pixel(x0, y0 + 1) + tx * pixel(x0 + 1, y0 + 1));
+  const double A = -0.75;
+  auto coeffs = [&](double t) {
+    return std::array<double, 4>{((A * (t + 1) - 5 * A) * (t + 1) + 8 * A) * (t + 1) - 4 * A,
+                                 ((A + 2) * t - (A + 3)) * t * t + 1, ((A + 2) * (1 - t) - (A + 3)) * (1 - t) * (1 - t) + 1,
+                                 ((A * (2 - t) - 5 * A) * (2 - t) + 8 * A) * (2 - t) - 4 * A};
+  };
+  const auto cx = coeffs(tx), cy = coeffs(ty);
+  double sum = 0;
+  for (int j = 0; j < 4; ++j)
+    for (int i = 0; i < 4; ++i) sum += cy[j] * cx[i] * pixel(x0 - 1 + i, y0 - 1 + j);
+  return sum;
+}
+
+TEST(GridSample, EveryModeAndPaddingWithAndWithoutAlignedCorners) {
+  const int64_t N = 1, C = 2, H = 3, W = 4, Ho = 3, Wo = 4;
+  uint64_t seed = 70;
+  for (GridSampleMode mode : {GridSampleMode::kNearest, GridSampleMode::kBilinear, GridSampleMode::kBicubic})
+    for (GridSamplePadding pad : {GridSamplePadding::kZeros, GridSamplePadding::kBorder, GridSamplePadding::kReflection})
+      for (bool align : {false, true}) {
+        HostTensor x = Random(DType::kFloat64, {N, C, H, W}, seed++);
+        HostTensor grid = Random(DType::kFloat64, {N, Ho, Wo, 2}, seed++, -1.7, 1.7);  // some samples outside
+        HostTensor want(DType::kFloat64, {N, C, Ho, Wo});
+        ForEachIndex(want.shape, [&](const std::vector<int64_t>& i) {
+          std::vector<double> plane(x.data.begin() + (i[0] * C + i[1]) * H * W, x.data.begin() + (i[0] * C + i[1] + 1) * H * W);
+          want.at(i) = SampleReference(plane, H, W, grid.at({i[0], i[2], i[3], 0}), grid.at({i[0], i[2], i[3], 1}), mode, pad, align);
+        });
+        HostTensor got = RunOp({x, grid}, [&](DagBuilder& b, const std::vector<Tensor>& in) {
+          return GridSample(b, in[0], in[1], GridSampleParams{mode, pad, align});
+        });
+        EXPECT_TRUE(AllClose(got, want, 1e-9, 1e-9))
+            << "mode " << static_cast<int>(mode) << " padding " << static_cast<int>(pad) << " align " << align;
+      }
 }
 
 }  // namespace
