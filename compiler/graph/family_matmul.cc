@@ -1,6 +1,8 @@
 // The dense family: Gemm (with transposes, alpha, beta and the bias), MatMul (batched, with
-// NumPy broadcasting of the batch dims) and Einsum (any sum of products, one stage).
+// NumPy broadcasting of the batch dims), Einsum (any sum of products, one stage) and Det (small
+// matrices).
 #include "compiler/graph/family_common.h"
+#include "compiler/ops/det.h"
 #include "compiler/ops/einsum.h"
 #include "compiler/ops/matmul.h"
 
@@ -78,11 +80,27 @@ void RegisterMatmulFamily(OpRegistry* r) {
   r->Register({"Gemm", 2, 3, 1, {Float("alpha", 1.0), Float("beta", 1.0), Int("transA", 0), Int("transB", 0)},
                InferGemm, OpPattern::kOutElementwiseFusable});
   r->Register({"MatMul", 2, 2, 1, {}, InferMatMul, OpPattern::kOutElementwiseFusable});
+  r->Register({"Det", 1, 1, 1, {},
+               [](const Node&, const std::vector<TensorType>& in, std::vector<TensorType>* out) {
+                 TF_RETURN_IF_ERROR(NeedFloat(in[0], "X"));
+                 const auto& x = in[0].shape;
+                 if (x.size() < 2 || x[x.size() - 1] != x[x.size() - 2])
+                   return Error(StrCat("X ", in[0].ToString(), " is not [..., n, n]"));
+                 if (x.back() > ops::kMaxDetOrder)
+                   return Error(StrCat("a ", x.back(), "x", x.back(), " determinant is larger than the ",
+                                       ops::kMaxDetOrder, "x", ops::kMaxDetOrder, " supported"));
+                 *out = {TensorType{in[0].dtype, std::vector<int64_t>(x.begin(), x.end() - 2)}};
+                 return absl::OkStatus();
+               },
+               OpPattern::kOpaque});
   r->Register({"Einsum", 1, -1, 1, {Required("equation", AttrKind::kString)}, InferEinsum, OpPattern::kOpaque});
 
   Set(r, "Gemm", GemmCompute);
   Set(r, "MatMul", [](te::DagBuilder& b, const Node& n, const std::vector<TeTensor>& in) {
     return One(ops::BatchMatmul(b, in[0], in[1], ops::MatmulParams{}, n.name));
+  });
+  Set(r, "Det", [](te::DagBuilder& b, const Node& n, const std::vector<TeTensor>& in) {
+    return One(ops::Det(b, in[0], n.name));
   });
   Set(r, "Einsum", [](te::DagBuilder& b, const Node& n, const std::vector<TeTensor>& in) {
     return One(ops::Einsum(b, in, n.attrs.GetString("equation"), n.name));

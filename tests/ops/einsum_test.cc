@@ -1,6 +1,9 @@
 // Einsum against loops written out for each equation: batched matmul, a diagonal, a full sum,
 // an outer product, the implicit output order, broadcast "..." axes; and equations that do not
-// fit their inputs.
+// fit their inputs. Det against Gaussian elimination.
+#include <cmath>
+
+#include "compiler/ops/det.h"
 #include "compiler/ops/einsum.h"
 #include "tests/ops/op_test_util.h"
 
@@ -69,6 +72,41 @@ TEST(Einsum, EquationsThatDoNotFitAreErrors) {
     EXPECT_FALSE(s.ok()) << eq;
     std::printf("  %s: %s\n", eq, std::string(s.message()).c_str());
   }
+}
+
+// Determinant by elimination with partial pivoting: a different algorithm from the op's.
+double EliminationDet(std::vector<double> a, int64_t n) {
+  double det = 1;
+  for (int64_t col = 0; col < n; ++col) {
+    int64_t pivot = col;
+    for (int64_t r = col + 1; r < n; ++r)
+      if (std::fabs(a[r * n + col]) > std::fabs(a[pivot * n + col])) pivot = r;
+    if (a[pivot * n + col] == 0) return 0;
+    if (pivot != col) {
+      for (int64_t k = 0; k < n; ++k) std::swap(a[col * n + k], a[pivot * n + k]);
+      det = -det;
+    }
+    det *= a[col * n + col];
+    for (int64_t r = col + 1; r < n; ++r) {
+      const double f = a[r * n + col] / a[col * n + col];
+      for (int64_t k = col; k < n; ++k) a[r * n + k] -= f * a[col * n + k];
+    }
+  }
+  return det;
+}
+
+TEST(Det, EveryOrderUpToTheLimitAgainstElimination) {
+  for (int64_t n = 1; n <= kMaxDetOrder; ++n) {
+    HostTensor x = Random(DType::kFloat64, {3, n, n}, 100 + n, -2, 2);
+    HostTensor want(DType::kFloat64, {3});
+    for (int64_t b = 0; b < 3; ++b)
+      want.data[b] = EliminationDet(std::vector<double>(x.data.begin() + b * n * n, x.data.begin() + (b + 1) * n * n), n);
+    HostTensor got = RunOp({x}, [](DagBuilder& b, const std::vector<Tensor>& in) { return Det(b, in[0]); });
+    EXPECT_TRUE(AllClose(got, want, 1e-9, 1e-9)) << "n " << n;
+  }
+  HostTensor big(DType::kFloat32, {6, 6});
+  absl::Status s = BuildStatus({big}, [](DagBuilder& b, const std::vector<Tensor>& in) { return Det(b, in[0]); });
+  EXPECT_NE(s.message().find("larger than the 5x5 supported"), std::string::npos) << s;
 }
 
 }  // namespace
