@@ -1,5 +1,6 @@
 // The convolution and pooling family: Conv, ConvTranspose, MaxPool (and MaxPoolWithIndices, the
-// form whose Indices output is read), AveragePool, GlobalAveragePool, GlobalMaxPool. Window
+// form whose Indices output is read), AveragePool, GlobalAveragePool, GlobalMaxPool, MaxUnpool
+// (2-D). Window
 // attributes arrive explicit: the converter resolves ONNX's auto_pad (ConvTranspose resolves its
 // own through conv_transpose_attrs.h).
 #include <algorithm>
@@ -246,6 +247,60 @@ absl::Status ConvertWindowed(OnnxNode& n) {
   return n.EmitAsIs(with_indices ? "MaxPoolWithIndices" : n.op(), std::move(attrs));
 }
 
+// MaxUnpool: the output's spatial size from output_shape (an optional constant input) or
+// (in - 1) * stride + kernel - pads.
+absl::Status ConvertMaxUnpool(OnnxNode& n) {
+  TF_RETURN_IF_ERROR(n.NeedInputs(2));
+  const TensorType& x = n.InputType(0);
+  if (x.shape.size() != 4) return n.Error(StrCat("only 2-D unpooling ([N, C, H, W]) is supported, got ", x.ToString()));
+  const std::vector<int64_t> kernel = n.attrs().GetInts("kernel_shape");
+  if (kernel.size() != 2) return n.Error("kernel_shape must have 2 values");
+  std::vector<int64_t> strides = n.attrs().GetInts("strides", {1, 1}), pads = n.attrs().GetInts("pads", {0, 0, 0, 0});
+  if (strides.size() != 2 || pads.size() != 4) return n.Error("strides need 2 values and pads 4");
+  const std::vector<int64_t> unpooled = {(x.shape[2] - 1) * strides[0] + kernel[0] - pads[0] - pads[2],
+                                         (x.shape[3] - 1) * strides[1] + kernel[1] - pads[1] - pads[3]};
+  std::vector<int64_t> out = unpooled;
+  if (n.HasInput(2)) {
+    auto given = n.ConstInts(2, "output_shape");
+    if (!given.ok()) return given.status();
+    if (given->size() != 4 || (*given)[0] != x.shape[0] || (*given)[1] != x.shape[1])
+      return n.Error(StrCat("output_shape [", StrJoin(*given, ","), "] does not keep N and C of ", x.ToString()));
+    out = {(*given)[2], (*given)[3]};
+    if (out[0] < unpooled[0] || out[1] < unpooled[1])
+      return n.Error(StrCat("output_shape [", StrJoin(*given, ","), "] is smaller than the unpooled [", unpooled[0], ",", unpooled[1], "]"));
+  }
+  Attrs attrs;
+  attrs.Set("kernel_shape", kernel);
+  attrs.Set("strides", strides);
+  attrs.Set("pads", pads);
+  attrs.Set("unpooled_spatial", unpooled);
+  attrs.Set("output_spatial", out);
+  return n.Emit("MaxUnpool", {n.input(0), n.input(1)}, std::move(attrs), {n.output(0)});
+}
+
+Outputs MaxUnpoolCompute(te::DagBuilder& b, const Node& n, const std::vector<TeTensor>& in) {
+  const std::vector<int64_t> k = n.attrs.GetInts("kernel_shape"), s = n.attrs.GetInts("strides"),
+                             pads = n.attrs.GetInts("pads"), out = n.attrs.GetInts("output_spatial"),
+                             unpooled = n.attrs.GetInts("unpooled_spatial");
+  ops::UnpoolParams p{{k[0], k[1]}, {s[0], s[1]}, {pads[0], pads[1]}, {unpooled[0], unpooled[1]}, {out[0], out[1]}};
+  return One(ops::MaxUnpool(b, in[0], in[1], p, n.name));
+}
+
+absl::Status InferMaxUnpool(const Node& n, const std::vector<TensorType>& in, std::vector<TensorType>* out) {
+  const std::vector<int64_t> k = n.attrs.GetInts("kernel_shape"), s = n.attrs.GetInts("strides"),
+                             pads = n.attrs.GetInts("pads"), spatial = n.attrs.GetInts("output_spatial"),
+                             unpooled = n.attrs.GetInts("unpooled_spatial");
+  if (in[0].shape.size() != 4 || k.size() != 2 || s.size() != 2 || pads.size() != 4 || spatial.size() != 2 ||
+      unpooled.size() != 2 || unpooled[0] < 1 || unpooled[1] < 1 || spatial[0] < unpooled[0] || spatial[1] < unpooled[1])
+    return Error("MaxUnpool takes [N, C, H, W] with 2-D kernel_shape, strides, unpooled and output extents (output >= unpooled) and 4 pads");
+  if (!te::IsInt(in[1].dtype) || in[1].shape != in[0].shape)
+    return Error(StrCat("indices ", in[1].ToString(), " should be integers shaped like X ", in[0].ToString()));
+  for (int64_t v : {k[0], k[1], s[0], s[1], spatial[0], spatial[1]})
+    if (v < 1) return Error("kernel_shape, strides and the output size must be positive");
+  *out = {TensorType{in[0].dtype, {in[0].shape[0], in[0].shape[1], spatial[0], spatial[1]}}};
+  return absl::OkStatus();
+}
+
 }  // namespace
 
 absl::StatusOr<ConvTransposeWindow> ResolveConvTranspose(const Node& n, const std::vector<int64_t>& x,
@@ -315,6 +370,13 @@ void RegisterConvFamily(OpRegistry* r) {
 
   Set(r, "Conv", ConvCompute);
   Set(r, "ConvTranspose", ConvTransposeCompute);
+  r->Register({"MaxUnpool", 2, 2, 1,
+               {Required("kernel_shape", AttrKind::kInts), Required("strides", AttrKind::kInts),
+                Required("pads", AttrKind::kInts), Required("unpooled_spatial", AttrKind::kInts),
+                Required("output_spatial", AttrKind::kInts)},
+               InferMaxUnpool, OpPattern::kOpaque});
+  Set(r, "MaxUnpool", MaxUnpoolCompute);
+  r->RegisterOnnx({"MaxUnpool", 9, -1, ConvertMaxUnpool});
   Set(r, "MaxPool", PoolFn(ops::PoolKind::kMax));
   Set(r, "MaxPoolWithIndices", MaxPoolWithIndicesCompute);
   Set(r, "AveragePool", PoolFn(ops::PoolKind::kAvg));

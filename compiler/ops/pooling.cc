@@ -217,4 +217,42 @@ Tensor Pool2dNchw(DagBuilder& b, const Tensor& input, const Pool2dParams& p, std
   return OrDie(Pool(b, input, q, std::move(name)));
 }
 
+absl::StatusOr<Tensor> MaxUnpool(DagBuilder& b, const Tensor& x, const Tensor& indices, const UnpoolParams& p,
+                                 std::string name) {
+  constexpr std::string_view kOp = "max_unpool";
+  if (auto s = CheckRank(kOp, "input", x.shape, 4); !s.ok()) return s;
+  if (auto s = CheckShape(kOp, "input", x.shape); !s.ok()) return s;
+  if (auto s = CheckDType(kOp, "indices", indices.dtype, DTypeSet::kInt); !s.ok()) return s;
+  if (indices.shape != x.shape) return OpError(kOp, "indices and input differ in shape");
+  for (int d = 0; d < 2; ++d)
+    if (p.kernel[d] < 1 || p.stride[d] < 1 || p.pad_begin[d] < 0 || p.unpooled[d] < 1 || p.output[d] < p.unpooled[d])
+      return OpError(kOp, "kernel, strides and the unpooled extent must be positive, pads non-negative, the output no smaller");
+  const int64_t H = x.shape[2], W = x.shape[3], OH = p.output[0], OW = p.output[1];
+  const int64_t IH = p.unpooled[0], IW = p.unpooled[1];
+  const std::array<int64_t, 2> in = {H, W};
+  // Candidate pooled pixels per axis: floor((o + pad) / stride) - j, j < ceil(kernel / stride).
+  const std::array<int64_t, 2> reach = {(p.kernel[0] + p.stride[0] - 1) / p.stride[0],
+                                        (p.kernel[1] + p.stride[1] - 1) / p.stride[1]};
+  Tensor writer = b.Reduce(name + ".writer", te::ReduceKind::kMax, {x.shape[0], x.shape[1], OH, OW}, {reach[0], reach[1]},
+                           [&](const Axes& o, const Axes& j) {
+                             std::vector<Expr> ok;
+                             std::array<Expr, 2> at;
+                             for (int d = 0; d < 2; ++d) {
+                               Expr pooled = (o[2 + d] + p.pad_begin[d]) / p.stride[d] - j[d];
+                               ok.push_back(InRange(pooled, 0, in[d]));
+                               at[d] = Clamp(pooled, 0, in[d] - 1);
+                             }
+                             ok.push_back(te::Lt(o[2], Expr(IH)));
+                             ok.push_back(te::Lt(o[3], Expr(IW)));
+                             Expr flat = ((o[0] * x.shape[1] + o[1]) * IH + o[2]) * IW + o[3];
+                             ok.push_back(te::Eq(te::Cast(te::kIndexType, indices(o[0], o[1], at[0], at[1])), flat));
+                             return te::Select(AllOf(ok), at[0] * W + at[1], Expr(-1));
+                           });
+  return b.Compute(std::move(name), {x.shape[0], x.shape[1], OH, OW}, [&](const Axes& o) {
+    Expr w = writer(o);
+    Expr at = Clamp(w, 0, H * W - 1);
+    return te::Select(te::Ge(w, Expr(0)), x(o[0], o[1], at / W, at % W), te::Const(x.dtype, 0));
+  });
+}
+
 }  // namespace tunefarm::ops

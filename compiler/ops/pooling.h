@@ -54,4 +54,18 @@ struct Pool2dParams {
 };
 Tensor Pool2dNchw(DagBuilder& b, const Tensor& input, const Pool2dParams& p, std::string name = "pool2d");
 
+// MaxUnpool over [N, C, H, W]: each value of x returns to the position its index (MaxPool's
+// Indices: flattened over [N, C, IH, IW], the unpooled extent) names; the rest of the output is
+// 0. A larger output extent (ONNX's output_shape) adds zeros after the unpooled block, as ONNX's
+// reference does. Each output pixel looks only at the pooled pixels whose window covers it
+// (indices from MaxPool lie inside their window): about (kernel / stride)^2 reads per pixel.
+struct UnpoolParams {
+  std::array<int64_t, 2> kernel{1, 1}, stride{1, 1};
+  std::array<int64_t, 2> pad_begin{0, 0};
+  std::array<int64_t, 2> unpooled{1, 1};  // IH, IW: the extent the indices are flattened over
+  std::array<int64_t, 2> output{1, 1};    // OH, OW >= IH, IW
+};
+absl::StatusOr<Tensor> MaxUnpool(DagBuilder& b, const Tensor& x, const Tensor& indices, const UnpoolParams& p,
+                                 std::string name = "max_unpool");
+
 }  // namespace tunefarm::ops

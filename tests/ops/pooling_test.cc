@@ -303,5 +303,33 @@ TEST(Pool, RejectsBadParameters) {
   EXPECT_TRUE(absl::IsInvalidArgument(status({5, 5}, p)));           // no spatial axis
 }
 
+TEST(MaxUnpool, ScattersPooledMaximaBackIncludingOverlappingWindowsAndALargerOutput) {
+  // MaxPool on the host (k x k, stride s, no padding) gives values and flat indices; unpooling
+  // puts each value back at its index (overlapping windows may name one position twice).
+  for (auto [k, s] : {std::pair<int64_t, int64_t>{2, 2}, {3, 2}, {2, 1}}) {
+    const int64_t N = 2, C = 2, IH = 7, IW = 6;
+    HostTensor source = Random(DType::kFloat32, {N, C, IH, IW}, 50 + k * 10 + s);
+    const int64_t H = (IH - k) / s + 1, W = (IW - k) / s + 1;
+    const int64_t UH = (H - 1) * s + k, UW = (W - 1) * s + k, OH = UH + 1, OW = UW + 2;
+    HostTensor x(DType::kFloat32, {N, C, H, W}), idx(DType::kInt64, {N, C, H, W});
+    HostTensor want(DType::kFloat32, {N, C, OH, OW});
+    ForEachIndex(x.shape, [&](const std::vector<int64_t>& i) {
+      double best = -1e30;
+      int64_t at_h = 0, at_w = 0;
+      for (int64_t a = 0; a < k; ++a)
+        for (int64_t b2 = 0; b2 < k; ++b2) {
+          const double v = source.at({i[0], i[1], i[2] * s + a, i[3] * s + b2});
+          if (v > best) best = v, at_h = i[2] * s + a, at_w = i[3] * s + b2;
+        }
+      x.at(i) = best;
+      idx.at(i) = static_cast<double>(((i[0] * C + i[1]) * UH + at_h) * UW + at_w);
+      want.at({i[0], i[1], at_h, at_w}) = best;
+    });
+    UnpoolParams p{{k, k}, {s, s}, {0, 0}, {UH, UW}, {OH, OW}};
+    HostTensor got = RunOp({x, idx}, [&](DagBuilder& b, const std::vector<Tensor>& in) { return MaxUnpool(b, in[0], in[1], p); });
+    EXPECT_TRUE(AllClose(got, want)) << "kernel " << k << " stride " << s;
+  }
+}
+
 }  // namespace
 }  // namespace tunefarm::ops::testing
