@@ -1,8 +1,7 @@
 // The convolution and pooling family: Conv, ConvTranspose, MaxPool (and MaxPoolWithIndices, the
 // form whose Indices output is read), AveragePool, GlobalAveragePool, GlobalMaxPool, MaxUnpool
-// (2-D). Window
-// attributes arrive explicit: the converter resolves ONNX's auto_pad (ConvTranspose resolves its
-// own through conv_transpose_attrs.h).
+// (2-D). Window attributes arrive explicit: the converter resolves ONNX's auto_pad (ConvTranspose
+// resolves its own through conv_transpose_attrs.h).
 #include <algorithm>
 
 #include "compiler/graph/conv_transpose_attrs.h"
