@@ -1,5 +1,7 @@
 #include "compiler/frontend/onnx_importer.h"
 
+#include "compiler/frontend/importer.h"
+
 #include <fstream>
 #include <map>
 #include <memory>
@@ -20,27 +22,14 @@
 #include "onnx/onnx_pb.h"
 
 namespace tunefarm::frontend {
-namespace {
-
-using graph::Attrs;
-using graph::AttrValue;
-using graph::HostTensor;
-using graph::NodeEntry;
-using graph::TensorType;
-
-// A named ONNX value: a graph value, or a constant known at import (materialized as a param
-// only when an operator node reads it as data).
-struct Value {
-  TensorType type;
-  std::optional<NodeEntry> entry;
-  std::shared_ptr<const HostTensor> constant;
-};
 
 absl::Status NodeError(const onnx::NodeProto& n, const std::string& why) {
   std::string label = n.name().empty() && n.output_size() > 0 ? StrCat("node producing '", n.output(0), "'")
                                                                : StrCat("node '", n.name(), "'");
   return absl::InvalidArgumentError(StrCat(label, " (op ", n.op_type(), "): ", why));
 }
+
+namespace {
 
 absl::StatusOr<AttrValue> AttrFromOnnx(const onnx::AttributeProto& a) {
   using A = onnx::AttributeProto;
@@ -60,41 +49,8 @@ absl::StatusOr<AttrValue> AttrFromOnnx(const onnx::AttributeProto& a) {
   }
 }
 
-class Importer {
- public:
-  Importer(const ImportOptions& options, int opset) : options_(options), opset_(opset) {}
+}  // namespace
 
-  absl::StatusOr<graph::Graph> Run(const onnx::GraphProto& g);
-
- private:
-  absl::Status AddGraphInput(const onnx::ValueInfoProto& v);
-  // A user's compile-time value for graph input `v` (--bind) must fit its declared type.
-  absl::Status CheckBoundInput(const onnx::ValueInfoProto& v, const HostTensor& value) const;
-  // "; ... --bind" when the operand a converter needs as a constant is a graph input.
-  std::string SuggestBind(const std::string& name) const;
-  absl::StatusOr<std::vector<int>> TopologicalOrder(const onnx::GraphProto& g);
-  absl::Status Convert(const onnx::NodeProto& n);
-
-  // Helpers for converters (ImporterNode exposes them as graph::OnnxNode).
-  friend class ImporterNode;
-  absl::StatusOr<std::vector<int64_t>> ConstInts(const onnx::NodeProto& n, int i, const char* what);
-  absl::StatusOr<std::vector<double>> ConstNumbers(const onnx::NodeProto& n, int i, const char* what);
-  absl::StatusOr<double> ConstScalar(const onnx::NodeProto& n, int i, const char* what);
-  absl::StatusOr<Attrs> CopyAttrs(const onnx::NodeProto& n);
-  // Adds graph op `op` as node `name` on the values `inputs`, defining the values `outputs`;
-  // folds it when every input is constant and the op can be evaluated. `n` is the ONNX node it
-  // came from, for errors.
-  absl::Status Emit(const onnx::NodeProto& n, const std::string& name, const std::string& op,
-                    const std::vector<std::string>& inputs, Attrs attrs, const std::vector<std::string>& outputs);
-  void BindConst(const std::string& name, HostTensor t);
-  absl::StatusOr<NodeEntry> Materialize(const std::string& name, Value* v);
-
-  const ImportOptions& options_;
-  int opset_;
-  graph::Graph graph_;
-  std::map<std::string, Value> values_;
-  std::set<std::string> runtime_inputs_;  // graph inputs that are neither initializers nor bound
-};
 
 absl::Status Importer::AddGraphInput(const onnx::ValueInfoProto& v) {
   if (values_.count(v.name())) return absl::OkStatus();  // an initializer listed as input (IR < 4)
@@ -157,14 +113,20 @@ absl::StatusOr<std::vector<int>> Importer::TopologicalOrder(const onnx::GraphPro
     }
   std::vector<int> pending(g.node_size(), 0);
   std::vector<std::vector<int>> consumers(g.node_size());
-  for (int i = 0; i < g.node_size(); ++i)
-    for (const std::string& in : g.node(i).input()) {
+  for (int i = 0; i < g.node_size(); ++i) {
+    // A node with subgraphs (If) also depends on the outer values they read.
+    std::vector<std::string> reads(g.node(i).input().begin(), g.node(i).input().end());
+    for (const auto& a : g.node(i).attribute())
+      if (a.has_g())
+        for (const std::string& inner : OuterReads(a.g())) reads.push_back(inner);
+    for (const std::string& in : reads) {
       if (in.empty() || values_.count(in)) continue;
       auto it = producer.find(in);
       if (it == producer.end()) return NodeError(g.node(i), StrCat("undefined input name '", in, "'"));
       ++pending[i];
       consumers[it->second].push_back(i);
     }
+  }
   std::priority_queue<int, std::vector<int>, std::greater<int>> ready;  // file order among ready nodes
   for (int i = 0; i < g.node_size(); ++i)
     if (pending[i] == 0) ready.push(i);
@@ -182,7 +144,22 @@ absl::StatusOr<std::vector<int>> Importer::TopologicalOrder(const onnx::GraphPro
   return order;
 }
 
+namespace {
+
+void CollectNames(const onnx::GraphProto& g, std::set<std::string>* names) {
+  for (const auto& v : g.input()) names->insert(v.name());
+  for (const auto& t : g.initializer()) names->insert(t.name());
+  for (const auto& n : g.node()) {
+    for (const std::string& out : n.output()) names->insert(out);
+    for (const auto& a : n.attribute())
+      if (a.has_g()) CollectNames(a.g(), names);
+  }
+}
+
+}  // namespace
+
 absl::StatusOr<graph::Graph> Importer::Run(const onnx::GraphProto& g) {
+  CollectNames(g, &model_names_);
   for (const auto& init : g.initializer()) {
     auto t = HostTensorFromOnnx(init);
     if (!t.ok()) return absl::Status(t.status().code(), StrCat("initializer: ", std::string(t.status().message())));
@@ -400,7 +377,8 @@ absl::Status Importer::Emit(const onnx::NodeProto& n, const std::string& name, c
   return absl::OkStatus();
 }
 
-// One ONNX node as the op families' converters see it (graph::OnnxNode).
+// One ONNX node as the op families' converters see it (graph::OnnxNode). Not in an anonymous
+// namespace: Importer befriends it.
 class ImporterNode : public graph::OnnxNode {
  public:
   ImporterNode(Importer& importer, const onnx::NodeProto& n, Attrs attrs)
@@ -446,7 +424,8 @@ class ImporterNode : public graph::OnnxNode {
   std::string UniqueName(const std::string& hint) override {
     std::string name = importer_.graph_.UniqueName(hint);
     // Also unique among the model's value names, which are not graph node names.
-    for (int k = 1; importer_.values_.count(name); ++k) name = importer_.graph_.UniqueName(StrCat(hint, "_", k));
+    for (int k = 1; importer_.values_.count(name) || importer_.model_names_.count(name); ++k)
+      name = importer_.graph_.UniqueName(StrCat(hint, "_", k));
     return name;
   }
   absl::Status Error(const std::string& why) const override { return NodeError(n_, why); }
@@ -463,6 +442,7 @@ absl::Status Importer::Convert(const onnx::NodeProto& n) {
     if (!n.input(i).empty() && !values_.count(n.input(i)))
       return NodeError(n, StrCat("undefined input name '", n.input(i), "'"));
   if (n.output_size() == 0) return NodeError(n, "has no outputs");
+  if (op == "If") return ConvertIf(n);
   const graph::OpRegistry& registry = graph::OpRegistry::Global();
   const graph::OnnxConverter* converter = registry.FindOnnx(op, opset_);
   if (converter == nullptr && registry.Find(op) == nullptr)
@@ -480,6 +460,8 @@ absl::Status Importer::Convert(const onnx::NodeProto& n) {
   // The generic path: the graph op of the same name, every input data, every attribute copied.
   return node.EmitAsIs(op, node.attrs());
 }
+
+namespace {
 
 // Opsets below kMinOpset: an op whose definition did not change between the model's opset and
 // opset 7 means the same thing in both, so such a model imports as if it were opset 7. Each
