@@ -131,6 +131,14 @@ absl::Status Importer::ConvertIf(const onnx::NodeProto& n) {
   if (then_out->size() != else_out->size() || static_cast<int>(then_out->size()) != n.output_size())
     return NodeError(n, StrCat("the branches have ", then_out->size(), " and ", else_out->size(), " outputs, the node ",
                                n.output_size()));
+  // A [1] or [1, 1] cond would raise the rank of scalar outputs through Where: make it a scalar.
+  std::string selector = cond_name;
+  if (!cond.type.shape.empty()) {
+    Attrs scalar;
+    scalar.Set("shape", std::vector<int64_t>{});
+    selector = FreshValueName(StrCat(cond_name, "/scalar"));
+    if (absl::Status s = Emit(n, selector, "Reshape", {cond_name}, std::move(scalar), {selector}); !s.ok()) return s;
+  }
   for (int i = 0; i < n.output_size(); ++i) {
     if (n.output(i).empty()) continue;
     const TensorType &a = values_.at((*then_out)[i]).type, &b = values_.at((*else_out)[i]).type;
@@ -139,7 +147,7 @@ absl::Status Importer::ConvertIf(const onnx::NodeProto& n) {
                                  " in else_branch: with a runtime cond both branches run, so they must agree",
                                  SuggestBind(cond_name)));
     if (absl::Status s = Emit(n, FreshValueName(StrCat(n.output(i), "/select")), "Where",
-                              {cond_name, (*then_out)[i], (*else_out)[i]}, {}, {n.output(i)});
+                              {selector, (*then_out)[i], (*else_out)[i]}, {}, {n.output(i)});
         !s.ok())
       return s;
   }

@@ -256,6 +256,11 @@ absl::Status ConvertMaxUnpool(OnnxNode& n) {
   if (kernel.size() != 2) return n.Error("kernel_shape must have 2 values");
   std::vector<int64_t> strides = n.attrs().GetInts("strides", {1, 1}), pads = n.attrs().GetInts("pads", {0, 0, 0, 0});
   if (strides.size() != 2 || pads.size() != 4) return n.Error("strides need 2 values and pads 4");
+  // Bounded before the output extent is computed from them.
+  for (int64_t v : {kernel[0], kernel[1], strides[0], strides[1]})
+    if (v < 1 || v > (int64_t{1} << 20)) return n.Error(StrCat("kernel_shape and strides must be in [1, 2^20], got ", v));
+  for (int64_t v : pads)
+    if (v < 0 || v > (int64_t{1} << 20)) return n.Error(StrCat("pads must be in [0, 2^20], got ", v));
   const std::vector<int64_t> unpooled = {(x.shape[2] - 1) * strides[0] + kernel[0] - pads[0] - pads[2],
                                          (x.shape[3] - 1) * strides[1] + kernel[1] - pads[1] - pads[3]};
   std::vector<int64_t> out = unpooled;

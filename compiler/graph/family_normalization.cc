@@ -228,7 +228,7 @@ absl::Status ConvertSoftmaxCrossEntropy(OnnxNode& n) {
 // over `axes` (default [0, 2, 3]), with the reductions and elementwise ops that fuse already.
 absl::Status ConvertMeanVarianceNorm(OnnxNode& n) {
   TF_RETURN_IF_ERROR(n.NeedInputs(1));
-  TF_RETURN_IF_ERROR(NeedFloat(n.InputType(0), "input"));
+  if (absl::Status s = NeedFloat(n.InputType(0), "input"); !s.ok()) return n.Error(std::string(s.message()));
   std::vector<int64_t> axes = n.attrs().GetInts("axes");
   if (!n.attrs().Has("axes")) axes = {0, 2, 3};
   const std::string& x = n.input(0);

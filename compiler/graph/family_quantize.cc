@@ -135,7 +135,8 @@ absl::StatusOr<std::string> IntegerConv(OnnxNode& n, int x, int x_zp, int w, int
 // dtype (uint8 without one). `channel_shape` lays out a per-channel w_scale against acc.
 absl::Status Requantize(OnnxNode& n, const std::string& acc, int in_scale, int w_scale, int y_scale, int y_zp,
                         std::vector<int64_t> channel_shape) {
-  for (int i : {in_scale, w_scale, y_scale}) TF_RETURN_IF_ERROR(NeedFloat(n.InputType(i), "a scale"));
+  for (int i : {in_scale, w_scale, y_scale})
+    if (absl::Status s = NeedFloat(n.InputType(i), "a scale"); !s.ok()) return n.Error(std::string(s.message()));
   auto product = EmitValue(n, "Mul", {n.input(in_scale), n.input(w_scale)}, {}, "scale_product");
   if (!product.ok()) return product.status();
   auto factor = EmitValue(n, "Div", {*product, n.input(y_scale)}, {}, "factor");

@@ -210,7 +210,7 @@ absl::Status ConvertRecurrent(OnnxNode& n) {
   TF_RETURN_IF_ERROR(n.NeedInputs(3));
   const CellKind kind = n.op() == "RNN" ? CellKind::kRnn : n.op() == "GRU" ? CellKind::kGru : CellKind::kLstm;
   const TensorType& x_type = n.InputType(0);
-  TF_RETURN_IF_ERROR(NeedFloat(x_type, "X"));
+  if (absl::Status s = NeedFloat(x_type, "X"); !s.ok()) return n.Error(std::string(s.message()));
   if (x_type.shape.size() != 3) return n.Error(StrCat("X must be 3-D, got ", x_type.ToString()));
   const bool batch_major = n.attrs().GetInt("layout", 0) != 0;
   const std::string direction = n.attrs().GetString("direction", "forward");
@@ -219,7 +219,9 @@ absl::Status ConvertRecurrent(OnnxNode& n) {
   const int64_t directions = direction == "bidirectional" ? 2 : 1;
   Sizes s{x_type.shape[batch_major ? 1 : 0], x_type.shape[batch_major ? 0 : 1], x_type.shape[2],
           n.attrs().GetInt("hidden_size", 0), kind == CellKind::kRnn ? 1 : kind == CellKind::kGru ? 3 : 4};
-  if (s.hidden < 1) return n.Error("hidden_size must be given and positive");
+  // Bounded before it multiplies anything (W and R must then hold gates * hidden rows anyway).
+  if (s.hidden < 1 || s.hidden > (int64_t{1} << 20)) return n.Error("hidden_size must be given, positive and at most 2^20");
+  if (s.seq > 4096) return n.Error(StrCat("a sequence of ", s.seq, " steps is longer than the 4096 this unrolling takes"));
   const Shape w_shape = {directions, s.gates * s.hidden, s.input}, r_shape = {directions, s.gates * s.hidden, s.hidden};
   if (n.InputType(1).shape != w_shape || n.InputType(2).shape != r_shape)
     return n.Error(StrCat("W ", n.InputType(1).ToString(), " and R ", n.InputType(2).ToString(), " should be ",
@@ -230,7 +232,7 @@ absl::Status ConvertRecurrent(OnnxNode& n) {
   if (masked && direction != "forward") return n.Error("sequence_lens is supported in the forward direction only");
   if (masked && (n.InputType(4).shape != Shape{s.batch} || !te::IsInt(n.InputType(4).dtype)))
     return n.Error(StrCat("sequence_lens ", n.InputType(4).ToString(), " should be integers [", s.batch, "]"));
-  if (kind == CellKind::kRnn && n.num_outputs() > 2) return n.Error("RNN has two outputs");
+  if (kind != CellKind::kLstm && n.num_outputs() > 2) return n.Error(StrCat(n.op(), " has two outputs"));
   auto f = Activations(n, kind == CellKind::kRnn   ? std::vector<std::string>{"Tanh"}
                           : kind == CellKind::kGru ? std::vector<std::string>{"Sigmoid", "Tanh"}
                                                    : std::vector<std::string>{"Sigmoid", "Tanh", "Tanh"},
@@ -323,10 +325,12 @@ absl::Status ConvertRecurrent(OnnxNode& n) {
     if (!n.HasOutput(output)) return absl::OkStatus();
     std::string v;
     TF_ASSIGN(v, u.Concat(parts, axis));
-    if (!batch_major) return n.Emit("Identity", {v}, {}, {n.output(output)});
+    // Each output gets a node name of its own (the ONNX node's name can serve only one).
+    const std::string node_name = n.UniqueName(n.output(output));
+    if (!batch_major) return n.Emit("Identity", {v}, {}, {n.output(output)}, node_name);
     Attrs perm;
     perm.Set("perm", std::move(batch_major_perm));
-    return n.Emit("Transpose", {v}, std::move(perm), {n.output(output)});
+    return n.Emit("Transpose", {v}, std::move(perm), {n.output(output)}, node_name);
   };
   TF_RETURN_IF_ERROR(finish(0, ys, 1, {2, 0, 1, 3}));
   TF_RETURN_IF_ERROR(finish(1, hs, 0, {1, 0, 2}));

@@ -1,8 +1,9 @@
-// The resize family: ONNX Resize (opsets 10 to 17), Upsample (7 to 9) and GridSample (16+). The converter turns
+// The resize family: ONNX Resize (opset 10 on), Upsample (7 to 9) and GridSample (16 on). The converter turns
 // the scales or sizes, the region of interest and the attributes into one index table (and one
 // weight table, for linear, cubic and extrapolating resizes) per resized axis
 // (resize_tables.h); the graph op "Resize" then gathers through those constant tables
-// (ops/resize.h), whatever the coordinate rule was.
+// (ops/resize.h), whatever the coordinate rule was. GridSample reads its coordinates from data
+// and interpolates in its kernel (ops/grid_sample.h).
 #include <cmath>
 
 #include "compiler/graph/family_common.h"
@@ -143,6 +144,13 @@ absl::Status ConvertResize(OnnxNode& n) {
   }
 
   const te::DType weight_dtype = x.dtype == te::DType::kFloat64 ? te::DType::kFloat64 : te::DType::kFloat32;
+  // The tables hold out * taps int64 indices and doubles per axis: bounded before they are built.
+  const int64_t taps = rule.mode == "nearest" ? 1 : rule.mode == "linear" ? 2 : 4;
+  for (size_t d = 0; d < rank; ++d) {
+    if (x.shape[d] < 1) return n.Error(StrCat("axis ", d, " of ", x.ToString(), " is empty"));
+    if (auto bytes = CheckedNumElements({out[d], taps}, 16); !bytes.ok())
+      return n.Error(StrCat("the table of axis ", d, ": ", std::string(bytes.status().message())));
+  }
   std::vector<std::pair<int64_t, ResizeTable>> resized;
   bool extrapolates = false;
   for (size_t d = 0; d < rank; ++d) {

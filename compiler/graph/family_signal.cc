@@ -35,7 +35,13 @@ absl::StatusOr<HostTensor> Twiddle(te::DType dtype, int64_t n, int64_t k, bool s
 // The DFT of x along its last axis of length n, k outputs: forward sum x e^{-2 pi i jm/n},
 // inverse (1/n) sum x e^{+2 pi i jm/n}. With (a + ib): re = a C + b S, im = b C - a S, where
 // S carries the direction's sign.
+// The cos and sin tables are n x k each: bounded, as an O(n^2) DFT beyond that is no way to run it.
+constexpr int64_t kMaxDftTable = int64_t{1} << 24;
+
 absl::StatusOr<Complex> Dft(OnnxEmitter& u, te::DType dtype, const Complex& x, int64_t n, int64_t k, bool inverse) {
+  if (n * k > kMaxDftTable)
+    return absl::InvalidArgumentError(StrCat("a DFT of length ", n, " needs ", n, "x", k, " tables, more than ", kMaxDftTable,
+                                             " entries (this DFT is a matmul, not an FFT)"));
   const double scale = inverse ? 1.0 / static_cast<double>(n) : 1.0;
   auto cos_table = Twiddle(dtype, n, k, false, scale);
   if (!cos_table.ok()) return cos_table.status();
@@ -94,7 +100,7 @@ absl::Status ConvertDft(OnnxNode& n) {
   TF_RETURN_IF_ERROR(n.NeedInputs(1));
   TF_RETURN_IF_ERROR(n.FirstOutputOnly());
   const TensorType& t = n.InputType(0);
-  TF_RETURN_IF_ERROR(NeedFloat(t, "input"));
+  if (absl::Status s = NeedFloat(t, "input"); !s.ok()) return n.Error(std::string(s.message()));
   const int64_t rank = static_cast<int64_t>(t.shape.size());
   if (rank < 3 || (t.shape.back() != 1 && t.shape.back() != 2))
     return n.Error(StrCat("input ", t.ToString(), " should be [batch, ..., signal, 1 or 2]"));
@@ -132,8 +138,9 @@ absl::Status ConvertDft(OnnxNode& n) {
   moved[rank - 2] = N;
   Complex parts;
   TF_ASSIGN(parts, Split(u, x, moved));
-  Complex y;
-  TF_ASSIGN(y, Dft(u, t.dtype, parts, N, K, inverse));
+  auto y_or = Dft(u, t.dtype, parts, N, K, inverse);
+  if (!y_or.ok()) return n.Error(std::string(y_or.status().message()));
+  Complex y = *y_or;
   Shape out_shape(moved.begin(), moved.end() - 1);
   out_shape.back() = K;
   std::string stacked;
@@ -151,7 +158,7 @@ absl::Status ConvertDft(OnnxNode& n) {
 absl::Status ConvertStft(OnnxNode& n) {
   TF_RETURN_IF_ERROR(n.NeedInputs(2));
   const TensorType& t = n.InputType(0);
-  TF_RETURN_IF_ERROR(NeedFloat(t, "signal"));
+  if (absl::Status s = NeedFloat(t, "signal"); !s.ok()) return n.Error(std::string(s.message()));
   if (t.shape.size() != 3 || (t.shape[2] != 1 && t.shape[2] != 2))
     return n.Error(StrCat("signal ", t.ToString(), " should be [batch, length, 1 or 2]"));
   const int64_t batch = t.shape[0], length = t.shape[1];
@@ -167,6 +174,7 @@ absl::Status ConvertStft(OnnxNode& n) {
   const bool onesided = n.attrs().GetInt("onesided", 1) != 0;
   if (onesided && t.shape[2] == 2) return n.Error("onesided needs a real signal");
   const int64_t frames = 1 + (length - frame) / *step, K = onesided ? frame / 2 + 1 : frame;
+  if (frames * frame > kMaxDftTable) return n.Error(StrCat(frames, " frames of ", frame, " samples are too many"));
 
   OnnxEmitter u(n, n.output(0));
   Complex parts;
@@ -184,8 +192,9 @@ absl::Status ConvertStft(OnnxNode& n) {
     TF_ASSIGN(*out, u.Op("Gather", {*part, index}, axis1));  // [batch, frames, frame]
     if (n.HasInput(2)) TF_ASSIGN(*out, u.Op("Mul", {*out, n.input(2)}));
   }
-  Complex y;
-  TF_ASSIGN(y, Dft(u, t.dtype, framed, frame, K, false));
+  auto y_or = Dft(u, t.dtype, framed, frame, K, false);
+  if (!y_or.ok()) return n.Error(std::string(y_or.status().message()));
+  Complex y = *y_or;
   std::string stacked;
   TF_ASSIGN(stacked, Stack(u, y, {batch, frames, K}));
   return n.Emit("Identity", {stacked}, {}, {n.output(0)});
@@ -216,8 +225,11 @@ absl::Status ConvertMelWeightMatrix(OnnxNode& n) {
   std::vector<int64_t> edge(mels + 2);
   for (int64_t i = 0; i < mels + 2; ++i) {
     const double hz = 700 * (std::pow(10.0, (static_cast<double>(i) * step + low) / 2595) - 1);
-    edge[i] = static_cast<int64_t>(std::floor(static_cast<double>(*dft_length + 1) * hz / static_cast<double>(*rate)));
-    if (edge[i] < 0 || edge[i] >= bins) return n.Error(StrCat("mel bin edge ", edge[i], " is outside the ", bins, " spectrogram bins"));
+    const double bin = std::floor(static_cast<double>(*dft_length + 1) * hz / static_cast<double>(*rate));
+    // The last edge is an end (no filter reads it), so it may equal the bin count.
+    const double limit = static_cast<double>(i == mels + 1 ? bins : bins - 1);
+    if (!(bin >= 0 && bin <= limit)) return n.Error(StrCat("mel bin edge ", bin, " is outside the ", bins, " spectrogram bins"));
+    edge[i] = static_cast<int64_t>(bin);
   }
   auto out = HostTensor::Zeros(*dtype, {bins, mels});
   if (!out.ok()) return n.Error(std::string(out.status().message()));

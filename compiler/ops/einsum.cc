@@ -70,7 +70,7 @@ absl::StatusOr<EinsumPlan> PlanEinsum(const std::string& equation, const std::ve
   if (total > kMaxEllipsisAxes) return OpError(kOp, StrCat(total, " broadcast axes are too many"));
 
   EinsumPlan plan;
-  plan.extent_of.assign(128, 0);
+  plan.extent_of.assign(128, -1);  // -1: not seen yet
   std::map<char, int> uses;
   for (size_t t = 0; t < terms.size(); ++t) {
     auto labels = ExpandTerm(terms[t], ellipsis[t], total);
@@ -80,7 +80,7 @@ absl::StatusOr<EinsumPlan> PlanEinsum(const std::string& equation, const std::ve
       const int64_t extent = shapes[t][a];
       int64_t& known = plan.extent_of[static_cast<unsigned char>(l)];
       const bool broadcast = std::isdigit(static_cast<unsigned char>(l));
-      if (known == 0 || (broadcast && known == 1)) known = extent;
+      if (known < 0 || (broadcast && known == 1)) known = extent;
       else if (extent != known && !(broadcast && extent == 1))
         return OpError(kOp, StrCat("label '", std::string(1, l), "' has extents ", known, " and ", extent));
       ++uses[l];
@@ -123,6 +123,7 @@ absl::StatusOr<Tensor> Einsum(DagBuilder& b, const std::vector<Tensor>& inputs, 
   if (!plan.ok()) return plan.status();
   Shape reduce_extents;
   for (char l : plan->reduce_labels) reduce_extents.push_back(plan->extent_of[static_cast<unsigned char>(l)]);
+  if (auto s = CheckShape(kOp, "summed axes", reduce_extents); !s.ok()) return s;
 
   auto body = [&](const Axes& out, const Axes& reduce) {
     std::map<char, Expr> at;

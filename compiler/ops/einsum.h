@@ -18,7 +18,7 @@ struct EinsumPlan {
   std::vector<std::string> input_labels;  // one label per input axis
   std::string output_labels;              // one per output axis
   std::string reduce_labels;              // summed over
-  std::vector<int64_t> extent_of;         // by label (char), 0 where unused
+  std::vector<int64_t> extent_of;         // by label (char), -1 where unused
   Shape output_shape;
 };
 

@@ -51,10 +51,13 @@ absl::StatusOr<Tensor> GridSample(DagBuilder& b, const Tensor& x, const Tensor& 
       Expr g = grid({i[0], i[2], i[3], Expr(int64_t{axis})});
       const double n = static_cast<double>(size[axis]);
       Expr v = p.align_corners ? (g + c(1)) * c(0.5 * (n - 1)) : ((g + c(1)) * c(n) - c(1)) * c(0.5);
-      if (p.mode == GridSampleMode::kNearest)  // half away from zero, as C++'s std::round
-        v = te::Select(te::Ge(v, c(0)), Floor(v + c(0.5)), c(0) - Floor(c(0.5) - v));
-      if (p.padding == GridSamplePadding::kBorder) v = te::Min(te::Max(v, c(0)), c(n - 1));
-      if (p.padding == GridSamplePadding::kReflection) v = Reflect(v, lo(axis), hi(axis), t);
+      if (p.mode == GridSampleMode::kNearest)  // ties to even, as np.rint and PyTorch's nearbyint
+        v = UnaryExpr({UnaryOp::kRound, std::nullopt, std::nullopt}, v);
+      // Nearest and bilinear pad the coordinate; bicubic pads each of its 16 taps (PyTorch).
+      if (p.mode != GridSampleMode::kBicubic) {
+        if (p.padding == GridSamplePadding::kBorder) v = te::Min(te::Max(v, c(0)), c(n - 1));
+        if (p.padding == GridSamplePadding::kReflection) v = Reflect(v, lo(axis), hi(axis), t);
+      }
       at[axis] = v;
     }
     // One input pixel at integer (float-valued) column u and row w, padded per tap.
@@ -64,6 +67,7 @@ absl::StatusOr<Tensor> GridSample(DagBuilder& b, const Tensor& x, const Tensor& 
       for (int axis = 0; axis < 2; ++axis) {
         Expr v = index[axis];
         if (p.padding == GridSamplePadding::kReflection) v = Reflect(v, lo(axis), hi(axis), t);
+        if (p.padding == GridSamplePadding::kBorder) v = te::Min(te::Max(v, c(0)), c(static_cast<double>(size[axis]) - 1));
         Expr k = te::Cast(te::kIndexType, Floor(v));
         if (p.padding == GridSamplePadding::kZeros) inside.push_back(InRange(k, 0, size[axis]));
         index[axis] = Clamp(k, 0, size[axis] - 1);

@@ -148,7 +148,18 @@ absl::StatusOr<Tensor> LocalResponseNorm(DagBuilder& b, const Tensor& x, const L
   if (x.shape.size() < 3) return OpError(kOp, StrCat("input ", ShapeString(x.shape), " has no spatial axes"));
   if (p.size < 1) return OpError(kOp, StrCat("size ", p.size, " is not positive"));
   const int64_t channels = x.shape[1], before = (p.size - 1) / 2;
-  Tensor sqsum = b.Reduce(name + ".sqsum", te::ReduceKind::kSum, x.shape, {p.size}, [&](const Axes& i, const Axes& r) {
+  // A window wider than the channels reads each channel at most once: reduce over the channels
+  // then (so a huge size costs C, not size, per element).
+  const bool wide = p.size > channels;
+  Tensor sqsum = b.Reduce(name + ".sqsum", te::ReduceKind::kSum, x.shape, {wide ? channels : p.size},
+                          [&](const Axes& i, const Axes& r) {
+    if (wide) {
+      Expr offset = r[0] - i[1] + before;  // the window position of channel r
+      Axes at = i;
+      at[1] = r[0];
+      Expr v = x(at);
+      return te::Select(InRange(offset, 0, p.size), v * v, te::Const(x.dtype, 0));
+    }
     Expr c = i[1] + r[0] - before;
     Axes at = i;
     at[1] = Clamp(c, 0, channels - 1);

@@ -39,7 +39,8 @@ absl::StatusOr<std::pair<Tensor, Tensor>> TopK(DagBuilder& b, const Tensor& x, c
                       te::IntImm(DType::kInt64, -1));
   });
   // Gathered through the index rather than max-reduced, so a NaN value survives.
-  Tensor values = b.Compute(StrCat(name, ".values"), shape, [&](const Axes& j) { return x(at(j, indices(j))); });
+  Tensor values = b.Compute(StrCat(name, ".values"), shape,
+                            [&](const Axes& j) { return x(at(j, Clamp(indices(j), 0, extent - 1))); });
   return std::make_pair(values, indices);
 }
 

@@ -167,6 +167,37 @@ TEST(ImportLimits, AnOpOlderThanItsFirstConverterIsNamedUnsupported) {
   ExpectError(b.Import(), "(op Range): unsupported before opset 11 (the model's is 10)");
 }
 
+TEST(ImportLimits, ResizeAndDftTablesAreBoundedBeforeTheyAreBuilt) {
+  // A cubic Resize of one element to 2^32 columns would need 2^34 table entries.
+  ModelBuilder resize("Resize", 13);
+  resize.FloatInput("x", {1, 1});
+  resize.node->add_input("");
+  resize.node->add_input("");
+  resize.IntsInput("sizes", {1, int64_t{1} << 32});
+  resize.Attr("mode", std::string("cubic"));
+  ExpectError(resize.Import(), "the table of axis 1");
+  // A DFT of length 2^15 needs two 2^30-entry matrices.
+  ModelBuilder dft("DFT", 17);
+  dft.FloatInput("x", {1, 8, 1});
+  dft.ScalarInput("len", 32768, onnx::TensorProto::INT64);
+  ExpectError(dft.Import(), "this DFT is a matmul, not an FFT");
+}
+
+TEST(ImportLimits, RecurrentSizesAndOutputsAreChecked) {
+  auto gru = [](int64_t hidden, int outputs) {
+    ModelBuilder b("GRU", 14);
+    b.FloatInput("x", {2, 1, 3});
+    b.FloatInput("w", {1, 3 * std::min<int64_t>(hidden, 4), 3});
+    b.FloatInput("r", {1, 3 * std::min<int64_t>(hidden, 4), std::min<int64_t>(hidden, 4)});
+    b.Attr("hidden_size", hidden);
+    for (int i = 1; i < outputs; ++i) b.node->add_output(StrCat("y", i));
+    return b.Import();
+  };
+  EXPECT_EQ(gru(4, 2), "ok");
+  ExpectError(gru(int64_t{1} << 62, 1), "hidden_size must be given, positive and at most 2^20");
+  ExpectError(gru(4, 3), "GRU has two outputs");
+}
+
 // Upsample (opsets 7 to 9) and Resize 10 have no conformance cases: asymmetric coordinates,
 // nearest rounding down, `linear` (Upsample 7 also `bilinear`). The input is a constant, so the
 // resize folds at import and its values are the graph's output.

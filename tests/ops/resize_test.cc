@@ -132,7 +132,9 @@ TEST(Resize, BadTablesAreErrors) {
                }).ok()) << "a repeated axis";
 }
 
-// ONNX's reference GridSample (op_grid_sample.py) for one sample of one [H, W] plane.
+// GridSample for one sample of one [H, W] plane, as PyTorch defines it (ONNX follows it): nearest
+// rounds ties to even; nearest and bilinear pad the coordinate, bicubic each tap. Written as
+// scalar code; the conformance cases pin bilinear in each padding and bicubic with zeros.
 double ReflectValue(double v, double lo, double hi) {
   const double range = hi - lo;
   if (range <= 0) return lo;
@@ -154,14 +156,15 @@ double SampleReference(const std::vector<double>& plane, int64_t H, int64_t W, d
   const double hi_x = align ? W - 1.0 : W - 0.5, hi_y = align ? H - 1.0 : H - 0.5;
   double x = unnormalize(gx, W), y = unnormalize(gy, H);
   if (mode == GridSampleMode::kNearest) {
-    x = x >= 0 ? std::floor(x + 0.5) : std::ceil(x - 0.5);
-    y = y >= 0 ? std::floor(y + 0.5) : std::ceil(y - 0.5);
+    x = std::nearbyint(x);
+    y = std::nearbyint(y);
   }
-  if (pad == GridSamplePadding::kBorder) {
+  // Bicubic pads each tap only (below), the others the coordinate too.
+  if (pad == GridSamplePadding::kBorder && mode != GridSampleMode::kBicubic) {
     x = std::clamp(x, 0.0, W - 1.0);
     y = std::clamp(y, 0.0, H - 1.0);
   }
-  if (pad == GridSamplePadding::kReflection) {
+  if (pad == GridSamplePadding::kReflection && mode != GridSampleMode::kBicubic) {
     x = ReflectValue(x, lo, hi_x);
     y = ReflectValue(y, lo, hi_y);
   }
