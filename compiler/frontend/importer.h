@@ -51,6 +51,8 @@ class Importer {
   std::string SuggestBind(const std::string& name) const;
   absl::StatusOr<std::vector<int>> TopologicalOrder(const onnx::GraphProto& g);
   absl::Status Convert(const onnx::NodeProto& n);
+  // Every node of `g` (default domain only), in topological order.
+  absl::Status ConvertNodes(const onnx::GraphProto& g);
 
   // Control flow (onnx_control_flow.cc). If: a constant cond inlines its branch; a runtime one
   // inlines both and selects each output with Where (the branches must agree in type).

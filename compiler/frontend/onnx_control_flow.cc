@@ -83,14 +83,7 @@ absl::StatusOr<std::vector<std::string>> Importer::InlineSubgraph(const onnx::No
     if (!value.ok()) return NodeError(n, StrCat(tag, " initializer '", t.name(), "': ", std::string(value.status().message())));
     BindConst(renamed.at(t.name()), std::move(*value));
   }
-  auto order = TopologicalOrder(body);
-  if (!order.ok()) return order.status();
-  for (int i : *order) {
-    const onnx::NodeProto& inner = body.node(i);
-    if (!inner.domain().empty() && inner.domain() != "ai.onnx")
-      return NodeError(inner, StrCat("unsupported op: domain '", inner.domain(), "' is not supported"));
-    if (absl::Status s = Convert(inner); !s.ok()) return s;
-  }
+  if (absl::Status s = ConvertNodes(body); !s.ok()) return s;
   std::vector<std::string> outputs;
   for (const auto& v : body.output()) {
     if (!values_.count(v.name())) return NodeError(n, StrCat("the ", tag, " subgraph's output '", v.name(), "' is undefined"));

@@ -199,14 +199,7 @@ absl::StatusOr<graph::Graph> Importer::Run(const onnx::GraphProto& g) {
       }
     }
   }
-  auto order = TopologicalOrder(g);
-  if (!order.ok()) return order.status();
-  for (int i : *order) {
-    const onnx::NodeProto& n = g.node(i);
-    if (!n.domain().empty() && n.domain() != "ai.onnx")
-      return NodeError(n, StrCat("unsupported op: domain '", n.domain(), "' is not supported"));
-    if (absl::Status s = Convert(n); !s.ok()) return s;
-  }
+  if (absl::Status s = ConvertNodes(g); !s.ok()) return s;
   for (const auto& out : g.output()) {
     auto it = values_.find(out.name());
     if (it == values_.end()) return absl::InvalidArgumentError(StrCat("graph output '", out.name(), "' is undefined"));
@@ -435,6 +428,18 @@ class ImporterNode : public graph::OnnxNode {
   const onnx::NodeProto& n_;
   Attrs attrs_;
 };
+
+absl::Status Importer::ConvertNodes(const onnx::GraphProto& g) {
+  auto order = TopologicalOrder(g);
+  if (!order.ok()) return order.status();
+  for (int i : *order) {
+    const onnx::NodeProto& n = g.node(i);
+    if (!n.domain().empty() && n.domain() != "ai.onnx")
+      return NodeError(n, StrCat("unsupported op: domain '", n.domain(), "' is not supported"));
+    if (absl::Status s = Convert(n); !s.ok()) return s;
+  }
+  return absl::OkStatus();
+}
 
 absl::Status Importer::Convert(const onnx::NodeProto& n) {
   const std::string& op = n.op_type();
