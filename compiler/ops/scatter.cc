@@ -3,14 +3,23 @@
 #include "common/strings.h"
 
 namespace tunefarm::ops {
+namespace {
+
+// What every scatter needs of its operands: valid shapes, integer indices, updates of data's dtype.
+absl::Status CheckScatterOperands(std::string_view op, const Tensor& data, const Tensor& indices, const Tensor& updates) {
+  if (auto s = CheckShape(op, "data", data.shape); !s.ok()) return s;
+  if (auto s = CheckShape(op, "indices", indices.shape); !s.ok()) return s;
+  if (auto s = CheckDType(op, "indices", indices.dtype, DTypeSet::kInt); !s.ok()) return s;
+  if (updates.dtype != data.dtype) return OpError(op, "updates and data differ in dtype");
+  return absl::OkStatus();
+}
+
+}  // namespace
 
 absl::StatusOr<Tensor> ScatterElements(DagBuilder& b, const Tensor& data, const Tensor& indices, const Tensor& updates,
                                        int64_t axis, std::string name) {
   constexpr std::string_view kOp = "scatter_elements";
-  if (auto s = CheckShape(kOp, "data", data.shape); !s.ok()) return s;
-  if (auto s = CheckShape(kOp, "indices", indices.shape); !s.ok()) return s;
-  if (auto s = CheckDType(kOp, "indices", indices.dtype, DTypeSet::kInt); !s.ok()) return s;
-  if (updates.dtype != data.dtype) return OpError(kOp, "updates and data differ in dtype");
+  if (auto s = CheckScatterOperands(kOp, data, indices, updates); !s.ok()) return s;
   if (updates.shape != indices.shape) return OpError(kOp, "updates and indices differ in shape");
   const int rank = static_cast<int>(data.shape.size());
   if (rank == 0 || static_cast<int>(indices.shape.size()) != rank) return OpError(kOp, "indices and data differ in rank");
@@ -50,10 +59,7 @@ absl::StatusOr<Tensor> ScatterElements(DagBuilder& b, const Tensor& data, const 
 absl::StatusOr<Tensor> ScatterND(DagBuilder& b, const Tensor& data, const Tensor& indices, const Tensor& updates,
                                  ScatterReduction reduction, std::string name) {
   constexpr std::string_view kOp = "scatter_nd";
-  if (auto s = CheckShape(kOp, "data", data.shape); !s.ok()) return s;
-  if (auto s = CheckShape(kOp, "indices", indices.shape); !s.ok()) return s;
-  if (auto s = CheckDType(kOp, "indices", indices.dtype, DTypeSet::kInt); !s.ok()) return s;
-  if (updates.dtype != data.dtype) return OpError(kOp, "updates and data differ in dtype");
+  if (auto s = CheckScatterOperands(kOp, data, indices, updates); !s.ok()) return s;
   const int64_t r = static_cast<int64_t>(data.shape.size()), q = static_cast<int64_t>(indices.shape.size());
   if (q < 1 || r < 1) return OpError(kOp, "data or indices is a scalar");
   const int64_t k = indices.shape.back();

@@ -183,6 +183,30 @@ TEST(ImportLimits, ResizeAndDftTablesAreBoundedBeforeTheyAreBuilt) {
   ExpectError(dft.Import(), "this DFT is a matmul, not an FFT");
 }
 
+TEST(ImportLimits, UnpoolAndStftOperandsAreNamedErrors) {
+  ModelBuilder unpool("MaxUnpool", 11);
+  unpool.FloatInput("x", {1, 1, 2, 2});
+  auto* idx = unpool.m.mutable_graph()->add_input();
+  idx->set_name("idx");
+  idx->mutable_type()->mutable_tensor_type()->set_elem_type(onnx::TensorProto::INT64);
+  for (int64_t d : {1, 1, 2, 2}) idx->mutable_type()->mutable_tensor_type()->mutable_shape()->add_dim()->set_dim_value(d);
+  unpool.node->add_input("idx");
+  auto* k = unpool.node->add_attribute();
+  k->set_name("kernel_shape");
+  k->set_type(onnx::AttributeProto::INTS);
+  for (int64_t v : {2, 2}) k->add_ints(v);
+  auto* st = unpool.node->add_attribute();
+  st->set_name("strides");
+  st->set_type(onnx::AttributeProto::INTS);
+  for (int64_t v : {int64_t{1} << 62, int64_t{1}}) st->add_ints(v);
+  ExpectError(unpool.Import(), "kernel_shape and strides must be in [1, 2^20]");
+
+  ModelBuilder stft("STFT", 17);
+  stft.FloatInput("signal", {1, 8, 1});
+  stft.ScalarInput("step", 0, onnx::TensorProto::INT64);
+  ExpectError(stft.Import(), "frame_step 0 is not positive");
+}
+
 TEST(ImportLimits, RecurrentSizesAndOutputsAreChecked) {
   auto gru = [](int64_t hidden, int outputs) {
     ModelBuilder b("GRU", 14);
