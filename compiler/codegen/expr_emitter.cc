@@ -18,8 +18,8 @@ using Kind = LaneValue::Kind;
 
 LaneValue Scalar(Value* v) { return {Kind::kScalar, v, 0}; }
 LaneValue Vector(Value* v) { return {Kind::kVector, v, 0}; }
-LaneValue Ramp(Value* base, int64_t stride) {
-  return stride == 0 ? Scalar(base) : LaneValue{Kind::kRamp, base, stride};
+LaneValue Ramp(Value* base, int64_t stride, int64_t group_stride) {
+  return stride == 0 && group_stride == 0 ? Scalar(base) : LaneValue{Kind::kRamp, base, stride, group_stride};
 }
 
 bool IsUnsigned(DType t) { return !te::IsSigned(t); }  // unsigned integers and bool
@@ -76,8 +76,9 @@ Value* ExprEmitter::ToVector(const LaneValue& v) {
     case Kind::kVector: return v.value;
     case Kind::kScalar: return b_.CreateVectorSplat(lanes, v.value);
     case Kind::kRamp: {
+      const int group = scope_->group;
       std::vector<llvm::Constant*> offsets;
-      for (int i = 0; i < lanes; ++i) offsets.push_back(b_.getInt64(v.stride * i));
+      for (int i = 0; i < lanes; ++i) offsets.push_back(b_.getInt64(v.stride * (i % group) + v.group_stride * (i / group)));
       return b_.CreateAdd(b_.CreateVectorSplat(lanes, v.value), llvm::ConstantVector::get(offsets));
     }
   }
@@ -103,7 +104,11 @@ LaneValue ExprEmitter::Rec(const Expr& e) {
       break;
     case ExprKind::kVar:
       if (e->int_value == scope_->lane_var) {
-        out = Ramp(scope_->lane_base, 1);
+        // With lane groups the variable restarts in every group; with one group, its
+        // group_stride follows the one-group rule of LaneValue.
+        out = Ramp(scope_->lane_base, 1, scope_->group_var < 0 ? scope_->group : 0);
+      } else if (e->int_value == scope_->group_var) {
+        out = Ramp(scope_->group_base, 0, 1);
       } else {
         auto it = scope_->vars.find(e->int_value);
         TF_CHECK(it != scope_->vars.end(), "unbound variable (ValidatePrimFuncs checks this)");
@@ -178,20 +183,23 @@ LaneValue ExprEmitter::Binary(const Expr& e, LaneValue a, LaneValue b) {
   if (no_vector && t == te::kIndexType) {
     auto base = [&](const LaneValue& v) { return v.value; };
     auto stride = [&](const LaneValue& v) { return v.kind == Kind::kRamp ? v.stride : 0; };
+    auto group_stride = [&](const LaneValue& v) { return v.kind == Kind::kRamp ? v.group_stride : 0; };
     if (kind == ExprKind::kAdd) {
-      return Ramp(b_.CreateAdd(base(a), base(b)), stride(a) + stride(b));
+      return Ramp(b_.CreateAdd(base(a), base(b)), stride(a) + stride(b), group_stride(a) + group_stride(b));
     }
     if (kind == ExprKind::kSub) {
-      return Ramp(b_.CreateSub(base(a), base(b)), stride(a) - stride(b));
+      return Ramp(b_.CreateSub(base(a), base(b)), stride(a) - stride(b), group_stride(a) - group_stride(b));
     }
     if (kind == ExprKind::kMul) {
       auto* ca = llvm::dyn_cast<llvm::ConstantInt>(a.value);
       auto* cb = llvm::dyn_cast<llvm::ConstantInt>(b.value);
       if (a.kind == Kind::kRamp && b.kind == Kind::kScalar && cb) {
-        return Ramp(b_.CreateMul(a.value, cb), a.stride * cb->getSExtValue());
+        const int64_t c = cb->getSExtValue();
+        return Ramp(b_.CreateMul(a.value, cb), a.stride * c, a.group_stride * c);
       }
       if (b.kind == Kind::kRamp && a.kind == Kind::kScalar && ca) {
-        return Ramp(b_.CreateMul(ca, b.value), b.stride * ca->getSExtValue());
+        const int64_t c = ca->getSExtValue();
+        return Ramp(b_.CreateMul(ca, b.value), b.stride * c, b.group_stride * c);
       }
     }
   }
@@ -313,23 +321,84 @@ LaneValue ExprEmitter::AsIndex(const Expr& index) {
 ExprEmitter::ExprEmitter(llvm::IRBuilderBase& b, const tir::PrimFunc& func, const MathOptions& math)
     : b_(b), func_(func), math_(math), alias_scopes_(b.getContext(), func) {}
 
+bool ExprEmitter::IsContiguous(const LaneValue& idx) const {
+  return idx.kind == Kind::kRamp && idx.stride == 1 && idx.group_stride == scope_->group;
+}
+
+Value* ExprEmitter::Concat(std::vector<Value*> parts) {
+  while (parts.size() > 1) {  // pairwise: the part count is a power of two (lane_groups.h)
+    std::vector<Value*> joined;
+    const int width = static_cast<int>(llvm::cast<llvm::FixedVectorType>(parts[0]->getType())->getNumElements());
+    std::vector<int> mask(2 * width);
+    for (int i = 0; i < 2 * width; ++i) mask[i] = i;
+    for (size_t i = 0; i + 1 < parts.size(); i += 2) joined.push_back(b_.CreateShuffleVector(parts[i], parts[i + 1], mask));
+    parts = std::move(joined);
+  }
+  return parts[0];
+}
+
+Value* ExprEmitter::LoadRamp(DType t, Value* base, const LaneValue& idx, std::vector<llvm::Instruction*>* loads) {
+  llvm::Type* mem = MemoryType(t);
+  const int lanes = scope_->lanes;
+  const int group = scope_->group;
+  const int groups = lanes / group;
+  auto load = [&](llvm::Type* type, Value* index) {
+    llvm::LoadInst* l = b_.CreateAlignedLoad(type, b_.CreateInBoundsGEP(mem, base, index), AlignOf(t));
+    loads->push_back(l);
+    return l;
+  };
+  auto group_index = [&](int g) { return b_.CreateAdd(idx.value, b_.getInt64(idx.group_stride * g)); };
+  if (IsContiguous(idx)) return load(LaneType(t, true), idx.value);
+  if (groups > 1 && idx.stride == 1) {
+    // One contiguous run per group (a block's weights): load each and join them, or load one
+    // and repeat it when every group reads the same run.
+    llvm::Type* part = llvm::FixedVectorType::get(mem, group);
+    if (idx.group_stride == 0) {
+      Value* run = load(part, idx.value);
+      std::vector<int> mask(lanes);
+      for (int i = 0; i < lanes; ++i) mask[i] = i % group;
+      return b_.CreateShuffleVector(run, mask);
+    }
+    std::vector<Value*> parts;
+    for (int g = 0; g < groups; ++g) parts.push_back(load(part, group_index(g)));
+    return Concat(std::move(parts));
+  }
+  if (groups > 1 && idx.stride == 0) {
+    // One element per group (an input pixel per group), repeated over its lanes.
+    Value* per_group = llvm::PoisonValue::get(llvm::FixedVectorType::get(mem, groups));
+    for (int g = 0; g < groups; ++g) per_group = b_.CreateInsertElement(per_group, load(mem, group_index(g)), g);
+    std::vector<int> mask(lanes);
+    for (int i = 0; i < lanes; ++i) mask[i] = i / group;
+    return b_.CreateShuffleVector(per_group, mask);
+  }
+  Value* ptrs = b_.CreateInBoundsGEP(mem, base, ToVector(idx));
+  llvm::CallInst* gather = b_.CreateMaskedGather(LaneType(t, true), ptrs, AlignOf(t));
+  loads->push_back(gather);
+  return gather;
+}
+
 LaneValue ExprEmitter::Load(const Expr& e) {
   const DType t = e->dtype;
   llvm::Type* mem = MemoryType(t);
   Value* base = scope_->buffers[e->int_value];
   LaneValue idx = AsIndex(e->operands[0]);
+  std::vector<llvm::Instruction*> loads;
   Value* loaded;
   bool vector = true;
   if (idx.kind == Kind::kScalar) {
-    loaded = b_.CreateAlignedLoad(mem, b_.CreateInBoundsGEP(mem, base, idx.value), AlignOf(t));
+    llvm::LoadInst* l = b_.CreateAlignedLoad(mem, b_.CreateInBoundsGEP(mem, base, idx.value), AlignOf(t));
+    loads.push_back(l);
+    loaded = l;
     vector = false;
-  } else if (idx.kind == Kind::kRamp && idx.stride == 1) {
-    loaded = b_.CreateAlignedLoad(LaneType(t, true), b_.CreateInBoundsGEP(mem, base, idx.value), AlignOf(t));
+  } else if (idx.kind == Kind::kRamp) {
+    loaded = LoadRamp(t, base, idx, &loads);
   } else {
     Value* ptrs = b_.CreateInBoundsGEP(mem, base, ToVector(idx));
-    loaded = b_.CreateMaskedGather(LaneType(t, true), ptrs, AlignOf(t));
+    llvm::CallInst* gather = b_.CreateMaskedGather(LaneType(t, true), ptrs, AlignOf(t));
+    loads.push_back(gather);
+    loaded = gather;
   }
-  alias_scopes_.Tag(llvm::cast<llvm::Instruction>(loaded), static_cast<int>(e->int_value));
+  for (llvm::Instruction* l : loads) alias_scopes_.Tag(l, static_cast<int>(e->int_value));
   if (t == DType::kBool) loaded = b_.CreateICmpNE(loaded, llvm::Constant::getNullValue(loaded->getType()));
   return vector ? Vector(loaded) : Scalar(loaded);
 }
@@ -349,7 +418,7 @@ void ExprEmitter::EmitStore(int buffer, const Expr& index, const Expr& value, co
   if (idx.kind == Kind::kScalar) {
     TF_CHECK(val.kind == Kind::kScalar, "lane-dependent value stored to one address (see vector_plan.h)");
     stored = b_.CreateAlignedStore(to_memory(val.value), b_.CreateInBoundsGEP(mem, base, idx.value), AlignOf(t));
-  } else if (idx.kind == Kind::kRamp && idx.stride == 1) {
+  } else if (IsContiguous(idx)) {
     stored = b_.CreateAlignedStore(to_memory(ToVector(val)), b_.CreateInBoundsGEP(mem, base, idx.value), AlignOf(t));
   } else {
     Value* ptrs = b_.CreateInBoundsGEP(mem, base, ToVector(idx));

@@ -18,6 +18,7 @@
 #include "compiler/tir/stmt.h"
 
 namespace llvm {
+class Instruction;
 class IRBuilderBase;
 class Type;
 class Value;
@@ -25,11 +26,16 @@ class Value;
 
 namespace tunefarm::codegen {
 
+// A chunk's lanes come in groups of ExprScope::group lanes (one group, all lanes, unless the
+// chunk runs several iterations of the loop around the vector loop: lane_groups.h). A ramp's
+// value in lane l is base + stride * (l % group) + group_stride * (l / group); with one group,
+// group_stride is stride * group, so that the ramp is base + stride * l.
 struct LaneValue {
   enum class Kind : uint8_t { kScalar, kRamp, kVector };
   Kind kind = Kind::kScalar;
   llvm::Value* value = nullptr;  // the scalar, the ramp's base (int64), or the vector
-  int64_t stride = 0;            // kRamp only; never 0 (a ramp of stride 0 is a scalar)
+  int64_t stride = 0;            // kRamp only (a ramp of both strides 0 is a scalar)
+  int64_t group_stride = 0;      // kRamp only
 };
 
 // What expressions can see: buffers, bound loop variables and the current vector chunk.
@@ -39,6 +45,9 @@ struct ExprScope {
   int64_t lane_var = -1;                 // the vectorized variable, -1 outside a chunk
   llvm::Value* lane_base = nullptr;      // its value in lane 0 (int64)
   int lanes = 0;                         // lanes of the chunk
+  int group = 0;                         // lanes per group: lanes, or fewer with lane groups
+  int64_t group_var = -1;                // the loop whose iterations the groups are, or -1
+  llvm::Value* group_base = nullptr;     // its value in group 0 (int64)
 };
 
 class ExprEmitter {
@@ -66,6 +75,12 @@ class ExprEmitter {
   // The lane value as an int64 index (sign/zero-extending narrower integers).
   LaneValue AsIndex(const te::Expr& index);
   llvm::Value* ToVector(const LaneValue& v);
+  // A load of every lane whose index is a ramp (contiguous, per group, or a gather).
+  llvm::Value* LoadRamp(te::DType t, llvm::Value* base, const LaneValue& idx, std::vector<llvm::Instruction*>* loads);
+  // True for a ramp that is base + l in lane l: one contiguous vector access.
+  bool IsContiguous(const LaneValue& idx) const;
+  // Concatenates equal-width vectors, in order.
+  llvm::Value* Concat(std::vector<llvm::Value*> parts);
   llvm::Type* LaneType(te::DType t, bool memory) const;
 
   llvm::IRBuilderBase& b_;

@@ -6,6 +6,7 @@
 #include <string>
 
 #include "compiler/codegen/expr_emitter.h"
+#include "compiler/codegen/lane_groups.h"
 #include "compiler/codegen/llvm_target.h"
 #include "compiler/codegen/metadata.h"
 #include "compiler/codegen/vector_plan.h"
@@ -224,6 +225,13 @@ class FunctionEmitter : private tir::StmtVisitor {
       Unbind(var);
     };
     int64_t extent = 0;
+    if (loop.for_kind == tir::ForKind::kSerial || loop.for_kind == tir::ForKind::kUnrolled) {
+      const LaneGroupPlan groups = PlanLaneGroups(loop, ms_.target);
+      if (groups.groups > 0) {
+        EmitLaneGroups(loop, groups.groups);
+        return;
+      }
+    }
     switch (loop.for_kind) {
       case tir::ForKind::kSerial:
         EmitLoop(b_.getInt64(0), exprs_.EmitScalar(loop.extent, region_->scope), body);
@@ -303,14 +311,50 @@ class FunctionEmitter : private tir::StmtVisitor {
       Unbind(var);
       return;
     }
+    EmitChunkBody(loop, base, lanes, lanes, -1, nullptr);
+  }
+
+  // `outer`'s body is a vectorized loop of E lanes; each chunk runs `groups` iterations of
+  // `outer` (lane_groups.h), and the iterations left over run one at a time.
+  void EmitLaneGroups(const StmtNode& outer, int groups) {
+    const StmtNode& inner = *outer.body;
+    const int64_t outer_var = outer.loop_var->int_value;
+    int64_t extent = 0, lanes = 0;
+    TF_CHECK(te::IsConstInt(outer.extent, &extent) && te::IsConstInt(inner.extent, &lanes), "constant extents");
+    const int64_t chunks = extent / groups;
+    auto chunk = [&](Value* first) {
+      EmitChunkBody(inner, b_.getInt64(0), static_cast<int>(lanes * groups), static_cast<int>(lanes), outer_var, first);
+    };
+    const bool unrolled = outer.for_kind == tir::ForKind::kUnrolled;
+    if (unrolled && chunks <= kMaxUnrolledCopies) {
+      for (int64_t c = 0; c < chunks; ++c) chunk(b_.getInt64(c * groups));
+    } else {
+      EmitLoop(b_.getInt64(0), b_.getInt64(chunks), [&](Value* c) {
+        chunk(b_.CreateMul(c, b_.getInt64(groups), "", true, true));
+      }, unrolled);
+    }
+    for (int64_t i = chunks * groups; i < extent; ++i) {
+      Bind(outer_var, b_.getInt64(i));
+      EmitStmt(outer.body);
+      Unbind(outer_var);
+    }
+  }
+
+  void EmitChunkBody(const StmtNode& loop, Value* base, int lanes, int group, int64_t group_var, Value* group_base) {
     ExprScope& scope = region_->scope;
-    scope.lane_var = var;
+    scope.lane_var = loop.loop_var->int_value;
     scope.lane_base = base;
     scope.lanes = lanes;
+    scope.group = group;
+    scope.group_var = group_var;
+    scope.group_base = group_base;
     EmitStmt(loop.body);
     scope.lane_var = -1;
     scope.lane_base = nullptr;
     scope.lanes = 0;
+    scope.group = 0;
+    scope.group_var = -1;
+    scope.group_base = nullptr;
   }
 
   // Outlines the loop into `name.parN` (a tunefarm_parallel_body) that runs a contiguous

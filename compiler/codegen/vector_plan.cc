@@ -82,6 +82,7 @@ VectorPlan PlanVectorLoop(const tir::StmtNode& loop, const Target& target) {
   int native = std::max(1, target.VectorBits() / (8 * widest_bytes));
   int64_t max_lanes = static_cast<int64_t>(native) * kMaxVectorsPerChunk;
   plan.vectorize = true;
+  plan.native_lanes = native;
   plan.chunk_lanes = static_cast<int>(std::min(extent, max_lanes));
   plan.num_full_chunks = extent / plan.chunk_lanes;
   plan.tail_lanes = static_cast<int>(extent % plan.chunk_lanes);

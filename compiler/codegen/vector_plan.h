@@ -24,6 +24,7 @@ struct VectorPlan {
   int chunk_lanes = 0;        // lanes of each full chunk
   int64_t num_full_chunks = 0;
   int tail_lanes = 0;         // lanes of the final partial chunk, 0 if none
+  int native_lanes = 0;       // lanes of the widest element type in one register
 };
 
 // Up to this many native vectors per chunk: wide enough to keep the FMA units busy, small
