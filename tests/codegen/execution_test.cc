@@ -21,12 +21,6 @@ using tir::Stmt;
 
 constexpr DType kF32 = DType::kFloat32;
 
-void FillRandom(Array<float>& a, uint32_t seed, float lo = -1, float hi = 1) {
-  std::mt19937 rng(seed);
-  std::uniform_real_distribution<float> dist(lo, hi);
-  for (size_t i = 0; i < a.size; ++i) a[i] = dist(rng);
-}
-
 class ExecutionTest : public ::testing::TestWithParam<std::tuple<Backend, int>> {
  protected:
   Backend backend() const { return std::get<0>(GetParam()); }

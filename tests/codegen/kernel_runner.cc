@@ -6,6 +6,7 @@
 #include <cstdio>
 #include <cstdlib>
 #include <fstream>
+#include <random>
 
 #include "compiler/codegen/host_target.h"
 #include "common/strings.h"
@@ -149,6 +150,12 @@ tir::PrimFunc MakeFunc(const std::string& name, std::vector<tir::Buffer> buffers
 
 te::Expr LoadAt(const tir::PrimFunc& f, int buffer, te::Expr index) {
   return te::Load(f.buffers[buffer].dtype, buffer, {std::move(index)});
+}
+
+void FillRandom(Array<float>& a, uint32_t seed, float lo, float hi) {
+  std::mt19937 rng(seed);
+  std::uniform_real_distribution<float> dist(lo, hi);
+  for (size_t i = 0; i < a.size; ++i) a[i] = dist(rng);
 }
 
 }  // namespace tunefarm::codegen::testing

@@ -68,4 +68,7 @@ struct Array {
   deploy::AlignedBuffer buffer;
 };
 
+// Uniform random values in [lo, hi), reproducible from the seed.
+void FillRandom(Array<float>& a, uint32_t seed, float lo = -1, float hi = 1);
+
 }  // namespace tunefarm::codegen::testing

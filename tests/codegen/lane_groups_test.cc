@@ -25,12 +25,6 @@ constexpr DType kF32 = DType::kFloat32;
 // neighbours; the groups are 2 (AVX2) or 4 (AVX-512).
 constexpr int64_t kLanes = 4;
 
-void FillRandom(Array<float>& a, uint32_t seed) {
-  std::mt19937 rng(seed);
-  std::uniform_real_distribution<float> dist(-1, 1);
-  for (size_t i = 0; i < a.size; ++i) a[i] = dist(rng);
-}
-
 int HostGroups(const Stmt& outer) { return PlanLaneGroups(*outer, HostTarget()).groups; }
 
 std::string HostReason(const Stmt& outer) { return PlanLaneGroups(*outer, HostTarget()).reason; }
