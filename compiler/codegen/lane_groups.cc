@@ -138,6 +138,7 @@ LaneGroupPlan PlanLaneGroups(const StmtNode& outer, const Target& target) {
     plan.reason = StrCat(lanes, " lanes do not leave a register part idle");
     return plan;
   }
+  plan.narrow = true;
   const int groups = inner.native_lanes / lanes;
   if (extent < groups) {
     plan.reason = StrCat("extent ", extent, " is less than ", groups, " groups");

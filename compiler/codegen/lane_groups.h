@@ -28,6 +28,7 @@ namespace tunefarm::codegen {
 struct LaneGroupPlan {
   int groups = 0;      // iterations of the outer loop per chunk; 0 when it is not widened
   std::string reason;  // why not (for logs and tests)
+  bool narrow = false; // the body is a vectorized loop narrower than a register, widened or not
 };
 
 // Whether the loop `outer`, whose body is a vectorized loop, runs several of its iterations per

@@ -11,6 +11,7 @@
 #include "compiler/codegen/metadata.h"
 #include "compiler/codegen/vector_plan.h"
 #include "common/check.h"
+#include "common/log.h"
 #include "common/strings.h"
 #include "compiler/tir/stmt_functor.h"
 #include "deploy/tunefarm_abi.h"
@@ -228,9 +229,13 @@ class FunctionEmitter : private tir::StmtVisitor {
     if (loop.for_kind == tir::ForKind::kSerial || loop.for_kind == tir::ForKind::kUnrolled) {
       const LaneGroupPlan groups = PlanLaneGroups(loop, ms_.target);
       if (groups.groups > 0) {
+        TF_LOG(DEBUG, "codegen") << f_.name << ": " << groups.groups << " lane groups over loop var "
+                                 << var;
         EmitLaneGroups(loop, groups.groups);
         return;
       }
+      if (groups.narrow)
+        TF_LOG(DEBUG, "codegen") << f_.name << ": loop var " << var << " not widened: " << groups.reason;
     }
     switch (loop.for_kind) {
       case tir::ForKind::kSerial:
