@@ -1,5 +1,6 @@
 // The ONNX importer's state, shared by its files: onnx_importer.cc (graphs, nodes, the
-// converters' OnnxNode) and onnx_control_flow.cc (If). Internal to compiler/frontend.
+// converters' OnnxNode), onnx_control_flow.cc (If) and onnx_loops.cc (Loop, Scan). Internal to
+// compiler/frontend.
 #pragma once
 
 #include <map>
@@ -57,15 +58,22 @@ class Importer {
   // Control flow (onnx_control_flow.cc). If: a constant cond inlines its branch; a runtime one
   // inlines both and selects each output with Where (the branches must agree in type).
   absl::Status ConvertIf(const onnx::NodeProto& n);
+  // Loop and Scan (onnx_loops.cc): unrolled at import, so the trip count must be known at
+  // compile time (a constant, a bound input, or a scan axis's extent).
+  absl::Status ConvertLoop(const onnx::NodeProto& n);
+  absl::Status ConvertScan(const onnx::NodeProto& n);
   // Imports subgraph `g` of node `n` into this graph under fresh value names (`tag` tells
-  // branches apart) and returns the values of its outputs.
+  // branches and iterations apart), its formal inputs reading the values `inputs`, and returns
+  // the values of its outputs.
   absl::StatusOr<std::vector<std::string>> InlineSubgraph(const onnx::NodeProto& n, const onnx::GraphProto& g,
-                                                          const std::string& tag);
+                                                          const std::string& tag,
+                                                          const std::vector<std::string>& inputs = {});
   // A value name no model value has nor will have.
   std::string FreshValueName(const std::string& base);
 
   // Helpers for converters (ImporterNode exposes them as graph::OnnxNode).
   friend class ImporterNode;
+  friend class LoopBuilder;
   absl::StatusOr<std::vector<int64_t>> ConstInts(const onnx::NodeProto& n, int i, const char* what);
   absl::StatusOr<std::vector<double>> ConstNumbers(const onnx::NodeProto& n, int i, const char* what);
   absl::StatusOr<double> ConstScalar(const onnx::NodeProto& n, int i, const char* what);
@@ -84,6 +92,7 @@ class Importer {
   std::map<std::string, Value> values_;
   std::set<std::string> runtime_inputs_;  // graph inputs that are neither initializers nor bound
   std::set<std::string> model_names_;     // every value name of the model, subgraphs included
+  int64_t unrolled_nodes_ = 0;            // body nodes Loop and Scan copied so far (nested too)
 };
 
 }  // namespace tunefarm::frontend

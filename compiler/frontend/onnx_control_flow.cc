@@ -1,7 +1,8 @@
 // Control flow: ONNX If, imported by inlining its branches into the one static graph. A cond
 // known at compile time (a constant, or a graph input given with --bind) keeps only its branch;
 // a runtime cond computes both branches and picks each output with Where, which needs the two
-// branches to agree on every output's type. Loop and Scan are not supported yet.
+// branches to agree on every output's type. Loop and Scan are unrolled (onnx_loops.cc), through
+// the same subgraph inlining.
 #include <functional>
 
 #include "common/strings.h"
@@ -63,11 +64,16 @@ void RenameReads(onnx::GraphProto* g, const std::map<std::string, std::string>& 
 }  // namespace
 
 absl::StatusOr<std::vector<std::string>> Importer::InlineSubgraph(const onnx::NodeProto& n, const onnx::GraphProto& g,
-                                                                  const std::string& tag) {
-  if (g.input_size() > 0) return NodeError(n, StrCat("the ", tag, " subgraph takes inputs"));
+                                                                  const std::string& tag,
+                                                                  const std::vector<std::string>& inputs) {
+  if (g.input_size() != static_cast<int>(inputs.size()))
+    return NodeError(n, StrCat("the ", tag, " subgraph takes ", g.input_size(), " inputs, the node gives it ",
+                               inputs.size()));
   const std::string stem = StrCat(n.output_size() > 0 && !n.output(0).empty() ? n.output(0) : n.name(), "/", tag, "/");
-  // Every value the subgraph defines gets a name of its own in the enclosing graph.
+  // Every value the subgraph defines gets a name of its own in the enclosing graph; its formal
+  // inputs read the values given for them.
   std::map<std::string, std::string> renamed;
+  for (int i = 0; i < g.input_size(); ++i) renamed[g.input(i).name()] = inputs[i];
   for (const auto& t : g.initializer()) renamed[t.name()] = FreshValueName(stem + t.name());
   for (const auto& node : g.node())
     for (const std::string& out : node.output())
@@ -77,6 +83,7 @@ absl::StatusOr<std::vector<std::string>> Importer::InlineSubgraph(const onnx::No
     for (auto& out : *node.mutable_output())
       if (!out.empty()) out = renamed.at(out);
   body.clear_initializer();
+  body.clear_input();
   RenameReads(&body, renamed);
   for (const auto& t : g.initializer()) {
     auto value = HostTensorFromOnnx(t);

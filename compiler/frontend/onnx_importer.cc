@@ -448,6 +448,8 @@ absl::Status Importer::Convert(const onnx::NodeProto& n) {
       return NodeError(n, StrCat("undefined input name '", n.input(i), "'"));
   if (n.output_size() == 0) return NodeError(n, "has no outputs");
   if (op == "If") return ConvertIf(n);
+  if (op == "Loop") return ConvertLoop(n);
+  if (op == "Scan") return ConvertScan(n);
   const graph::OpRegistry& registry = graph::OpRegistry::Global();
   const graph::OnnxConverter* converter = registry.FindOnnx(op, opset_);
   if (converter == nullptr && registry.Find(op) == nullptr)

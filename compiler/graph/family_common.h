@@ -6,6 +6,7 @@
 #include <string>
 #include <vector>
 
+#include "common/status_macros.h"
 #include "common/strings.h"
 #include "compiler/graph/op_compute.h"
 #include "compiler/graph/op_registry.h"
@@ -44,12 +45,6 @@ inline absl::Status NeedFloat(const TensorType& t, const char* what) {
     return Error(StrCat(what, " must be a float tensor, got ", t.ToString()));
   return absl::OkStatus();
 }
-
-#define TF_RETURN_IF_ERROR(expr)          \
-  do {                                    \
-    absl::Status _st = (expr);            \
-    if (!_st.ok()) return _st;            \
-  } while (0)
 
 // `base` followed by `more` (a family's shared attributes plus an op's own).
 inline std::vector<AttrSpec> With(std::vector<AttrSpec> base, std::vector<AttrSpec> more) {
