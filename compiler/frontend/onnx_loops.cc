@@ -126,6 +126,8 @@ absl::Status Importer::ConvertLoop(const onnx::NodeProto& n) {
   if (scan_count < 0)
     return NodeError(n, StrCat("the body has ", body->output_size(), " outputs, fewer than cond and the ",
                                carried_count, " loop-carried values"));
+  for (int i = 2; i < n.input_size(); ++i)
+    if (n.input(i).empty()) return NodeError(n, StrCat("loop-carried input ", i, " is empty"));
   const bool has_m = !n.input(0).empty(), has_cond = !n.input(1).empty();
   if (!has_m && !has_cond) return NodeError(n, "has neither a trip count M nor a condition: it never ends");
   int64_t trips = kMaxUnrolledIterations + 1;
@@ -219,6 +221,13 @@ absl::Status Importer::ConvertScan(const onnx::NodeProto& n) {
   if (batched && !IntsAttr(n, "scan_input_axes").empty())
     return NodeError(n, "scan_input_axes is an opset 9 attribute");
 
+  for (int i = first; i < n.input_size(); ++i) {
+    if (n.input(i).empty()) return NodeError(n, StrCat("input ", i, " is empty"));
+    // Opset 8: states carry the batch axis, scan inputs the batch and the scan axis.
+    const size_t rank = values_.at(n.input(i)).type.shape.size(), least = i < first + states ? 1 : 2;
+    if (batched && rank < least)
+      return NodeError(n, StrCat("input ", i, " has rank ", rank, "; with opset 8's batch axis it needs ", least));
+  }
   LoopBuilder lb(*this, n);
   std::vector<std::string> state_in(n.input().begin() + first, n.input().begin() + first + states);
   std::vector<std::string> scan_in(n.input().begin() + first + states, n.input().end());
