@@ -1,15 +1,18 @@
-// The resize family: ONNX Resize (opset 10 on), Upsample (7 to 9) and GridSample (16 on). The converter turns
+// The resize family: ONNX Resize (opset 10 on), Upsample (7 to 9), GridSample (16 on) and
+// RoiAlign (10 on). The converter turns
 // the scales or sizes, the region of interest and the attributes into one index table (and one
 // weight table, for linear, cubic and extrapolating resizes) per resized axis
 // (resize_tables.h); the graph op "Resize" then gathers through those constant tables
 // (ops/resize.h), whatever the coordinate rule was. GridSample reads its coordinates from data
-// and interpolates in its kernel (ops/grid_sample.h).
+// and interpolates in its kernel (ops/grid_sample.h); RoiAlign reads its boxes from data and
+// averages bilinear samples per bin (ops/roi_align.h).
 #include <cmath>
 
 #include "compiler/graph/family_common.h"
 #include "compiler/graph/resize_tables.h"
 #include "compiler/ops/grid_sample.h"
 #include "compiler/ops/resize.h"
+#include "compiler/ops/roi_align.h"
 
 namespace tunefarm::graph {
 namespace {
@@ -215,6 +218,47 @@ Outputs ComputeGridSample(te::DagBuilder& b, const Node& n, const std::vector<Te
   return One(ops::GridSample(b, in[0], in[1], p, n.name));
 }
 
+absl::Status InferRoiAlign(const Node& n, const std::vector<TensorType>& in, std::vector<TensorType>* out) {
+  TF_RETURN_IF_ERROR(NeedFloat(in[0], "X"));
+  const Shape &x = in[0].shape, &rois = in[1].shape;
+  if (x.size() != 4 || rois.size() != 2 || rois[1] != 4 || in[1].dtype != in[0].dtype)
+    return Error(StrCat("X ", in[0].ToString(), " and rois ", in[1].ToString(), " should be [N, C, H, W] and [R, 4] of one dtype"));
+  if (in[2].shape != Shape{rois[0]} || !te::IsInt(in[2].dtype))
+    return Error(StrCat("batch_indices ", in[2].ToString(), " should be [", rois[0], "] integers"));
+  const std::string mode = n.attrs.GetString("mode"), coords = n.attrs.GetString("coordinate_transformation_mode");
+  if (mode != "avg" && mode != "max") return Error(StrCat("mode '", mode, "' is not avg or max"));
+  if (coords != "half_pixel" && coords != "output_half_pixel")
+    return Error(StrCat("coordinate_transformation_mode '", coords, "' is not half_pixel or output_half_pixel"));
+  const int64_t ratio = n.attrs.GetInt("sampling_ratio");
+  if (ratio < 1 || ratio > 64)
+    return Error(StrCat("sampling_ratio ", ratio, " is not in [1, 64]: the adaptive count (0) depends on each ",
+                        "box's size at run time, which a compiled kernel cannot follow"));
+  const int64_t oh = n.attrs.GetInt("output_height"), ow = n.attrs.GetInt("output_width");
+  if (oh < 1 || ow < 1 || oh > (int64_t{1} << 20) || ow > (int64_t{1} << 20))
+    return Error(StrCat("output size ", oh, "x", ow, " is not in [1, 2^20]"));
+  *out = {TensorType{in[0].dtype, {rois[0], x[1], oh, ow}}};
+  return absl::OkStatus();
+}
+
+Outputs ComputeRoiAlign(te::DagBuilder& b, const Node& n, const std::vector<TeTensor>& in) {
+  ops::RoiAlignParams p;
+  p.output_height = n.attrs.GetInt("output_height");
+  p.output_width = n.attrs.GetInt("output_width");
+  p.sampling_ratio = n.attrs.GetInt("sampling_ratio");
+  p.spatial_scale = n.attrs.GetFloat("spatial_scale");
+  p.half_pixel = n.attrs.GetString("coordinate_transformation_mode") == "half_pixel";
+  p.max_mode = n.attrs.GetString("mode") == "max";
+  return One(ops::RoiAlign(b, in[0], in[1], in[2], p, n.name));
+}
+
+// RoiAlign before opset 16 had no coordinate_transformation_mode and behaved as
+// output_half_pixel, which is no longer the default.
+absl::Status ConvertRoiAlign10(OnnxNode& n) {
+  Attrs attrs = n.attrs();
+  attrs.Set("coordinate_transformation_mode", std::string("output_half_pixel"));
+  return n.Emit("RoiAlign", {n.input(0), n.input(1), n.input(2)}, std::move(attrs), {n.output(0)});
+}
+
 }  // namespace
 
 void RegisterResizeFamily(OpRegistry* r) {
@@ -228,6 +272,12 @@ void RegisterResizeFamily(OpRegistry* r) {
   Set(r, "GridSample", ComputeGridSample);
   r->RegisterOnnx({"Resize", 10, -1, ConvertResize});
   r->RegisterOnnx({"Upsample", 7, 9, ConvertResize});
+  r->Register({"RoiAlign", 3, 3, 1,
+               {Str("mode", "avg"), Str("coordinate_transformation_mode", "half_pixel"), Int("output_height", 1),
+                Int("output_width", 1), Int("sampling_ratio", 0), Float("spatial_scale", 1.0)},
+               InferRoiAlign, OpPattern::kOpaque});
+  Set(r, "RoiAlign", ComputeRoiAlign);
+  r->RegisterOnnx({"RoiAlign", 10, 15, ConvertRoiAlign10});
 }
 
 }  // namespace tunefarm::graph

@@ -8,8 +8,6 @@
 namespace tunefarm::ops {
 namespace {
 
-Expr Floor(const Expr& v) { return UnaryExpr({UnaryOp::kFloor, std::nullopt, std::nullopt}, v); }
-
 // Reflects v into [lo, hi] as often as it takes (ONNX reference's _gs_reflect).
 Expr Reflect(const Expr& v, double lo, double hi, DType t) {
   const double range = hi - lo;

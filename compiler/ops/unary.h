@@ -61,6 +61,8 @@ absl::StatusOr<Tensor> Unary(DagBuilder& b, const Tensor& x, const UnaryParams& 
 // The expression of a unary op applied to one value (for fusing it into another stage's body).
 // The dtype must be allowed for the op (Unary checks it).
 Expr UnaryExpr(const UnaryParams& p, const Expr& x);
+// floor(x) of a float expression.
+inline Expr Floor(const Expr& x) { return UnaryExpr({UnaryOp::kFloor, std::nullopt, std::nullopt}, x); }
 
 // out = min(max(x, min), max); a missing bound does not clamp. Bounds are converted to x's dtype
 // (truncated and saturated for integers). Numeric dtypes.
