@@ -34,6 +34,7 @@ OpRegistry& OpRegistry::Global() {
     RegisterIndexFamily(r);
     RegisterRecurrentFamily(r);
     RegisterSignalFamily(r);
+    RegisterTextFamily(r);
     return r;
   }();
   return *registry;

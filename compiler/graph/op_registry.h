@@ -106,6 +106,7 @@ void RegisterResizeFamily(OpRegistry* r);
 void RegisterIndexFamily(OpRegistry* r);
 void RegisterRecurrentFamily(OpRegistry* r);
 void RegisterSignalFamily(OpRegistry* r);
+void RegisterTextFamily(OpRegistry* r);
 
 // NegativeLogLikelihoodLoss's ignore_index when the model sets none (ONNX's attribute is optional
 // with no default, and any integer is a valid class index to ignore).
