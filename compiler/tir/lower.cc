@@ -385,12 +385,10 @@ class StageLowering {
   std::map<int, std::vector<AxisRegion>> region_of_;  // per attached stage: the region it computes
 };
 
-}  // namespace
-
-absl::StatusOr<PrimFunc> Lower(const schedule::State& state, std::string_view name) {
-  if (!state.IsConcrete()) return absl::FailedPreconditionError("cannot lower a sketch: some split lengths are unfilled");
+absl::StatusOr<PrimFunc> LowerWithPlan(const schedule::State& state, std::string_view name,
+                                       const std::vector<int>& in_workspace) {
   const te::ComputeDag& dag = state.dag();
-  BufferPlan plan = PlanBuffers(state);
+  BufferPlan plan = PlanBuffers(state, in_workspace);
   LoweringContext ctx{state, plan, 0, std::vector<Expr>(dag.num_tensors())};
   std::vector<Stmt> nests;
   for (int tensor : dag.stages()) {
@@ -399,6 +397,15 @@ absl::StatusOr<PrimFunc> Lower(const schedule::State& state, std::string_view na
     if (stage.scope == schedule::kLayoutScope) continue;      // a parameter: computed at build time
     nests.push_back(StageLowering(&ctx, tensor, nullptr).Lower({}));
   }
+  // A stage attached to its only reader is local by choice, not by its schedule's request: when
+  // its region is too large for the stack it stays a workspace tensor, as before.
+  std::vector<int> too_large;
+  for (int tensor : plan.attached_locals)
+    if (plan.buffers[plan.buffer_of_tensor[tensor]].NumBytes() > kMaxLocalBufferBytes) too_large.push_back(tensor);
+  if (!too_large.empty()) {
+    too_large.insert(too_large.end(), in_workspace.begin(), in_workspace.end());
+    return LowerWithPlan(state, name, too_large);
+  }
   int64_t local_bytes = 0;
   for (const Buffer& b : plan.buffers) {
     if (b.scope != BufferScope::kLocal) continue;
@@ -406,6 +413,11 @@ absl::StatusOr<PrimFunc> Lower(const schedule::State& state, std::string_view na
       return absl::InvalidArgumentError(StrCat("local buffer ", b.name, " needs ", b.NumBytes(), " bytes, over the ",
                                                kMaxLocalBufferBytes, "-byte limit of a local stage"));
     local_bytes += b.NumBytes();
+  }
+  if (local_bytes > kMaxLocalBytesPerFunc && !plan.attached_locals.empty()) {
+    too_large = plan.attached_locals;
+    too_large.insert(too_large.end(), in_workspace.begin(), in_workspace.end());
+    return LowerWithPlan(state, name, too_large);
   }
   if (local_bytes > kMaxLocalBytesPerFunc)
     return absl::InvalidArgumentError(
@@ -420,6 +432,13 @@ absl::StatusOr<PrimFunc> Lower(const schedule::State& state, std::string_view na
   if (auto s = Verify(f); !s.ok())
     return absl::InternalError(StrCat("lowering produced invalid loop IR: ", std::string(s.message())));
   return f;
+}
+
+}  // namespace
+
+absl::StatusOr<PrimFunc> Lower(const schedule::State& state, std::string_view name) {
+  if (!state.IsConcrete()) return absl::FailedPreconditionError("cannot lower a sketch: some split lengths are unfilled");
+  return LowerWithPlan(state, name, {});
 }
 
 }  // namespace tunefarm::tir

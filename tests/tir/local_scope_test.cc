@@ -1,6 +1,7 @@
-// Local scope: a "local" cache stage computed at a consumer's loop lives in a buffer the size of
-// the region that loop's iterations touch, allocated at that loop and indexed from the region's
-// corner (a register tile). Checked on the loop IR and through the interpreter.
+// Local scope: a "local" cache stage computed at a consumer's loop, or any stage computed at a
+// loop of its only reader, lives in a buffer the size of the region that loop's iterations
+// touch, allocated at that loop and indexed from the region's corner (a register tile). Checked
+// on the loop IR and through the interpreter.
 #include <gtest/gtest.h>
 
 #include <cmath>
@@ -103,6 +104,39 @@ TEST(LocalScope, LocalCacheReadCopiesAPanel) {
   ASSERT_TRUE(f.ok()) << f.status();
   EXPECT_EQ(FindBuffer(*f, "B.local")->shape, (std::vector<int64_t>{9, 4}));
   EXPECT_LT(GemmError(*f, 13, 11, 9), 1e-4f) << PrimFuncToString(*f);
+}
+
+TEST(LocalScope, AStageAttachedToItsOnlyReaderIsATileToo) {
+  // Ansor's tile+fuse without a cache stage: C computed at its bias epilogue's j.0. C is read
+  // only there, so it needs just that iteration's 4 x 8 region, as a cache stage would.
+  for (int level : {1, 3}) {
+    State s(testing::GemmBiasDag(13, 11, 9));  // A B bias C out
+    ASSERT_TRUE(s.Split(4, 0, {4}).ok());
+    ASSERT_TRUE(s.Split(4, 2, {8}).ok());
+    ASSERT_TRUE(s.Reorder(4, {0, 2, 1, 3}).ok());
+    ASSERT_TRUE(s.ComputeAt(3, 4, level).ok());
+    auto f = Lower(s, "gemm");
+    ASSERT_TRUE(f.ok()) << f.status();
+    const Buffer* tile = FindBuffer(*f, "C");
+    ASSERT_NE(tile, nullptr);
+    EXPECT_EQ(tile->scope, BufferScope::kLocal);
+    const std::vector<int64_t> want = level == 1 ? std::vector<int64_t>{4, 8} : std::vector<int64_t>{1, 1};
+    EXPECT_EQ(tile->shape, want);
+    EXPECT_EQ(f->workspace_bytes, 0) << PrimFuncToString(*f);
+    EXPECT_LT(GemmError(*f, 13, 11, 9), 1e-4f) << PrimFuncToString(*f);
+  }
+}
+
+TEST(LocalScope, AnAttachedStageTooLargeForTheStackStaysInTheWorkspace) {
+  // Unlike a "local" cache stage (next test but one), C was not asked to be local: its 360 KB
+  // region at out's outermost loop keeps it a workspace tensor, and the program stays valid.
+  State s(testing::GemmBiasDag(300, 300, 2));
+  ASSERT_TRUE(s.Split(4, 0, {300}).ok());  // out: i.0 (1) i.1 j
+  ASSERT_TRUE(s.ComputeAt(3, 4, 0).ok());
+  auto f = Lower(s, "gemm");
+  ASSERT_TRUE(f.ok()) << f.status();
+  EXPECT_EQ(FindBuffer(*f, "C")->scope, BufferScope::kWorkspace);
+  EXPECT_LT(GemmError(*f, 300, 300, 2), 1e-4f);
 }
 
 TEST(LocalScope, LocalStageAtTheRootStaysInTheWorkspace) {
