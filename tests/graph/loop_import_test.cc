@@ -5,9 +5,9 @@
 // run time, a loop too long to unroll, one that never ends.
 #include <gtest/gtest.h>
 
-#include <random>
 
 #include "compiler/frontend/onnx_importer.h"
+#include "tests/graph/random_values.h"
 #include "onnx/onnx_pb.h"
 
 namespace tunefarm::frontend {
@@ -92,13 +92,7 @@ std::vector<Vec> FoldedOutputs(const onnx::ModelProto& m) {
   return out;
 }
 
-Vec Random(int64_t n, uint32_t seed) {
-  std::mt19937 rng(seed);
-  std::uniform_real_distribution<double> u(-1, 1);
-  Vec v(n);
-  for (double& x : v) x = static_cast<float>(u(rng));
-  return v;
-}
+Vec Random(int64_t n, uint32_t seed) { return testing::RandomFloat32Values(n, seed); }
 
 void ExpectNear(const Vec& got, const Vec& want, const std::string& what) {
   ASSERT_EQ(got.size(), want.size()) << what;

@@ -8,10 +8,10 @@
 #include <cmath>
 #include <complex>
 #include <numbers>
-#include <random>
 
 #include "common/strings.h"
 #include "compiler/frontend/onnx_importer.h"
+#include "tests/graph/random_values.h"
 #include "onnx/onnx_pb.h"
 
 namespace tunefarm::frontend {
@@ -55,13 +55,7 @@ struct Model {
   }
 };
 
-Vec RandomValues(int64_t n, uint32_t seed) {
-  std::mt19937 rng(seed);
-  std::uniform_real_distribution<double> u(-1, 1);
-  Vec v(n);
-  for (double& x : v) x = static_cast<float>(u(rng));
-  return v;
-}
+Vec RandomValues(int64_t n, uint32_t seed) { return testing::RandomFloat32Values(n, seed); }
 
 // out[k] = scale * sum_j x[j] exp(sign * 2 pi i j k / n) for k < count.
 std::vector<std::complex<double>> Transform(const std::vector<std::complex<double>>& x, int64_t n, int64_t count,
