@@ -48,12 +48,8 @@ class LoopBuilder {
   // A fresh int64 or bool scalar constant.
   std::string Scalar(const std::string& base, te::DType dtype, int64_t value) {
     const std::string name = im_.FreshValueName(base);
-    HostTensor t = HostTensor::FromInt64s({value}, {});
-    if (dtype != te::DType::kInt64) {
-      auto zeros = HostTensor::Zeros(dtype, {});
-      t = std::move(*zeros);
-      t.SetInt(0, value);
-    }
+    HostTensor t = *HostTensor::Zeros(dtype, {});  // one element: cannot fail
+    t.SetInt(0, value);
     im_.BindConst(name, std::move(t));
     return name;
   }

@@ -2,8 +2,8 @@
 // arguments (ABI order: inputs, then outputs); a "local" cache stage computed at a consumer's
 // loop, or a stage computed at a loop of its only reader, gets a local buffer (allocated at that
 // loop, shaped by the lowering); every other stage that is not inlined gets a 64-byte-aligned
-// slot in the workspace. A layout-rewritten weight
-// tensor is the parameter in its placeholder's place (the compiler computes it at build time).
+// slot in the workspace. A layout-rewritten weight tensor is the parameter in its placeholder's
+// place (the compiler computes it at build time).
 #pragma once
 
 #include <vector>

@@ -398,14 +398,17 @@ absl::StatusOr<PrimFunc> LowerWithPlan(const schedule::State& state, std::string
     nests.push_back(StageLowering(&ctx, tensor, nullptr).Lower({}));
   }
   // A stage attached to its only reader is local by choice, not by its schedule's request: when
-  // its region is too large for the stack it stays a workspace tensor, as before.
-  std::vector<int> too_large;
+  // its region is too large for the stack, or the kernel's locals are, it stays a workspace
+  // tensor, as before, and the kernel is lowered again.
+  int64_t all_local_bytes = 0;
+  for (const Buffer& b : plan.buffers)
+    if (b.scope == BufferScope::kLocal) all_local_bytes += b.NumBytes();
+  std::vector<int> demoted = in_workspace;
   for (int tensor : plan.attached_locals)
-    if (plan.buffers[plan.buffer_of_tensor[tensor]].NumBytes() > kMaxLocalBufferBytes) too_large.push_back(tensor);
-  if (!too_large.empty()) {
-    too_large.insert(too_large.end(), in_workspace.begin(), in_workspace.end());
-    return LowerWithPlan(state, name, too_large);
-  }
+    if (all_local_bytes > kMaxLocalBytesPerFunc ||
+        plan.buffers[plan.buffer_of_tensor[tensor]].NumBytes() > kMaxLocalBufferBytes)
+      demoted.push_back(tensor);
+  if (demoted.size() > in_workspace.size()) return LowerWithPlan(state, name, demoted);
   int64_t local_bytes = 0;
   for (const Buffer& b : plan.buffers) {
     if (b.scope != BufferScope::kLocal) continue;
@@ -413,11 +416,6 @@ absl::StatusOr<PrimFunc> LowerWithPlan(const schedule::State& state, std::string
       return absl::InvalidArgumentError(StrCat("local buffer ", b.name, " needs ", b.NumBytes(), " bytes, over the ",
                                                kMaxLocalBufferBytes, "-byte limit of a local stage"));
     local_bytes += b.NumBytes();
-  }
-  if (local_bytes > kMaxLocalBytesPerFunc && !plan.attached_locals.empty()) {
-    too_large = plan.attached_locals;
-    too_large.insert(too_large.end(), in_workspace.begin(), in_workspace.end());
-    return LowerWithPlan(state, name, too_large);
   }
   if (local_bytes > kMaxLocalBytesPerFunc)
     return absl::InvalidArgumentError(
