@@ -183,8 +183,14 @@ Expr WithOperands(const Expr& e, std::vector<Expr> operands) {
   bool same = operands.size() == e->operands.size();
   for (size_t i = 0; same && i < operands.size(); ++i) same = operands[i].same_as(e->operands[i]);
   if (same) return e;
-  auto n = std::make_shared<ExprNode>(*e);
+  // Built field by field: copying *e would copy the old operand list only to replace it.
+  auto n = std::make_shared<ExprNode>();
+  n->kind = e->kind;
+  n->dtype = e->dtype;
+  n->int_value = e->int_value;
+  n->float_value = e->float_value;
   n->operands = std::move(operands);
+  n->name = e->name;
   return Expr(std::move(n));
 }
 

@@ -16,6 +16,7 @@
 // Nodes are immutable and shared; rewriting builds new nodes and reuses unchanged subtrees.
 #pragma once
 
+#include <cstddef>
 #include <cstdint>
 #include <initializer_list>
 #include <memory>
@@ -120,14 +121,29 @@ Expr WithOperands(const Expr& e, std::vector<Expr> operands);
 bool IsConstInt(const Expr& e, int64_t* value = nullptr);
 bool StructurallyEqual(const Expr& a, const Expr& b);
 
+// `e` with each operand replaced by fn(operand); `e` itself when every operand comes back the
+// same node. Nothing is allocated until an operand changes: rewrites mostly keep subtrees.
+template <typename Fn>
+Expr RewriteOperands(const Expr& e, Fn&& fn) {
+  const std::vector<Expr>& old = e->operands;
+  std::vector<Expr> ops;
+  for (size_t i = 0; i < old.size(); ++i) {
+    Expr op = fn(old[i]);
+    if (ops.empty()) {
+      if (op.same_as(old[i])) continue;
+      ops.reserve(old.size());
+      ops.assign(old.begin(), old.begin() + static_cast<std::ptrdiff_t>(i));
+    }
+    ops.push_back(std::move(op));
+  }
+  return ops.empty() ? e : WithOperands(e, std::move(ops));
+}
+
 // Post-order rewrite: `fn` sees a node whose operands were already rewritten and returns the
 // replacement (or an undefined Expr to keep it).
 template <typename Fn>
 Expr Rewrite(const Expr& e, Fn&& fn) {
-  std::vector<Expr> ops;
-  ops.reserve(e->operands.size());
-  for (const Expr& op : e->operands) ops.push_back(Rewrite(op, fn));
-  Expr rebuilt = WithOperands(e, std::move(ops));
+  Expr rebuilt = RewriteOperands(e, [&fn](const Expr& op) { return Rewrite(op, fn); });
   Expr replaced = fn(rebuilt);
   return replaced.defined() ? replaced : rebuilt;
 }

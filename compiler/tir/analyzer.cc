@@ -1,10 +1,13 @@
 #include "compiler/tir/analyzer.h"
 
 #include <algorithm>
+#include <charconv>
 #include <cmath>
 #include <limits>
 #include <map>
 #include <numeric>
+#include <string>
+#include <string_view>
 
 #include "compiler/te/expr_text.h"
 #include "compiler/tir/stmt_functor.h"
@@ -29,20 +32,58 @@ int64_t FloorMod(int64_t a, int64_t b) { return a - FloorDiv(a, b) * b; }
 
 bool IsIndex(const Expr& e) { return e->dtype == te::kIndexType; }
 
+// A term's identity and place in a linear form. Terms are the same when their canonical text
+// (te/expr_text.h) is, and are ordered by that text. A loop variable, the usual term, is keyed
+// without printing it: every other kind's text sorts before "(var", and two variables' texts
+// "(var i64 <id> <name>)" order by the id's digits, then the name.
+struct TermKey {
+  const te::ExprNode* var = nullptr;  // set for a variable
+  std::string text;                   // the canonical text of any other term
+
+  static TermKey Of(const Expr& term) {
+    TermKey k;
+    if (term->kind == ExprKind::kVar) {
+      k.var = term.get();
+    } else {
+      k.text = te::ExprToText(term);
+    }
+    return k;
+  }
+
+  bool operator<(const TermKey& o) const {
+    if ((var == nullptr) != (o.var == nullptr)) return var == nullptr;
+    if (var == nullptr) return text < o.text;
+    if (var->dtype != o.var->dtype) return te::DTypeName(var->dtype) < te::DTypeName(o.var->dtype);
+    if (var->int_value != o.var->int_value) {
+      char a[24], b[24];
+      const char* a_end = std::to_chars(a, a + sizeof(a), var->int_value).ptr;
+      const char* b_end = std::to_chars(b, b + sizeof(b), o.var->int_value).ptr;
+      return std::string_view(a, a_end - a) < std::string_view(b, b_end - b);
+    }
+    return VarName(var) < VarName(o.var);
+  }
+
+  static std::string_view VarName(const te::ExprNode* v) { return v->name.empty() ? "_" : v->name; }
+};
+
 // sum(coeff * term) + constant over int64, with terms kept in a canonical order.
 struct LinearForm {
-  std::map<std::string, std::pair<Expr, int64_t>> terms;  // keyed by the term's canonical text
+  std::map<TermKey, std::pair<Expr, int64_t>> terms;
   int64_t constant = 0;
 
   void AddTerm(const Expr& term, int64_t coeff) {
-    if (coeff == 0) return;
-    auto& slot = terms[te::ExprToText(term)];
-    if (!slot.first.defined()) slot.first = term;
-    slot.second += coeff;
+    if (coeff != 0) AddKeyed(TermKey::Of(term), term, coeff);
   }
   void Add(const LinearForm& o, int64_t scale) {
-    for (const auto& [key, tc] : o.terms) AddTerm(tc.first, tc.second * scale);
+    for (const auto& [key, tc] : o.terms) AddKeyed(key, tc.first, tc.second * scale);
     constant += o.constant * scale;
+  }
+  // The key is the term's (TermKey::Of), kept from the form the term came from.
+  void AddKeyed(const TermKey& key, const Expr& term, int64_t coeff) {
+    if (coeff == 0) return;
+    auto& slot = terms[key];
+    if (!slot.first.defined()) slot.first = term;
+    slot.second += coeff;
   }
 };
 
@@ -217,9 +258,9 @@ DivModResult SimplifyDivMod(const Analyzer& an, const LinearForm& num, int64_t c
   LinearForm q, r;
   for (const auto& [key, tc] : num.terms) {
     if (tc.second % c == 0) {
-      q.AddTerm(tc.first, tc.second / c);
+      q.AddKeyed(key, tc.first, tc.second / c);
     } else {
-      r.AddTerm(tc.first, tc.second);
+      r.AddKeyed(key, tc.first, tc.second);
     }
   }
   q.constant = FloorDiv(num.constant, c);
@@ -242,9 +283,9 @@ DivModResult SimplifyDivMod(const Analyzer& an, const LinearForm& num, int64_t c
     LinearForm b, s;
     for (const auto& [k2, t2] : r.terms) {
       if (t2.second % d == 0) {
-        b.AddTerm(t2.first, t2.second / d);
+        b.AddKeyed(k2, t2.first, t2.second / d);
       } else {
-        s.AddTerm(t2.first, t2.second);
+        s.AddKeyed(k2, t2.first, t2.second);
       }
     }
     b.constant = FloorDiv(r.constant, d);
@@ -278,11 +319,14 @@ DivModResult SimplifyDivMod(const Analyzer& an, const LinearForm& num, int64_t c
 }  // namespace
 
 Expr Analyzer::Simplify(const Expr& e) const {
-  if (e->operands.empty()) return e;
-  std::vector<Expr> ops;
-  ops.reserve(e->operands.size());
-  for (const Expr& op : e->operands) ops.push_back(Simplify(op));
-  Expr x = te::WithOperands(e, std::move(ops));
+  if (e->operands.empty()) {
+    // A variable bound to a single value (a loop of one iteration) is that value.
+    if (e->kind == ExprKind::kVar)
+      if (auto it = ranges_.find(e->int_value); it != ranges_.end() && it->second.IsPoint())
+        return te::IntImm(e->dtype, it->second.min);
+    return e;
+  }
+  Expr x = te::RewriteOperands(e, [this](const Expr& op) { return Simplify(op); });
   if (Expr folded = FoldConstants(x); folded.defined()) return folded;
 
   int64_t c;
@@ -349,8 +393,8 @@ bool RangeOverVars(const Expr& e, const std::unordered_map<int64_t, int64_t>& ra
       (ranges.count(n->int_value) ? has_ranged : has_other) = true;
     });
     if (!has_ranged) {
-      low.AddTerm(term, coeff);
-      high.AddTerm(term, coeff);
+      low.AddKeyed(key, term, coeff);
+      high.AddKeyed(key, term, coeff);
       continue;
     }
     if (has_other) return false;
@@ -409,9 +453,14 @@ class StmtSimplifier : public StmtMutator {
     int64_t n;
     bool constant = te::IsConstInt(extent, &n);
     if (constant && n <= 0) return Stmt();
-    if (constant && n == 1)
-      return MutateStmt(Substitute(s->body, {{s->loop_var->int_value, te::IntImm(te::kIndexType, 0)}}));
+    // A loop of one iteration goes: its variable is bound to 0, which Simplify substitutes
+    // on the way down (one walk, where substituting first would walk the body twice).
     if (constant) an_.BindLoop(s->loop_var->int_value, n);
+    if (constant && n == 1) {
+      Stmt body = MutateStmt(s->body);
+      an_.Unbind(s->loop_var->int_value);
+      return body;
+    }
     Stmt body = MutateStmt(s->body);
     an_.Unbind(s->loop_var->int_value);
     return RebuildFor(s, extent, body);

@@ -1,6 +1,8 @@
 #include <gtest/gtest.h>
 
+#include <algorithm>
 #include <random>
+#include <vector>
 
 #include "compiler/te/expr_text.h"
 #include "compiler/tir/analyzer.h"
@@ -80,6 +82,69 @@ TEST_F(AnalyzerTest, SimplificationPreservesValueOnRandomExpressions) {
     for (int64_t x0 = 0; x0 < 8; x0 += 3)
       for (int64_t x1 = 0; x1 < 8; x1 += 2) ASSERT_EQ(eval(e, x0, x1), eval(s, x0, x1)) << te::ExprToText(e);
   }
+}
+
+// The terms of a simplified sum, in its order: FromLinear writes t1 (+|-) c2*t2 ... (+|-) const.
+std::vector<Expr> TermsOfSum(Expr e) {
+  std::vector<Expr> terms;
+  auto strip = [](const Expr& t) {
+    int64_t c;
+    return t->kind == te::ExprKind::kMul && te::IsConstInt(t->operands[1], &c) ? t->operands[0] : t;
+  };
+  while (e->kind == te::ExprKind::kAdd || e->kind == te::ExprKind::kSub) {
+    if (!te::IsConstInt(e->operands[1])) terms.push_back(strip(e->operands[1]));
+    e = e->operands[0];
+  }
+  if (!te::IsConstInt(e)) terms.push_back(strip(e));
+  std::reverse(terms.begin(), terms.end());
+  return terms;
+}
+
+TEST(AnalyzerTermOrder, TermsOfASumAreOrderedByTheirCanonicalText) {
+  // Variables are keyed by id and name without printing them; the order must still be the
+  // text's (ids compare by their digits: "100" < "12" < "2"), with other terms before them.
+  std::mt19937_64 rng(11);
+  const int64_t ids[] = {2, 12, 100, 21, 7, 1000};
+  const char* names[] = {"i", "i0.1", "j", "", "ax"};
+  Analyzer an;
+  for (int trial = 0; trial < 200; ++trial) {
+    Expr sum = te::IntImm(te::kIndexType, static_cast<int64_t>(rng() % 5));
+    for (int t = 0; t < 6; ++t) {
+      Expr v = MakeVar(names[rng() % 5], ids[rng() % 6]);
+      Expr term = rng() % 3 == 0 ? v / te::IntImm(te::kIndexType, 2 + rng() % 3) : v;
+      sum = sum + term * te::IntImm(te::kIndexType, 1 + rng() % 4);
+    }
+    std::vector<Expr> terms = TermsOfSum(an.Simplify(sum));
+    for (size_t i = 1; i < terms.size(); ++i)
+      EXPECT_LT(te::ExprToText(terms[i - 1]), te::ExprToText(terms[i])) << te::ExprToText(an.Simplify(sum));
+  }
+}
+
+TEST(AnalyzerTermOrder, OneVariableInTwoNodesIsOneTerm) {
+  Analyzer an;
+  Expr a = MakeVar("i", 5), b = MakeVar("i", 5), other = MakeVar("i", 6);
+  EXPECT_EQ(te::ExprToText(an.Simplify(a + b - a * 2)), te::ExprToText(te::IntImm(te::kIndexType, 0)));
+  EXPECT_EQ(TermsOfSum(an.Simplify(a + other)).size(), 2u);
+}
+
+TEST_F(AnalyzerTest, AVariableBoundToOneValueIsThatValue) {
+  Expr u = MakeVar("u", 9);
+  an.BindLoop(9, 1);
+  EXPECT_TRUE(StructurallyEqual(an.Simplify(i0 * 8 + u * 4 + 1), an.Simplify(i0 * 8 + 1)));
+  an.Unbind(9);
+  EXPECT_EQ(TermsOfSum(an.Simplify(u * 4 + 1)).size(), 1u);
+}
+
+TEST(SimplifyStmt, AUnitLoopsVariableIsZeroInNestedExtentsGuardsAndIndices) {
+  Expr u = MakeVar("u", 0), i = MakeVar("i", 1);
+  const Expr one = te::FloatImm(te::DType::kFloat32, 1);
+  Stmt s = For(u, 1, ForKind::kSerial,
+               For(i, u + 4, ForKind::kSerial, IfThenElse(te::Lt(i + u, 4), Store(0, i * 2 + u, one))));
+  Stmt out = SimplifyStmt(s);
+  ASSERT_EQ(out->kind, StmtKind::kFor);
+  EXPECT_TRUE(StructurallyEqual(out->extent, te::IntImm(te::kIndexType, 4)));
+  ASSERT_EQ(out->body->kind, StmtKind::kStore);  // i + 0 < 4 always holds
+  EXPECT_EQ(StmtToString(out->body), StmtToString(Store(0, i * 2, one)));
 }
 
 TEST(SimplifyStmt, RemovesProvenGuardsAndUnitLoops) {
