@@ -63,7 +63,9 @@ struct TermKey {
     return VarName(var) < VarName(o.var);
   }
 
-  static std::string_view VarName(const te::ExprNode* v) { return v->name.empty() ? "_" : v->name; }
+  static std::string_view VarName(const te::ExprNode* v) {
+    return v->name.empty() ? std::string_view("_") : std::string_view(v->name);
+  }
 };
 
 // sum(coeff * term) + constant over int64, with terms kept in a canonical order.
@@ -316,9 +318,36 @@ DivModResult SimplifyDivMod(const Analyzer& an, const LinearForm& num, int64_t c
   return {FromLinear(d_form), te::Binary(ExprKind::kMod, r_expr, te::IntImm(te::kIndexType, c))};
 }
 
+// The simplified linear form of an index expression. Sums, differences and constant multiples
+// are collected in one walk: simplifying each operand to an expression and reading it back as a
+// form, level by level, made a long sum quadratic. Any other node is simplified on its own.
+LinearForm SimplifiedLinear(const Analyzer& an, const Expr& e) {
+  const ExprKind k = e->kind;
+  if (IsIndex(e) && (k == ExprKind::kAdd || k == ExprKind::kSub)) {
+    LinearForm f = SimplifiedLinear(an, e->operands[0]);
+    f.Add(SimplifiedLinear(an, e->operands[1]), k == ExprKind::kAdd ? 1 : -1);
+    return f;
+  }
+  if (IsIndex(e) && k == ExprKind::kMul) {
+    LinearForm a = SimplifiedLinear(an, e->operands[0]), b = SimplifiedLinear(an, e->operands[1]);
+    LinearForm f;
+    if (a.terms.empty()) {
+      f.Add(b, a.constant);
+    } else if (b.terms.empty()) {
+      f.Add(a, b.constant);
+    } else {
+      f.AddTerm(te::WithOperands(e, {FromLinear(a), FromLinear(b)}), 1);
+    }
+    return f;
+  }
+  return ToLinear(an.Simplify(e));
+}
+
 }  // namespace
 
 Expr Analyzer::Simplify(const Expr& e) const {
+  if (IsIndex(e) && (e->kind == ExprKind::kAdd || e->kind == ExprKind::kSub || e->kind == ExprKind::kMul))
+    return FromLinear(SimplifiedLinear(*this, e));
   if (e->operands.empty()) {
     // A variable bound to a single value (a loop of one iteration) is that value.
     if (e->kind == ExprKind::kVar)
@@ -331,8 +360,6 @@ Expr Analyzer::Simplify(const Expr& e) const {
 
   int64_t c;
   const ExprKind k = x->kind;
-  if (IsIndex(x) && (k == ExprKind::kAdd || k == ExprKind::kSub || k == ExprKind::kMul))
-    return FromLinear(ToLinear(x));
   if (IsIndex(x) && (k == ExprKind::kDiv || k == ExprKind::kMod) && te::IsConstInt(x->operands[1], &c) && c > 0) {
     if (c == 1) return k == ExprKind::kDiv ? x->operands[0] : te::IntImm(te::kIndexType, 0);
     // (a / b) / c == a / (b*c) for positive b, c.
