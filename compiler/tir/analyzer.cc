@@ -455,17 +455,26 @@ class VarSubstituter : public StmtMutator {
   const std::unordered_map<int64_t, Expr>& vars_;
 };
 
+// One walk: the enclosing loops' fresh variables are substituted on the way down (substituting
+// each loop's body before walking it made deep nests quadratic).
 class LoopVarFreshener : public StmtMutator {
  public:
   explicit LoopVarFreshener(int64_t* next_id) : next_id_(next_id) {}
 
  private:
+  Expr MutateExpr(const Expr& e) override { return fresh_.empty() ? e : Substitute(e, fresh_); }
+
   Stmt MutateFor(const Stmt& s) override {
     Expr fresh = te::MakeVar(s->loop_var->name, (*next_id_)++);
-    Stmt body = MutateStmt(Substitute(s->body, {{s->loop_var->int_value, fresh}}));
-    return For(fresh, s->extent, s->for_kind, body);
+    Expr extent = MutateExpr(s->extent);
+    fresh_[s->loop_var->int_value] = fresh;
+    Stmt body = MutateStmt(s->body);
+    fresh_.erase(s->loop_var->int_value);
+    return For(fresh, extent, s->for_kind, body);
   }
+
   int64_t* next_id_;
+  std::unordered_map<int64_t, Expr> fresh_;  // enclosing loops: old variable id -> new variable
 };
 
 // Folds every expression with what the enclosing loops say about their variables; drops

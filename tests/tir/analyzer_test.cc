@@ -147,6 +147,24 @@ TEST(SimplifyStmt, AUnitLoopsVariableIsZeroInNestedExtentsGuardsAndIndices) {
   EXPECT_EQ(StmtToString(out->body), StmtToString(Store(0, i * 2, one)));
 }
 
+TEST(FreshenLoopVars, EveryLoopGetsANewVariableAndEveryUseFollowsIt) {
+  Expr i = MakeVar("i", 0), j = MakeVar("j", 1), k = MakeVar("k", 2);
+  const Expr one = te::FloatImm(te::DType::kFloat32, 1);
+  // j's extent and the stores use the outer variables; k's loop comes after j's, beside it.
+  Stmt s = For(i, 4, ForKind::kSerial,
+               Seq({For(j, i + 1, ForKind::kSerial, Store(0, i * 8 + j, one)),
+                    For(k, 2, ForKind::kVectorized, Store(0, i * 8 + k + j * 0, one))}));
+  int64_t next_id = 100;
+  Stmt out = FreshenLoopVars(s, &next_id);
+  EXPECT_EQ(next_id, 103);
+  Expr a = MakeVar("i", 100), b = MakeVar("j", 101), c = MakeVar("k", 102);
+  Stmt want = For(a, 4, ForKind::kSerial,
+                  Seq({For(b, a + 1, ForKind::kSerial, Store(0, a * 8 + b, one)),
+                       For(c, 2, ForKind::kVectorized, Store(0, a * 8 + c + j * 0, one))}));
+  // j outside its loop is not a use of that loop's variable: it stays.
+  EXPECT_EQ(StmtToString(out), StmtToString(want));
+}
+
 TEST(SimplifyStmt, RemovesProvenGuardsAndUnitLoops) {
   Expr i = MakeVar("i", 0), j = MakeVar("j", 1);
   Stmt s = For(i, 4, ForKind::kSerial,
