@@ -37,7 +37,7 @@ bool IsIndex(const Expr& e) { return e->dtype == te::kIndexType; }
 // without printing it: every other kind's text sorts before "(var", and two variables' texts
 // "(var i64 <id> <name>)" order by the id's digits, then the name.
 struct TermKey {
-  const te::ExprNode* var = nullptr;  // set for a variable
+  const te::ExprNode* var = nullptr;  // set for a variable; kept alive by the term its form holds
   std::string text;                   // the canonical text of any other term
 
   static TermKey Of(const Expr& term) {
