@@ -4,11 +4,13 @@
 #include <chrono>
 #include <cmath>
 #include <map>
+#include <optional>
 #include <set>
 #include <unordered_map>
 #include <utility>
 
 #include "common/strings.h"
+#include "tuner/parallel_work.h"
 
 namespace tunefarm::tuner {
 namespace {
@@ -103,25 +105,44 @@ size_t PickParent(const std::vector<double>& prefix, std::mt19937_64& rng) {
   return std::min<size_t>(std::upper_bound(prefix.begin(), prefix.end(), x) - prefix.begin(), prefix.size() - 1);
 }
 
+// Parents and coin flips are drawn in slot order from `rng`, with one seed per slot; the
+// mutations then run on every core, each slot with its own generator. So a seed gives the same
+// generation whatever the number of workers.
 Population NextGeneration(const Population& pop, const EvolutionOptions& options, Mutator* mutator,
                           std::mt19937_64& rng, EvolutionStats* stats) {
   std::vector<double> prefix;
   double sum = 0;
   for (float s : pop.scores) prefix.push_back(sum += std::isfinite(s) ? std::max(0.0f, s) : 0.0);
-  Population next;
+  struct Slot {
+    size_t parent;
+    bool mutate;
+    uint64_t seed;
+  };
+  std::vector<Slot> slots(static_cast<size_t>(std::max(0, options.population)));
   std::bernoulli_distribution mutate(options.mutation_probability);
-  while (static_cast<int>(next.programs.size()) < options.population) {
-    const size_t parent = PickParent(prefix, rng);
-    if (mutate(rng)) {
-      if (auto m = mutator->Mutate(pop.programs[parent], pop.hashes[parent], rng)) {
-        next.programs.push_back(std::move(m->program));
-        next.hashes.push_back(std::move(m->hash));
-        continue;
-      }
+  for (Slot& slot : slots) {
+    slot.parent = PickParent(prefix, rng);
+    slot.mutate = mutate(rng);
+    slot.seed = rng();
+  }
+  std::vector<std::optional<Mutant>> mutants(slots.size());
+  RunOnWorkers(slots.size(), static_cast<size_t>(std::max(0, options.threads)), [&](size_t i) {
+    if (!slots[i].mutate) return;
+    std::mt19937_64 slot_rng(slots[i].seed);
+    mutants[i] = mutator->Mutate(pop.programs[slots[i].parent], pop.hashes[slots[i].parent], slot_rng);
+  });
+  Population next;
+  next.programs.reserve(slots.size());
+  next.hashes.reserve(slots.size());
+  for (size_t i = 0; i < slots.size(); ++i) {
+    if (mutants[i].has_value()) {
+      next.programs.push_back(std::move(mutants[i]->program));
+      next.hashes.push_back(std::move(mutants[i]->hash));
+      continue;
     }
     ++stats->copies;
-    next.programs.push_back(pop.programs[parent]);
-    next.hashes.push_back(pop.hashes[parent]);
+    next.programs.push_back(pop.programs[slots[i].parent]);
+    next.hashes.push_back(pop.hashes[slots[i].parent]);
   }
   return next;
 }

@@ -5,7 +5,7 @@
 //   score the population; keep the best distinct unmeasured programs seen (by schedule hash)
 //   each generation: pick parents in proportion to their score (roulette; a score <= 0 is never
 //   picked, all uniform when none is positive), mutate one with probability 0.85
-//   (mutation_rules.h) or copy it, until the population is full again; score it
+//   (mutation_rules.h, on every core) or copy it, until the population is full again; score it
 //   after the last generation: the best k - ceil(eps * k) programs, then ceil(eps * k) random
 //   valid unmeasured programs of the populations seen (eps-greedy exploration)
 //
@@ -41,6 +41,7 @@ struct EvolutionOptions {
   uint64_t seed = 0;
   int max_mutation_tries = 8;  // draws per mutant before the parent is copied instead
   bool check_mutants = true;   // CheckProgram every new mutant (else: the score reports invalid ones)
+  int threads = 0;             // mutation workers (0: one per core); the result does not depend on it
 };
 
 struct EvolutionStats {

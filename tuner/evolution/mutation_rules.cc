@@ -39,20 +39,40 @@ Mutator::Mutator(SearchTarget target, int max_tries, bool check_programs)
   stats_.rules.resize(MutationRules().size());
 }
 
+MutationStats Mutator::stats() const {
+  std::lock_guard<std::mutex> lock(mu_);
+  return stats_;
+}
+
+void Mutator::Count(int rule, std::string_view reason, std::string_view message) {
+  std::lock_guard<std::mutex> lock(mu_);
+  RuleStats& st = stats_.rules[rule];
+  ++st.tried;
+  if (reason.empty()) {
+    ++st.applied;
+  } else if (st.failed[std::string(reason)]++ == 0) {
+    st.first_messages[std::string(reason)] = std::string(message);
+  }
+}
+
 absl::Status Mutator::Check(const schedule::State& program, const std::string& hash) {
-  auto it = checked_.find(hash);
-  if (it != checked_.end()) return it->second;
-  ++stats_.checks;
-  return checked_.emplace(hash, CheckProgram(program, target_)).first->second;
+  {
+    std::lock_guard<std::mutex> lock(mu_);
+    auto it = checked_.find(hash);
+    if (it != checked_.end()) return it->second;
+    ++stats_.checks;
+  }
+  // Outside the lock: two threads may check one program at once, and get the same answer.
+  absl::Status valid = CheckProgram(program, target_);
+  std::lock_guard<std::mutex> lock(mu_);
+  return checked_.emplace(hash, std::move(valid)).first->second;
 }
 
 absl::StatusOr<Mutant> Mutator::MutateWith(int rule, const schedule::State& parent, const std::string& parent_hash,
                                             std::mt19937_64& rng) {
-  RuleStats& st = stats_.rules[rule];
-  ++st.tried;
   auto fail = [&](std::string_view reason, const absl::Status& why) {
     std::string message = StrCat(reason, ": ", std::string(why.message()));
-    if (st.failed[std::string(reason)]++ == 0) st.first_messages[std::string(reason)] = message;
+    Count(rule, reason, message);
     return absl::Status(why.code(), std::move(message));
   };
   auto program = MutationRules()[rule].apply(parent, target_, rng);
@@ -67,7 +87,7 @@ absl::StatusOr<Mutant> Mutator::MutateWith(int rule, const schedule::State& pare
   if (hash == parent_hash) return fail(kMutationSame, absl::AlreadyExistsError("the parent's schedule"));
   if (check_programs_)
     if (absl::Status valid = Check(*program, hash); !valid.ok()) return fail(kMutationInvalid, valid);
-  ++st.applied;
+  Count(rule);
   return Mutant{std::move(*program), std::move(hash), rule};
 }
 

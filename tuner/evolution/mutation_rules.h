@@ -32,6 +32,7 @@
 
 #include <cstdint>
 #include <map>
+#include <mutex>
 #include <optional>
 #include <random>
 #include <string>
@@ -100,6 +101,9 @@ struct Mutant {
 // Draws mutations until one gives a new valid program. Validity is CheckProgram, remembered by
 // schedule hash (mutants repeat). With check_programs false, a mutant only has to replay: the
 // caller checks it (the evolutionary search can leave that to its score function).
+// Thread-safe: several threads may mutate at once, each with its own random generator (the
+// evolutionary search mutates a generation on every core); the stats and the check cache are
+// shared under a lock, the rules and checks run outside it.
 class Mutator {
  public:
   explicit Mutator(SearchTarget target, int max_tries = 8, bool check_programs = true);
@@ -115,15 +119,20 @@ class Mutator {
   // CheckProgram, cached by hash.
   absl::Status Check(const schedule::State& program, const std::string& hash);
 
-  const MutationStats& stats() const { return stats_; }
+  // A copy: other threads may be counting.
+  MutationStats stats() const;
   const SearchTarget& target() const { return target_; }
 
  private:
+  // Counts one draw of `rule`; `reason` empty: applied, else why not (with the error's message).
+  void Count(int rule, std::string_view reason = {}, std::string_view message = {});
+
   SearchTarget target_;
   int max_tries_;
   bool check_programs_;
-  MutationStats stats_;
-  std::unordered_map<std::string, absl::Status> checked_;
+  mutable std::mutex mu_;
+  MutationStats stats_;                                    // guarded by mu_
+  std::unordered_map<std::string, absl::Status> checked_;  // guarded by mu_
 };
 
 }  // namespace tunefarm::tuner

@@ -4,14 +4,17 @@
 //   - mutants per second, with CheckProgram on each new mutant (it lowers) and replay only;
 //   - one search round: population 2048, 4 generations, both ways;
 //   - the success rate of each mutation rule.
-// One core; the target is AVX2 with this machine's core count (only `cores` matters here).
+// One core, except the sampling's lowering checks and a last search round whose mutations run
+// on every core; the target is AVX2 with this machine's core count (only `cores` matters here).
 #include <chrono>
 #include <cstdio>
 #include <memory>
 #include <string>
 #include <thread>
 
+#include "bench/compiler/bench_kernels.h"
 #include "bench/compiler/bench_workloads.h"
+#include "common/allocator_name.h"
 #include "common/strings.h"
 #include "compiler/ops/conv2d.h"
 #include "compiler/ops/matmul.h"
@@ -27,23 +30,6 @@ using DagPtr = std::shared_ptr<const te::ComputeDag>;
 
 double SecondsSince(Clock::time_point t) { return std::chrono::duration<double>(Clock::now() - t).count(); }
 
-std::string LscpuModelName() {
-  std::string out = "unknown";
-  if (FILE* p = popen("lscpu 2>/dev/null", "r")) {
-    char line[512];
-    while (fgets(line, sizeof line, p)) {
-      std::string s(line);
-      if (s.rfind("Model name:", 0) != 0) continue;
-      s = s.substr(s.find(':') + 1);
-      s.erase(0, s.find_first_not_of(" \t"));
-      while (!s.empty() && (s.back() == '\n' || s.back() == ' ')) s.pop_back();
-      out = s;
-      break;
-    }
-    pclose(p);
-  }
-  return out;
-}
 
 
 std::vector<float> InnermostScore(const std::vector<State>& programs) {
@@ -86,15 +72,21 @@ void Run(const std::string& name, const DagPtr& dag, const tuner::SearchTarget& 
               MutantsPerSecond(initial, target, true, 3));
   std::printf("  mutants/s, replay only  %8.0f   (check left to the score function)\n",
               MutantsPerSecond(initial, target, false, 3));
-  for (bool check : {true, false}) {
+  struct Round {
+    bool check;
+    int threads;
+    const char* name;
+  };
+  for (const Round& round : {Round{true, 1, "check every mutant"}, Round{false, 1, "replay only, checked at the end"},
+                             Round{false, 0, "replay only, mutations on every core"}}) {
     tuner::EvolutionOptions o;  // population 2048, 4 generations
     o.seed = 3;
-    o.check_mutants = check;
+    o.check_mutants = round.check;
+    o.threads = round.threads;
     tuner::EvolutionResult r = tuner::EvolutionarySearch(initial, target, InnermostScore, {}, 64, o);
-    std::printf("  search round (%s): %.2f s, %zu returned, best score %.0f\n",
-                check ? "check every mutant" : "replay only, checked at the end", r.stats.seconds, r.programs.size(),
-                r.scores.empty() ? 0.0 : r.scores[0]);
-    std::printf("    %s\n", r.stats.Summary(check).c_str());
+    std::printf("  search round (%s): %.2f s, %zu returned, best score %.0f\n", round.name, r.stats.seconds,
+                r.programs.size(), r.scores.empty() ? 0.0 : r.scores[0]);
+    std::printf("    %s\n", r.stats.Summary(round.check).c_str());
   }
 }
 
@@ -110,7 +102,8 @@ int main() {
     return 1;
   }
   const tuner::SearchTarget target = tuner::SearchTarget::FromTarget(*t);
-  std::printf("evolution_bench on %s (%u cores; one used)\n", LscpuModelName().c_str(), cores);
+  std::printf("evolution_bench on %s (%u cores), %s\n", bench::CpuModelName().c_str(), cores,
+              AllocatorName().c_str());
   Run("gemm 1024^3", bench::MatmulDag(1024, 1024, 1024), target);
   Run("resnet-18 conv2d 1x64x56x56, 64x3x3, s1 p1", bench::ConvDag(bench::ResNet18Convs()[0]), target);
   return 0;

@@ -418,6 +418,26 @@ TEST(EvolutionarySearch, IsDeterministicForASeed) {
   EXPECT_EQ(a.scores, b.scores);
 }
 
+// Mutation runs on several workers, with one generator per slot: the number of workers does not
+// change the result, nor the counts.
+TEST(EvolutionarySearch, GivesTheSameResultOnOneWorkerAndOnFour) {
+  std::vector<State> initial = Programs(ConvBiasReluDag(3, 8, 4), 32, 2);
+  EvolutionOptions one = SmallOptions(5), four = SmallOptions(5);
+  one.threads = 1;
+  four.threads = 4;
+  EvolutionResult a = EvolutionarySearch(initial, TestTarget(), InnermostScore, {}, 12, one);
+  EvolutionResult b = EvolutionarySearch(initial, TestTarget(), InnermostScore, {}, 12, four);
+  ASSERT_EQ(a.programs.size(), 12u);
+  EXPECT_EQ(a.hashes, b.hashes);
+  EXPECT_EQ(a.scores, b.scores);
+  EXPECT_EQ(a.stats.copies, b.stats.copies);
+  EXPECT_EQ(a.stats.scored, b.stats.scored);
+  for (size_t r = 0; r < a.stats.mutations.rules.size(); ++r) {
+    EXPECT_EQ(a.stats.mutations.rules[r].tried, b.stats.mutations.rules[r].tried) << r;
+    EXPECT_EQ(a.stats.mutations.rules[r].applied, b.stats.mutations.rules[r].applied) << r;
+  }
+}
+
 // With check_mutants off, the score function reports invalid programs (as a caller that lowers
 // to extract features does); the search drops them, and still returns only valid programs.
 TEST(EvolutionarySearch, ScoreCanReportInvalidPrograms) {
