@@ -4,6 +4,7 @@
 
 #include "cli/command.h"
 #include "cli/subcommands.h"
+#include "common/allocator_name.h"
 #include "common/strings.h"
 #include "db/tuning_database.h"
 
@@ -20,7 +21,8 @@ int RunVersionCommand(int argc, char** argv) {
   const std::string text =
       StrCat("tunefarm ", TUNEFARM_VERSION, "\n",
              "tuning database schema version ", db::TuningDatabase::SchemaVersion(), "\n",
-             "device agent: ", HaveAgent() ? "built in" : "not built in", "\n");
+             "device agent: ", HaveAgent() ? "built in" : "not built in", "\n",
+             "allocator: ", AllocatorName(), "\n");
   std::fputs(text.c_str(), stdout);
   return kExitOk;
 }

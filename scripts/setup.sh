@@ -11,6 +11,7 @@ PACKAGES=(
   llvm-19-dev liblld-19-dev
   libgrpc++-dev protobuf-compiler-grpc libprotobuf-dev protobuf-compiler
   libxgboost-dev xgboost libabsl-dev libonnx-dev libsqlite3-dev nlohmann-json3-dev
+  libjemalloc-dev  # the tuner's allocator (cmake/FastAllocator.cmake)
   libssl-dev openssl libgtest-dev libgmock-dev libbenchmark-dev
   libopenblas-dev libdnnl-dev
   g++-aarch64-linux-gnu qemu-user-static

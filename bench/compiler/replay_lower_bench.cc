@@ -18,6 +18,7 @@
 
 #include "bench/compiler/bench_kernels.h"
 #include "bench/timing.h"
+#include "common/allocator_name.h"
 #include "compiler/codegen/host_target.h"
 #include "common/strings.h"
 #include "compiler/ops/conv2d.h"
@@ -159,7 +160,7 @@ void ReportSearchSpace(const std::string& task, std::shared_ptr<const te::Comput
 }  // namespace
 
 int main() {
-  std::printf("cpu: %s\n\n", bench::CpuModelName().c_str());
+  std::printf("cpu: %s\nallocator: %s\n\n", bench::CpuModelName().c_str(), AllocatorName().c_str());
   schedule::State s = TypicalConvSchedule();
   std::string json = s.ToJson();
   auto dag = s.original_dag();

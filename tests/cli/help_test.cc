@@ -121,6 +121,12 @@ TEST(CliHelpTest, VersionPrintsTheBinaryAndSchema) {
   EXPECT_EQ(r.exit_code, 0) << r.err;
   EXPECT_EQ(r.out.rfind("tunefarm ", 0), 0u) << r.out;
   EXPECT_THAT(r.out, HasSubstr("tuning database schema version "));
+#ifdef TUNEFARM_EXPECT_JEMALLOC
+  // Configured with jemalloc (cmake/FastAllocator.cmake): the tuner must run on it.
+  EXPECT_THAT(r.out, HasSubstr("allocator: jemalloc "));
+#else
+  EXPECT_THAT(r.out, HasSubstr("allocator: glibc malloc"));
+#endif
   EXPECT_EQ(RunTunefarm({"version", "--bogus"}).exit_code, 2);
 }
 

@@ -82,7 +82,9 @@ TEST(EvolutionSearchPolicy, ProposesValidNewProgramsBeforeAndAfterTheModelLearns
   for (int round = 0; round < 3; ++round) {
     std::vector<Candidate> batch = (*policy)->NextBatch(8, measured);
     ASSERT_FALSE(batch.empty());
-    if (round == 0) EXPECT_EQ(batch[0].hash, (*policy)->default_candidate().hash) << "the default opens";
+    if (round == 0) {
+      EXPECT_EQ(batch[0].hash, (*policy)->default_candidate().hash) << "the default opens";
+    }
     EXPECT_EQ(model.trained(), round > 0);
     ExpectValidNewAndCorrect(batch, measured);
     if (round > 0) {

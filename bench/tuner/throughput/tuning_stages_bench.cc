@@ -28,6 +28,7 @@
 #include "bench/compiler/bench_kernels.h"
 #include "bench/compiler/bench_workloads.h"
 #include "cli/embedded_farm.h"
+#include "common/allocator_name.h"
 #include "common/temp_dir.h"
 #include "compiler/codegen/host_target.h"
 #include "db/tuning_database.h"
@@ -64,8 +65,8 @@ int main() {
   const char* filter = std::getenv("TUNEFARM_BENCH_FILTER");
   const codegen::Target target = codegen::HostTarget();
   const int lanes = target.VectorLanes(te::DType::kFloat32);
-  std::printf("target: %s\ncpu: %s\n%d trials per workload, %d threads, population %s, %d agent(s)\n",
-              target.ToString().c_str(), bench::CpuModelName().c_str(), trials, threads,
+  std::printf("target: %s\ncpu: %s\nallocator: %s\n%d trials per workload, %d threads, population %s, %d agent(s)\n",
+              target.ToString().c_str(), bench::CpuModelName().c_str(), AllocatorName().c_str(), trials, threads,
               population > 0 ? std::to_string(population).c_str() : "default", agents);
 
   const bench::ConvShape conv = bench::ResNet18Convs()[0];
