@@ -123,6 +123,7 @@ std::vector<float> EvolutionSearchPolicy::Score(const std::vector<schedule::Stat
   for (size_t j = 0; j < where.size(); ++j) scores[where[j]] = (*predicted)[j];
   for (size_t j = 0; j < unseen.size(); ++j)
     if (funcs[j] != nullptr && computed[j] != nullptr) KeepLowering(hashes[unseen[j]], scores[unseen[j]], funcs[j]);
+  ReleaseOnWorkers(&funcs);  // the ones not kept
   return scores;
 }
 
@@ -145,10 +146,10 @@ std::vector<Candidate> EvolutionSearchPolicy::NextBatch(int n, const std::set<st
     out.push_back(default_);
     excluded.insert(default_.hash);
   }
-  features_.clear();
+  ReleaseOnWorkers(&features_);
   kept_by_score_.clear();
-  kept_lowerings_.clear();
-  population_lowerings_.clear();
+  ReleaseOnWorkers(&kept_lowerings_);
+  ReleaseOnWorkers(&population_lowerings_);
   last_reused_lowerings_ = 0;
   if (static_cast<int>(out.size()) >= n) return out;
   std::vector<schedule::State> population = InitialPopulation();
@@ -193,8 +194,8 @@ std::vector<Candidate> EvolutionSearchPolicy::NextBatch(int n, const std::set<st
   }
   // What the batch did not take is not needed again: the next batch samples and scores anew.
   kept_by_score_.clear();
-  kept_lowerings_.clear();
-  population_lowerings_.clear();
+  ReleaseOnWorkers(&kept_lowerings_);
+  ReleaseOnWorkers(&population_lowerings_);
   return out;
 }
 
