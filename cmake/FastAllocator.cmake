@@ -5,8 +5,10 @@
 #
 #   target_link_libraries(<tuning executable> PRIVATE tf_fast_allocator)
 #
-# Only executables that run the tuner take it. Libraries, the deploy runtime, the agent and
-# its measure helper (whose kernels are timed) keep the system allocator.
+# Only executables that run the tuner take it: `tunefarm` (so its run/bench/agent subcommands
+# too) and the tuning benches. Libraries, the deploy runtime, `tunefarm-agent` and the measure
+# helper keep the system allocator. Candidates are timed in the measure helper, and a model's
+# run allocates nothing per inference (its arena is planned), so no timing depends on it.
 option(TUNEFARM_JEMALLOC "Link the tuning executables with jemalloc (libjemalloc-dev)" ON)
 add_library(tf_fast_allocator INTERFACE)
 if(TUNEFARM_JEMALLOC)
