@@ -80,10 +80,16 @@ Expr DivExpr(const Expr& x, const Expr& y) {
 Expr FmodExpr(const Expr& x, const Expr& y) {
   const DType t = x->dtype;
   if (!te::IsFloat(t)) return x - DivExpr(x, y) * y;
-  Expr q = x / y;
-  Expr trunc = te::Select(te::Lt(q, te::Const(t, 0)), te::Call(te::Intrinsic::kCeil, {q}),
+  // x - trunc(x / y) * y. For float32 it runs in float64, where trunc(x / y) * y is exact while
+  // the quotient is under 2^29, so the remainder is C's fmod exactly (in float32 it lost up to
+  // an ulp of x per step). float64 keeps the formula's own rounding.
+  const DType wide = t == DType::kFloat32 ? DType::kFloat64 : t;
+  Expr xw = wide == t ? x : te::Cast(wide, x), yw = wide == t ? y : te::Cast(wide, y);
+  Expr q = xw / yw;
+  Expr trunc = te::Select(te::Lt(q, te::Const(wide, 0)), te::Call(te::Intrinsic::kCeil, {q}),
                           te::Call(te::Intrinsic::kFloor, {q}));
-  return x - trunc * y;
+  Expr r = xw - trunc * yw;
+  return wide == t ? r : te::Cast(t, r);
 }
 
 // Python's remainder: a non-zero C remainder whose sign differs from the divisor's moves by y.
