@@ -40,7 +40,12 @@ BufferPlan PlanBuffers(const schedule::State& state, const std::vector<int>& in_
   plan.buffer_of_tensor.assign(dag.num_tensors(), -1);
   auto add = [&](int tensor, BufferScope scope, ArgRole role) {
     const te::TensorDef& t = dag.tensor(tensor);
-    Buffer b{t.name, t.dtype, t.shape, scope, role};
+    Buffer b;
+    b.name = t.name;
+    b.dtype = t.dtype;
+    b.shape = t.shape;
+    b.scope = scope;
+    b.role = role;
     if (scope == BufferScope::kWorkspace) {  // (a local buffer's shape is set by the lowering)
       b.workspace_offset = plan.workspace_bytes;
       plan.workspace_bytes += (b.NumBytes() + kWorkspaceAlign - 1) / kWorkspaceAlign * kWorkspaceAlign;

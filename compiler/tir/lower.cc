@@ -389,7 +389,7 @@ absl::StatusOr<PrimFunc> LowerWithPlan(const schedule::State& state, std::string
                                        const std::vector<int>& in_workspace) {
   const te::ComputeDag& dag = state.dag();
   BufferPlan plan = PlanBuffers(state, in_workspace);
-  LoweringContext ctx{state, plan, 0, std::vector<Expr>(dag.num_tensors())};
+  LoweringContext ctx{state, plan, 0, std::vector<Expr>(dag.num_tensors()), {}};
   std::vector<Stmt> nests;
   for (int tensor : dag.stages()) {
     const Stage& stage = state.stage(tensor);

@@ -104,7 +104,9 @@ TEST(CacheSteps, RfactorOfFusedReduceIterators) {
           std::vector<int> fused;
           for (int i = first; i < 7; ++i) fused.push_back(i);
           ASSERT_TRUE(s.Fuse(3, fused).ok());
-          if (split) ASSERT_TRUE(s.Split(3, first, {4}).ok());
+          if (split) {
+            ASSERT_TRUE(s.Split(3, first, {4}).ok());
+          }
           ASSERT_TRUE(s.Rfactor(3, first + half, factor_axis).ok()) << s.ToString();
           const auto& rf = s.dag().tensor(3);
           EXPECT_EQ(rf.name, "conv2d.rf");

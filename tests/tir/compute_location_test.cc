@@ -128,7 +128,9 @@ TEST(ComputeLocation, ComputeAtAStageThatReadsThroughAnother) {
       ASSERT_TRUE(s.Split(r, 1, {4}).ok());  // r: i j.0 j.1
       ASSERT_TRUE(s.ComputeAt(sum, r, 1).ok());
       ASSERT_TRUE(s.ComputeAt(p, r, p_iter).ok()) << s.ToString();
-      if (*scope) ASSERT_TRUE(s.ComputeAt(2, r, 0).ok()) << s.ToString();  // x*y too, through p.local and s
+      if (*scope) {
+        ASSERT_TRUE(s.ComputeAt(2, r, 0).ok()) << s.ToString();  // x*y too, through p.local and s
+      }
       EXPECT_LT(ChainError(s, 7, 9), 1e-6f) << p_iter << " " << scope << "\n" << s.ToString();
     }
   }

@@ -202,7 +202,9 @@ TEST(LocalScope, NchwcConvRegisterTile) {
   for (bool pad_at_root : {false, true}) {
     for (auto [kob, owb] : {std::pair<int64_t, int64_t>{2, 5}, {1, 10}, {2, 2}}) {
       State s(NchwcConvDag());  // x w pad conv
-      if (!pad_at_root) ASSERT_TRUE(s.ComputeInline(2).ok());
+      if (!pad_at_root) {
+        ASSERT_TRUE(s.ComputeInline(2).ok());
+      }
       ASSERT_TRUE(s.CacheWrite(3, "local").ok());  // x w pad conv.local conv
       ASSERT_TRUE(s.Split(4, 3, {owb}).ok());
       ASSERT_TRUE(s.Split(4, 1, {kob}).ok());
@@ -214,7 +216,9 @@ TEST(LocalScope, NchwcConvRegisterTile) {
       ASSERT_TRUE(s.Annotate(3, 10, schedule::IterAnnotation::kVectorize).ok());
       ASSERT_TRUE(s.Fuse(4, {0, 1, 2}).ok());
       ASSERT_TRUE(s.Annotate(4, 0, schedule::IterAnnotation::kParallel).ok());
-      if (pad_at_root) ASSERT_TRUE(s.Fuse(2, {0, 1, 2}).ok());
+      if (pad_at_root) {
+        ASSERT_TRUE(s.Fuse(2, {0, 1, 2}).ok());
+      }
       EXPECT_LT(testing::InterpretedError(s, 21), 1e-4) << pad_at_root << " " << kob << " " << owb << "\n"
                                                           << s.ToString();
     }

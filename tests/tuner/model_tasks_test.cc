@@ -109,7 +109,9 @@ void CheckModel(const std::string& model) {
     // An injective task's space can hold fewer distinct programs than asked for (its loops are
     // only fused, parallel and vectorized): then every draw repeats one, none is invalid.
     EXPECT_FALSE(programs.empty()) << model << " task " << t;
-    if (static_cast<int>(programs.size()) < samples) EXPECT_GT(stats.duplicates, stats.invalid_total()) << model << " task " << t;
+    if (static_cast<int>(programs.size()) < samples) {
+      EXPECT_GT(stats.duplicates, stats.invalid_total()) << model << " task " << t;
+    }
     EXPECT_LT(stats.invalid_total() * 4, stats.draws) << model << " task " << t << ": most draws must be valid";
     total_programs += static_cast<int>(programs.size());
 
