@@ -146,10 +146,6 @@ std::vector<Candidate> EvolutionSearchPolicy::NextBatch(int n, const std::set<st
     out.push_back(default_);
     excluded.insert(default_.hash);
   }
-  ReleaseOnWorkers(&features_);
-  kept_by_score_.clear();
-  ReleaseOnWorkers(&kept_lowerings_);
-  ReleaseOnWorkers(&population_lowerings_);
   last_reused_lowerings_ = 0;
   if (static_cast<int>(out.size()) >= n) return out;
   std::vector<schedule::State> population = InitialPopulation();
@@ -193,6 +189,7 @@ std::vector<Candidate> EvolutionSearchPolicy::NextBatch(int n, const std::set<st
     out.push_back(std::move(*candidate));
   }
   // What the batch did not take is not needed again: the next batch samples and scores anew.
+  ReleaseOnWorkers(&features_);
   kept_by_score_.clear();
   ReleaseOnWorkers(&kept_lowerings_);
   ReleaseOnWorkers(&population_lowerings_);

@@ -75,7 +75,9 @@ class EvolutionSearchPolicy final : public SearchPolicy {
   std::vector<std::pair<double, schedule::State>> best_measured_;  // (cost, program), fastest first
   EvolutionPolicyOptions options_;
   std::mt19937_64 rng_;
-  std::unordered_map<std::string, std::shared_ptr<const FeatureMatrix>> features_;  // null: invalid
+  // The batch's scored programs, by hash (null: invalid); every map below is emptied when the
+  // batch is chosen, so a batch starts from nothing.
+  std::unordered_map<std::string, std::shared_ptr<const FeatureMatrix>> features_;
   // The lowerings of the best-scored programs of the batch's search, by hash: the programs it
   // proposes come from these, and keep them instead of being lowered a second time. Only the
   // top kKeptLowerings by score are kept (a search scores thousands of programs).

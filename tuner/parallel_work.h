@@ -8,8 +8,8 @@
 #include <atomic>
 #include <cstddef>
 #include <memory>
-#include <unordered_map>
 #include <thread>
+#include <unordered_map>
 #include <vector>
 
 namespace tunefarm::tuner {
