@@ -7,7 +7,7 @@
 # shared host whose speed drifts within minutes (2x was seen on a 2-vCPU VM), one run of each
 # could land in different phases; turns give both the same chances.
 #
-# usage: bench/models/model_bench.sh [--tunefarm PATH] [--db FILE] [--models "a b"] [--threads "1 2"] [--rounds N]
+# usage: bench/models/model_bench.sh [--tunefarm PATH] [--db FILE] [--models "a b.onnx"] [--threads "1 2"] [--rounds N]
 # Needs node and the ONNX Runtime peer (../shared/peers/setup.sh; installed here on first use).
 set -euo pipefail
 root=$(cd "$(dirname "$0")/../.." && pwd)
@@ -38,21 +38,30 @@ field() { node -e 'let s="";process.stdin.on("data",d=>s+=d).on("end",()=>{const
 
 printf '%-20s %3s %12s %12s %10s %14s %14s %8s\n' model thr "tunefarm ms" "ORT ms" "ORT/tf" "arena MB" "no-reuse MB" "saved"
 for model in $models; do
-  meta=$(node -e 'const m=require(process.argv[1]).models[process.argv[2]];console.log(m.input_name+"="+process.argv[3]+"/"+m.input_file)' \
-    "$shared/models/MANIFEST.json" "$model" "$shared/models")
-  memory=$("$tunefarm" inspect "$shared/models/$model.onnx" --json)
+  # A shared model by name (its input from the manifest), or any .onnx file by path (ONNX
+  # Runtime fills its float inputs with seeded random values).
+  if [[ $model == *.onnx ]]; then
+    file=$model
+    input_flag=()
+    model=$(basename "$model" .onnx)
+  else
+    file=$shared/models/$model.onnx
+    input_flag=(--input "$(node -e 'const m=require(process.argv[1]).models[process.argv[2]];console.log(m.input_name+"="+process.argv[3]+"/"+m.input_file)' \
+      "$shared/models/MANIFEST.json" "$model" "$shared/models")")
+  fi
+  memory=$("$tunefarm" inspect "$file" --json)
   arena=$(echo "$memory" | field memory.arena_bytes)
   naive=$(echo "$memory" | field memory.naive_bytes)
   for t in $threads_list; do
     so=$work/$model.$t.so
-    "$tunefarm" compile "$shared/models/$model.onnx" --threads "$t" -o "$so" "${db_flag[@]}" > /dev/null 2> "$work/compile.log" || {
+    "$tunefarm" compile "$file" --threads "$t" -o "$so" "${db_flag[@]}" > /dev/null 2> "$work/compile.log" || {
       cat "$work/compile.log" >&2; exit 1; }
     tf_ms=""
     ort_ms=""
     for ((r = 0; r < rounds; ++r)); do
       tf=$("$tunefarm" bench "$so" --threads "$t" --runs 20 --json 2>/dev/null | field median_s | awk '{print $1 * 1000}')
-      ort=$(NODE_PATH=$node_path node "$shared/peers/ort_bench.js" "$shared/models/$model.onnx" --threads "$t" \
-        --input "$meta" --runs 20 --seconds 2 | field median_ms)
+      ort=$(NODE_PATH=$node_path node "$shared/peers/ort_bench.js" "$file" --threads "$t" \
+        "${input_flag[@]}" --runs 20 --seconds 2 | field median_ms)
       tf_ms=$(awk -v a="$tf" -v b="$tf_ms" 'BEGIN { print (b == "" || a < b) ? a : b }')
       ort_ms=$(awk -v a="$ort" -v b="$ort_ms" 'BEGIN { print (b == "" || a < b) ? a : b }')
     done

@@ -164,6 +164,7 @@ LaneValue ExprEmitter::Rec(const Expr& e) {
       TF_CHECK(false, "te axis in the loop IR (ValidatePrimFuncs checks this)");
       break;
     default:
+      if (e->kind == ExprKind::kAdd && TryDotProduct(e, &out)) break;
       out = Binary(e, Rec(e->operands[0]), Rec(e->operands[1]));
       break;
   }
@@ -318,8 +319,9 @@ LaneValue ExprEmitter::AsIndex(const Expr& index) {
   return Vector(CastValue(index->dtype, te::kIndexType, ToVector(v)));
 }
 
-ExprEmitter::ExprEmitter(llvm::IRBuilderBase& b, const tir::PrimFunc& func, const MathOptions& math)
-    : b_(b), func_(func), math_(math), alias_scopes_(b.getContext(), func) {}
+ExprEmitter::ExprEmitter(llvm::IRBuilderBase& b, const tir::PrimFunc& func, const MathOptions& math,
+                         const DotProductOptions& dot)
+    : b_(b), func_(func), math_(math), dot_(dot), alias_scopes_(b.getContext(), func) {}
 
 bool ExprEmitter::IsContiguous(const LaneValue& idx) const {
   return idx.kind == Kind::kRamp && idx.stride == 1 && idx.group_stride == scope_->group;

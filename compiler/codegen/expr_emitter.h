@@ -14,6 +14,7 @@
 #include <vector>
 
 #include "compiler/codegen/alias_scopes.h"
+#include "compiler/codegen/dot_product.h"
 #include "compiler/codegen/math_emitter.h"
 #include "compiler/tir/stmt.h"
 
@@ -52,7 +53,8 @@ struct ExprScope {
 
 class ExprEmitter {
  public:
-  ExprEmitter(llvm::IRBuilderBase& b, const tir::PrimFunc& func, const MathOptions& math);
+  ExprEmitter(llvm::IRBuilderBase& b, const tir::PrimFunc& func, const MathOptions& math,
+              const DotProductOptions& dot = {});
 
   // The expression's value; in a chunk it may be a ramp or a vector.
   LaneValue Emit(const te::Expr& e, const ExprScope& scope);
@@ -69,6 +71,9 @@ class ExprEmitter {
   LaneValue Rec(const te::Expr& e);
   LaneValue Binary(const te::Expr& e, LaneValue a, LaneValue b);
   LaneValue Load(const te::Expr& e);
+  // An int32 sum of four-way byte products, vectorized as one load per operand and group
+  // (dot_product.h); false, having emitted nothing that matters, for any other expression.
+  bool TryDotProduct(const te::Expr& e, LaneValue* out);
   llvm::Value* Arith(te::ExprKind kind, te::DType t, llvm::Value* a, llvm::Value* b);
   llvm::Value* Compare(te::ExprKind kind, te::DType t, llvm::Value* a, llvm::Value* b);
   llvm::Value* CastValue(te::DType from, te::DType to, llvm::Value* v);
@@ -86,6 +91,7 @@ class ExprEmitter {
   llvm::IRBuilderBase& b_;
   const tir::PrimFunc& func_;
   MathOptions math_;
+  DotProductOptions dot_;
   WorkspaceAliasScopes alias_scopes_;
   const ExprScope* scope_ = nullptr;
   // Values of the nodes already emitted for the current top-level expression (same block,

@@ -37,6 +37,7 @@ struct ModuleState {
   std::string cpu;
   std::string features;
   MathOptions math;
+  DotProductOptions dot;
   llvm::GlobalVariable* host_api = nullptr;  // tunefarm_host_api
   llvm::StructType* host_api_type = nullptr;  // struct tunefarm_host_api
 };
@@ -73,7 +74,7 @@ class UseCollector : public tir::StmtVisitor {
 class FunctionEmitter : private tir::StmtVisitor {
  public:
   FunctionEmitter(ModuleState& ms, const tir::PrimFunc& f)
-      : ms_(ms), f_(f), ctx_(ms.module.getContext()), b_(ctx_), exprs_(b_, f, ms.math) {
+      : ms_(ms), f_(f), ctx_(ms.module.getContext()), b_(ctx_), exprs_(b_, f, ms.math, ms.dot) {
     // Let LLVM fuse a*b+c into an FMA (what makes GEMM inner loops vfmadd); nothing else of
     // fast-math, so the math polynomials keep their accuracy.
     llvm::FastMathFlags fmf;
@@ -497,7 +498,7 @@ std::unique_ptr<llvm::Module> BuildLlvmModule(const std::vector<tir::PrimFunc>& 
   module->setTargetTriple(tm.getTargetTriple().str());
   module->setDataLayout(tm.createDataLayout());
   ModuleState ms{*module, target, tm.getTargetCPU().str(), tm.getTargetFeatureString().str(),
-                 MathOptionsFor(tm)};
+                 MathOptionsFor(tm), DotProductOptionsFor(tm)};
   EmitGlobals(ms, BuildMetadataJson(funcs, target));
   for (const tir::PrimFunc& f : funcs) FunctionEmitter(ms, f).Emit();
   return module;

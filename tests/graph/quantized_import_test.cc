@@ -75,6 +75,46 @@ TEST(QuantizedImport, MatMulIntegerWithPerRowAndPerColumnZeroPoints) {
   EXPECT_EQ(model.Run(), want);
 }
 
+// uint8 A times int8 B with K a multiple of 4 and N of 16 runs through the packed kernel
+// (ops/int8_matmul.h), the zero points applied after it; batched A, per-row and per-column zero
+// points.
+TEST(QuantizedImport, MatMulIntegerOfUnsignedBySignedTakesThePackedKernel) {
+  std::mt19937 rng(11);
+  const int64_t batch = 2, M = 3, K = 8, N = 32;
+  auto a = RandomInts(rng, batch * M * K, 0, 255), b = RandomInts(rng, K * N, -128, 127);
+  auto a_zp = RandomInts(rng, M, 100, 140), b_zp = RandomInts(rng, N, -6, 6);
+  Model model("MatMulInteger");
+  model.Input("a", onnx::TensorProto::UINT8, {batch, M, K}, a);
+  model.Input("b", onnx::TensorProto::INT8, {K, N}, b);
+  model.Input("a_zp", onnx::TensorProto::UINT8, {M}, a_zp);
+  model.Input("b_zp", onnx::TensorProto::INT8, {N}, b_zp);
+  std::vector<double> want(batch * M * N, 0);
+  for (int64_t p = 0; p < batch; ++p)
+    for (int64_t i = 0; i < M; ++i)
+      for (int64_t j = 0; j < N; ++j)
+        for (int64_t k = 0; k < K; ++k)
+          want[(p * M + i) * N + j] += (a[(p * M + i) * K + k] - a_zp[i]) * (b[k * N + j] - b_zp[j]);
+  EXPECT_EQ(model.Run(), want);
+  // Each zero point alone.
+  for (bool with_a_zp : {true, false}) {
+    Model one("MatMulInteger");
+    one.Input("a", onnx::TensorProto::UINT8, {batch, M, K}, a);
+    one.Input("b", onnx::TensorProto::INT8, {K, N}, b);
+    if (with_a_zp) {
+      one.Input("a_zp", onnx::TensorProto::UINT8, {}, {7});
+    } else {
+      one.Skip();
+      one.Input("b_zp", onnx::TensorProto::INT8, {}, {-3});
+    }
+    std::vector<double> expect(batch * M * N, 0);
+    for (int64_t r = 0; r < batch * M; ++r)
+      for (int64_t j = 0; j < N; ++j)
+        for (int64_t k = 0; k < K; ++k)
+          expect[r * N + j] += (a[r * K + k] - (with_a_zp ? 7 : 0)) * (b[k * N + j] - (with_a_zp ? 0 : -3));
+    EXPECT_EQ(one.Run(), expect) << (with_a_zp ? "a's zero point" : "b's zero point");
+  }
+}
+
 TEST(QuantizedImport, QLinearConvWithPerChannelWeightsAndASignedSaturatingOutput) {
   std::mt19937 rng(5);
   const int64_t C = 2, H = 4, W = 4, M = 3, R = 3;

@@ -168,12 +168,17 @@ absl::StatusOr<HostTensor> InterpretState(const schedule::State& state, const st
 
 absl::StatusOr<HostTensor> RunSharedObject(const te::ComputeDag& dag, const std::vector<HostTensor>& inputs,
                                            int threads) {
+  return RunStateSharedObject(schedule::State(std::make_shared<const te::ComputeDag>(dag)), inputs, threads);
+}
+
+absl::StatusOr<HostTensor> RunStateSharedObject(const schedule::State& state, const std::vector<HostTensor>& inputs,
+                                                int threads, const std::string& target) {
   using codegen::testing::Array;
+  const te::ComputeDag& dag = state.dag();
   if (auto s = CheckOneOutput(dag, inputs); !s.ok()) return s;
-  schedule::State state(std::make_shared<const te::ComputeDag>(dag));
   auto f = tir::Lower(state, "op");
   if (!f.ok()) return f.status();
-  auto runner = codegen::testing::KernelRunner::Create({*f}, codegen::testing::Backend::kSharedObject);
+  auto runner = codegen::testing::KernelRunner::Create({*f}, codegen::testing::Backend::kSharedObject, target);
   if (!runner) return absl::InternalError("could not build the .so");
   std::vector<std::unique_ptr<Array<uint8_t>>> buffers;
   std::vector<void*> args;

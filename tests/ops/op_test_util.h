@@ -55,6 +55,9 @@ absl::StatusOr<HostTensor> Interpret(const te::ComputeDag& dag, const std::vecto
 absl::StatusOr<HostTensor> InterpretState(const schedule::State& state, const std::vector<HostTensor>& inputs);
 absl::StatusOr<HostTensor> RunSharedObject(const te::ComputeDag& dag, const std::vector<HostTensor>& inputs,
                                            int threads = 2);
+// Same for a scheduled State, compiled for `target` (a target string; empty: the host).
+absl::StatusOr<HostTensor> RunStateSharedObject(const schedule::State& state, const std::vector<HostTensor>& inputs,
+                                                int threads = 2, const std::string& target = "");
 
 // Build + interpret; a failure is reported to gtest and gives an empty tensor.
 HostTensor RunOp(const std::vector<HostTensor>& inputs, const OpFn& op);

@@ -1,0 +1,90 @@
+// A QLinearMatMul model as users bring it (A a graph input; B and the quantization parameters
+// initializers), imported, compiled and run: the packed uint8 x int8 kernel (ops/int8_matmul.h)
+// with its zero-point corrections and the requantization, against ONNX's definition.
+#include <gtest/gtest.h>
+
+#include <algorithm>
+#include <cmath>
+#include <random>
+
+#include "compiler/frontend/onnx_importer.h"
+#include "onnx/onnx_pb.h"
+#include "tests/build/compile_and_run.h"
+
+namespace tunefarm::build {
+namespace {
+
+void AddInitializer(onnx::GraphProto* g, const std::string& name, onnx::TensorProto::DataType type,
+                    std::vector<int64_t> dims, const std::vector<double>& values) {
+  auto* t = g->add_initializer();
+  t->set_name(name);
+  t->set_data_type(type);
+  for (int64_t d : dims) t->add_dims(d);
+  for (double v : values) {
+    if (type == onnx::TensorProto::FLOAT) {
+      t->add_float_data(static_cast<float>(v));
+    } else {
+      t->add_int32_data(static_cast<int32_t>(v));  // int8 and uint8 are stored here
+    }
+  }
+}
+
+TEST(QuantizedModelTest, QLinearMatMulOfUnsignedBySignedMatchesTheDefinition) {
+  const int64_t M = 6, K = 64, N = 48;
+  const float a_scale = 0.02f, b_scale = 0.005f, y_scale = 0.04f;
+  const int a_zp = 131, b_zp = -2, y_zp = 120;
+  std::mt19937 rng(21);
+  std::uniform_int_distribution<int> u8(0, 255), s8(-128, 127);
+  std::string a(M * K, '\0');
+  for (char& v : a) v = static_cast<char>(u8(rng));
+  std::vector<double> b(K * N);
+  for (double& v : b) v = s8(rng);
+
+  onnx::ModelProto m;
+  m.set_ir_version(8);
+  m.add_opset_import()->set_version(13);
+  onnx::GraphProto* g = m.mutable_graph();
+  auto* input = g->add_input();
+  input->set_name("a");
+  auto* type = input->mutable_type()->mutable_tensor_type();
+  type->set_elem_type(onnx::TensorProto::UINT8);
+  for (int64_t d : {M, K}) type->mutable_shape()->add_dim()->set_dim_value(d);
+  AddInitializer(g, "a_scale", onnx::TensorProto::FLOAT, {}, {a_scale});
+  AddInitializer(g, "a_zp", onnx::TensorProto::UINT8, {}, {double(a_zp)});
+  AddInitializer(g, "b", onnx::TensorProto::INT8, {K, N}, b);
+  AddInitializer(g, "b_scale", onnx::TensorProto::FLOAT, {}, {b_scale});
+  AddInitializer(g, "b_zp", onnx::TensorProto::INT8, {}, {double(b_zp)});
+  AddInitializer(g, "y_scale", onnx::TensorProto::FLOAT, {}, {y_scale});
+  AddInitializer(g, "y_zp", onnx::TensorProto::UINT8, {}, {double(y_zp)});
+  auto* node = g->add_node();
+  node->set_op_type("QLinearMatMul");
+  for (const char* name : {"a", "a_scale", "a_zp", "b", "b_scale", "b_zp", "y_scale", "y_zp"}) node->add_input(name);
+  node->add_output("y");
+  g->add_output()->set_name("y");
+
+  auto graph = frontend::ImportOnnxBytes(m.SerializeAsString(), {}, "qlinear_matmul.onnx");
+  ASSERT_TRUE(graph.ok()) << graph.status();
+  EXPECT_TRUE(std::any_of(graph->nodes().begin(), graph->nodes().end(),
+                          [](const graph::Node& n) { return n.op == "MatMulU8S8"; }))
+      << "the import should take the packed kernel";
+  std::vector<std::string> out = CompileAndRun(*graph, {a});
+  ASSERT_EQ(out.size(), 1u);
+  ASSERT_EQ(out[0].size(), static_cast<size_t>(M * N));
+
+  // The factor in float32, as ONNX's reference computes it from float32 scales.
+  const float factor = a_scale * b_scale / y_scale;
+  int saturated = 0;
+  for (int64_t i = 0; i < M; ++i)
+    for (int64_t j = 0; j < N; ++j) {
+      int64_t acc = 0;
+      for (int64_t k = 0; k < K; ++k)
+        acc += (static_cast<uint8_t>(a[i * K + k]) - a_zp) * (static_cast<int64_t>(b[k * N + j]) - b_zp);
+      const double q = std::nearbyint(static_cast<double>(acc) * factor) + y_zp;
+      saturated += q < 0 || q > 255;
+      ASSERT_EQ(static_cast<uint8_t>(out[0][i * N + j]), std::clamp(q, 0.0, 255.0)) << "y[" << i << ", " << j << "]";
+    }
+  EXPECT_LT(saturated, M * N / 2) << "most outputs should be in range, so the test sees the arithmetic";
+}
+
+}  // namespace
+}  // namespace tunefarm::build
