@@ -1,5 +1,7 @@
 #include "compiler/codegen/expr_emitter.h"
 
+#include <cmath>
+
 #include "compiler/codegen/float_bits_ir.h"
 #include "common/check.h"
 #include "llvm/IR/Constants.h"
@@ -305,6 +307,21 @@ Value* ExprEmitter::CastValue(DType from, DType to, Value* v) {
     if (te::IsFloat(to)) return b_.CreateFPCast(v, dst);
     // Truncates toward zero like C; out-of-range values saturate and NaN gives 0 (fptosi
     // alone would give poison).
+    if (v->getType()->isVectorTy() && te::DTypeBytes(to) < 4) {
+      // LLVM scalarizes vectors of saturating conversions (one cvttss2si and one insert per
+      // lane: QuantizeLinear ran 4x slower). The same values, in vector instructions: clamp to
+      // the narrow range in floating point (its bounds are exact there), NaN to 0, then a plain
+      // conversion, now in range, and a truncation.
+      const int bits = 8 * te::DTypeBytes(to);
+      const double lo = IsUnsigned(to) ? 0 : -std::ldexp(1.0, bits - 1);
+      const double hi = IsUnsigned(to) ? std::ldexp(1.0, bits) - 1 : std::ldexp(1.0, bits - 1) - 1;
+      llvm::Type* type = v->getType();
+      Value* clamped = b_.CreateBinaryIntrinsic(llvm::Intrinsic::maxnum, v, llvm::ConstantFP::get(type, lo));
+      clamped = b_.CreateBinaryIntrinsic(llvm::Intrinsic::minnum, clamped, llvm::ConstantFP::get(type, hi));
+      clamped = b_.CreateSelect(b_.CreateFCmpUNO(v, v), llvm::ConstantFP::get(type, 0.0), clamped);
+      llvm::Type* i32 = llvm::VectorType::get(b_.getInt32Ty(), llvm::cast<llvm::VectorType>(dst)->getElementCount());
+      return b_.CreateTrunc(b_.CreateFPToSI(clamped, i32), dst);
+    }
     auto id = IsUnsigned(to) ? llvm::Intrinsic::fptoui_sat : llvm::Intrinsic::fptosi_sat;
     return b_.CreateIntrinsic(id, {dst, v->getType()}, {v});
   }
