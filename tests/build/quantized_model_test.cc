@@ -29,6 +29,18 @@ void AddInitializer(onnx::GraphProto* g, const std::string& name, onnx::TensorPr
   }
 }
 
+void AddUint8Input(onnx::GraphProto* g, const std::string& name, const std::vector<int64_t>& dims) {
+  auto* input = g->add_input();
+  input->set_name(name);
+  auto* type = input->mutable_type()->mutable_tensor_type();
+  type->set_elem_type(onnx::TensorProto::UINT8);
+  for (int64_t d : dims) type->mutable_shape()->add_dim()->set_dim_value(d);
+}
+
+bool HasOp(const graph::Graph& g, const std::string& op) {
+  return std::any_of(g.nodes().begin(), g.nodes().end(), [&](const graph::Node& n) { return n.op == op; });
+}
+
 TEST(QuantizedModelTest, QLinearMatMulOfUnsignedBySignedMatchesTheDefinition) {
   const int64_t M = 6, K = 64, N = 48;
   const float a_scale = 0.02f, b_scale = 0.005f, y_scale = 0.04f;
@@ -44,11 +56,7 @@ TEST(QuantizedModelTest, QLinearMatMulOfUnsignedBySignedMatchesTheDefinition) {
   m.set_ir_version(8);
   m.add_opset_import()->set_version(13);
   onnx::GraphProto* g = m.mutable_graph();
-  auto* input = g->add_input();
-  input->set_name("a");
-  auto* type = input->mutable_type()->mutable_tensor_type();
-  type->set_elem_type(onnx::TensorProto::UINT8);
-  for (int64_t d : {M, K}) type->mutable_shape()->add_dim()->set_dim_value(d);
+  AddUint8Input(g, "a", {M, K});
   AddInitializer(g, "a_scale", onnx::TensorProto::FLOAT, {}, {a_scale});
   AddInitializer(g, "a_zp", onnx::TensorProto::UINT8, {}, {double(a_zp)});
   AddInitializer(g, "b", onnx::TensorProto::INT8, {K, N}, b);
@@ -64,9 +72,7 @@ TEST(QuantizedModelTest, QLinearMatMulOfUnsignedBySignedMatchesTheDefinition) {
 
   auto graph = frontend::ImportOnnxBytes(m.SerializeAsString(), {}, "qlinear_matmul.onnx");
   ASSERT_TRUE(graph.ok()) << graph.status();
-  EXPECT_TRUE(std::any_of(graph->nodes().begin(), graph->nodes().end(),
-                          [](const graph::Node& n) { return n.op == "MatMulU8S8"; }))
-      << "the import should take the packed kernel";
+  EXPECT_TRUE(HasOp(*graph, "MatMulU8S8")) << "the import should take the packed kernel";
   std::vector<std::string> out = CompileAndRun(*graph, {a});
   ASSERT_EQ(out.size(), 1u);
   ASSERT_EQ(out[0].size(), static_cast<size_t>(M * N));
@@ -84,6 +90,69 @@ TEST(QuantizedModelTest, QLinearMatMulOfUnsignedBySignedMatchesTheDefinition) {
       ASSERT_EQ(static_cast<uint8_t>(out[0][i * N + j]), std::clamp(q, 0.0, 255.0)) << "y[" << i << ", " << j << "]";
     }
   EXPECT_LT(saturated, M * N / 2) << "most outputs should be in range, so the test sees the arithmetic";
+}
+
+// A padded 3x3 QLinearConv with per-channel weight scales and a bias, x a graph input: packed
+// and padded with x's zero point at run time, the conv in the blocked layout, back to NCHW.
+TEST(QuantizedModelTest, QLinearConvOfUnsignedBySignedMatchesTheDefinition) {
+  const int64_t C = 16, H = 10, W = 9, K = 32, R = 3;
+  const float x_scale = 0.02f, y_scale = 0.1f;
+  const int x_zp = 119, y_zp = 128;
+  std::mt19937 rng(23);
+  std::uniform_int_distribution<int> u8(0, 255), s8(-128, 127);
+  std::uniform_real_distribution<double> scale(0.002, 0.01);
+  std::string x(C * H * W, '\0');
+  for (char& v : x) v = static_cast<char>(u8(rng));
+  std::vector<double> w(K * C * R * R), w_scale(K), bias(K);
+  for (double& v : w) v = s8(rng);
+  for (double& v : w_scale) v = static_cast<float>(scale(rng));
+  for (double& v : bias) v = std::uniform_int_distribution<int>(-2000, 2000)(rng);
+
+  onnx::ModelProto m;
+  m.set_ir_version(8);
+  m.add_opset_import()->set_version(13);
+  onnx::GraphProto* g = m.mutable_graph();
+  AddUint8Input(g, "x", {1, C, H, W});
+  AddInitializer(g, "x_scale", onnx::TensorProto::FLOAT, {}, {x_scale});
+  AddInitializer(g, "x_zp", onnx::TensorProto::UINT8, {}, {double(x_zp)});
+  AddInitializer(g, "w", onnx::TensorProto::INT8, {K, C, R, R}, w);
+  AddInitializer(g, "w_scale", onnx::TensorProto::FLOAT, {K}, w_scale);
+  AddInitializer(g, "w_zp", onnx::TensorProto::INT8, {K}, std::vector<double>(K, 0));
+  AddInitializer(g, "y_scale", onnx::TensorProto::FLOAT, {}, {y_scale});
+  AddInitializer(g, "y_zp", onnx::TensorProto::UINT8, {}, {double(y_zp)});
+  AddInitializer(g, "B", onnx::TensorProto::INT32, {K}, bias);
+  auto* node = g->add_node();
+  node->set_op_type("QLinearConv");
+  for (const char* name : {"x", "x_scale", "x_zp", "w", "w_scale", "w_zp", "y_scale", "y_zp", "B"}) node->add_input(name);
+  node->add_output("y");
+  auto* pads = node->add_attribute();
+  pads->set_name("pads");
+  pads->set_type(onnx::AttributeProto::INTS);
+  for (int i = 0; i < 4; ++i) pads->add_ints(1);
+  g->add_output()->set_name("y");
+
+  auto graph = frontend::ImportOnnxBytes(m.SerializeAsString(), {}, "qlinear_conv.onnx");
+  ASSERT_TRUE(graph.ok()) << graph.status();
+  EXPECT_TRUE(HasOp(*graph, "ConvU8S8")) << "the import should take the packed kernel";
+  std::vector<std::string> out = CompileAndRun(*graph, {x});
+  ASSERT_EQ(out.size(), 1u);
+  ASSERT_EQ(out[0].size(), static_cast<size_t>(K * H * W));
+  for (int64_t k = 0; k < K; ++k)
+    for (int64_t oy = 0; oy < H; ++oy)
+      for (int64_t ox = 0; ox < W; ++ox) {
+        int64_t acc = static_cast<int64_t>(bias[k]);
+        for (int64_t c = 0; c < C; ++c)
+          for (int64_t ky = 0; ky < R; ++ky)
+            for (int64_t kx = 0; kx < R; ++kx) {
+              const int64_t iy = oy + ky - 1, ix = ox + kx - 1;
+              if (iy < 0 || iy >= H || ix < 0 || ix >= W) continue;  // padding is x's zero point
+              acc += (static_cast<uint8_t>(x[(c * H + iy) * W + ix]) - x_zp) *
+                     static_cast<int64_t>(w[((k * C + c) * R + ky) * R + kx]);
+            }
+        const float factor = x_scale * static_cast<float>(w_scale[k]) / y_scale;
+        const double q = std::clamp(std::nearbyint(static_cast<double>(acc) * factor) + y_zp, 0.0, 255.0);
+        ASSERT_EQ(static_cast<uint8_t>(out[0][(k * H + oy) * W + ox]), q) << "y[" << k << ", " << oy << ", " << ox << "]";
+      }
 }
 
 }  // namespace

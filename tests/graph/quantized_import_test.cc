@@ -5,6 +5,7 @@
 // so the import folds the whole model through the ops' computes and the output is a constant.
 #include <gtest/gtest.h>
 
+#include <algorithm>
 #include <cmath>
 #include <random>
 
@@ -159,6 +160,51 @@ TEST(QuantizedImport, QLinearConvWithPerChannelWeightsAndASignedSaturatingOutput
         want.push_back(std::clamp(q, -128.0, 127.0));
       }
   EXPECT_TRUE(saturated) << "the data should exercise saturation";
+  EXPECT_EQ(model.Run(), want);
+}
+
+// uint8 data by int8 weights with C a multiple of 4 and K of 16 runs through the packed conv
+// (ops/int8_conv.h): padded with x's zero point, strided, per-channel scales, a bias.
+TEST(QuantizedImport, QLinearConvOfUnsignedBySignedTakesThePackedKernel) {
+  std::mt19937 rng(17);
+  const int64_t C = 8, H = 7, W = 6, M = 16, R = 3, stride = 2;
+  auto x = RandomInts(rng, C * H * W, 0, 255), w = RandomInts(rng, M * C * R * R, -128, 127);
+  auto bias = RandomInts(rng, M, -3000, 3000);
+  std::vector<double> w_scale(M);
+  for (double& v : w_scale) v = std::uniform_real_distribution<double>(0.001, 0.01)(rng);
+  const double x_scale = 0.03, y_scale = 0.2, x_zp = 121, y_zp = 130;
+  Model model("QLinearConv");
+  model.Input("x", onnx::TensorProto::UINT8, {1, C, H, W}, x);
+  model.Input("x_scale", onnx::TensorProto::FLOAT, {}, {x_scale});
+  model.Input("x_zp", onnx::TensorProto::UINT8, {}, {x_zp});
+  model.Input("w", onnx::TensorProto::INT8, {M, C, R, R}, w);
+  model.Input("w_scale", onnx::TensorProto::FLOAT, {M}, w_scale);
+  model.Input("w_zp", onnx::TensorProto::INT8, {M}, std::vector<double>(M, 0));
+  model.Input("y_scale", onnx::TensorProto::FLOAT, {}, {y_scale});
+  model.Input("y_zp", onnx::TensorProto::UINT8, {}, {y_zp});
+  model.Input("B", onnx::TensorProto::INT32, {M}, bias);
+  for (const char* name : {"pads", "strides"}) {
+    auto* attr = model.node->add_attribute();
+    attr->set_name(name);
+    attr->set_type(onnx::AttributeProto::INTS);
+    for (int i = 0; i < (name[0] == 'p' ? 4 : 2); ++i) attr->add_ints(name[0] == 'p' ? 1 : stride);
+  }
+  const int64_t OH = (H + 2 - R) / stride + 1, OW = (W + 2 - R) / stride + 1;
+  std::vector<double> want;
+  for (int64_t m = 0; m < M; ++m)
+    for (int64_t oy = 0; oy < OH; ++oy)
+      for (int64_t ox = 0; ox < OW; ++ox) {
+        int64_t acc = static_cast<int64_t>(bias[m]);
+        for (int64_t c = 0; c < C; ++c)
+          for (int64_t ky = 0; ky < R; ++ky)
+            for (int64_t kx = 0; kx < R; ++kx) {
+              const int64_t iy = oy * stride + ky - 1, ix = ox * stride + kx - 1;
+              if (iy < 0 || iy >= H || ix < 0 || ix >= W) continue;  // padding is x's zero point
+              acc += static_cast<int64_t>(x[(c * H + iy) * W + ix] - x_zp) * static_cast<int64_t>(w[((m * C + c) * R + ky) * R + kx]);
+            }
+        const float factor = static_cast<float>(x_scale) * static_cast<float>(w_scale[m]) / static_cast<float>(y_scale);
+        want.push_back(std::clamp(std::nearbyint(static_cast<double>(acc) * factor) + y_zp, 0.0, 255.0));
+      }
   EXPECT_EQ(model.Run(), want);
 }
 
