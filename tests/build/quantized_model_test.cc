@@ -10,6 +10,7 @@
 #include "compiler/frontend/onnx_importer.h"
 #include "onnx/onnx_pb.h"
 #include "tests/build/compile_and_run.h"
+#include "tests/common/quantized_conv_reference.h"
 
 namespace tunefarm::build {
 namespace {
@@ -137,22 +138,14 @@ TEST(QuantizedModelTest, QLinearConvOfUnsignedBySignedMatchesTheDefinition) {
   std::vector<std::string> out = CompileAndRun(*graph, {x});
   ASSERT_EQ(out.size(), 1u);
   ASSERT_EQ(out[0].size(), static_cast<size_t>(K * H * W));
-  for (int64_t k = 0; k < K; ++k)
-    for (int64_t oy = 0; oy < H; ++oy)
-      for (int64_t ox = 0; ox < W; ++ox) {
-        int64_t acc = static_cast<int64_t>(bias[k]);
-        for (int64_t c = 0; c < C; ++c)
-          for (int64_t ky = 0; ky < R; ++ky)
-            for (int64_t kx = 0; kx < R; ++kx) {
-              const int64_t iy = oy + ky - 1, ix = ox + kx - 1;
-              if (iy < 0 || iy >= H || ix < 0 || ix >= W) continue;  // padding is x's zero point
-              acc += (static_cast<uint8_t>(x[(c * H + iy) * W + ix]) - x_zp) *
-                     static_cast<int64_t>(w[((k * C + c) * R + ky) * R + kx]);
-            }
-        const float factor = x_scale * static_cast<float>(w_scale[k]) / y_scale;
-        const double q = std::clamp(std::nearbyint(static_cast<double>(acc) * factor) + y_zp, 0.0, 255.0);
-        ASSERT_EQ(static_cast<uint8_t>(out[0][(k * H + oy) * W + ox]), q) << "y[" << k << ", " << oy << ", " << ox << "]";
-      }
+  std::vector<double> x_values;
+  for (char v : x) x_values.push_back(static_cast<uint8_t>(v));
+  const std::vector<int64_t> acc =
+      testing::QuantizedConvAccumulators({C, H, W, K, R, 1, 1, x_values, w, bias, double(x_zp), {}});
+  for (size_t i = 0; i < acc.size(); ++i) {
+    const float factor = x_scale * static_cast<float>(w_scale[i / (H * W)]) / y_scale;
+    ASSERT_EQ(static_cast<uint8_t>(out[0][i]), testing::Requantized(acc[i], factor, y_zp, 0, 255)) << "y at " << i;
+  }
 }
 
 }  // namespace

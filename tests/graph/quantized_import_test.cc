@@ -10,6 +10,7 @@
 #include <random>
 
 #include "compiler/frontend/onnx_importer.h"
+#include "tests/common/quantized_conv_reference.h"
 #include "onnx/onnx_pb.h"
 
 namespace tunefarm::frontend {
@@ -139,26 +140,16 @@ TEST(QuantizedImport, QLinearConvWithPerChannelWeightsAndASignedSaturatingOutput
   pads->set_name("pads");
   pads->set_type(onnx::AttributeProto::INTS);
   for (int i = 0; i < 4; ++i) pads->add_ints(1);
+  const std::vector<int64_t> acc = testing::QuantizedConvAccumulators({C, H, W, M, R, 1, 1, x, w, bias, x_zp, w_zp});
   std::vector<double> want;
   bool saturated = false;
-  for (int64_t m = 0; m < M; ++m)
-    for (int64_t oy = 0; oy < H; ++oy)
-      for (int64_t ox = 0; ox < W; ++ox) {
-        int64_t acc = static_cast<int64_t>(bias[m]);
-        for (int64_t c = 0; c < C; ++c)
-          for (int64_t ky = 0; ky < R; ++ky)
-            for (int64_t kx = 0; kx < R; ++kx) {
-              const int64_t iy = oy + ky - 1, ix = ox + kx - 1;
-              if (iy < 0 || iy >= H || ix < 0 || ix >= W) continue;  // padding is x's zero point
-              acc += static_cast<int64_t>(x[(c * H + iy) * W + ix] - x_zp) *
-                     static_cast<int64_t>(w[((m * C + c) * R + ky) * R + kx] - w_zp[m]);
-            }
-        // The factor in float32, as ONNX's reference computes it from float32 scales.
-        const float factor = static_cast<float>(x_scale) * static_cast<float>(w_scale[m]) / static_cast<float>(y_scale);
-        const double q = std::nearbyint(static_cast<double>(acc) * factor) + y_zp;
-        saturated = saturated || q < -128 || q > 127;
-        want.push_back(std::clamp(q, -128.0, 127.0));
-      }
+  for (size_t i = 0; i < acc.size(); ++i) {
+    const int64_t m = static_cast<int64_t>(i) / (H * W);
+    const float factor = static_cast<float>(x_scale) * static_cast<float>(w_scale[m]) / static_cast<float>(y_scale);
+    const double q = testing::Requantized(acc[i], factor, y_zp, -1e9, 1e9);
+    saturated = saturated || q < -128 || q > 127;
+    want.push_back(std::clamp(q, -128.0, 127.0));
+  }
   EXPECT_TRUE(saturated) << "the data should exercise saturation";
   EXPECT_EQ(model.Run(), want);
 }
@@ -189,22 +180,14 @@ TEST(QuantizedImport, QLinearConvOfUnsignedBySignedTakesThePackedKernel) {
     attr->set_type(onnx::AttributeProto::INTS);
     for (int i = 0; i < (name[0] == 'p' ? 4 : 2); ++i) attr->add_ints(name[0] == 'p' ? 1 : stride);
   }
-  const int64_t OH = (H + 2 - R) / stride + 1, OW = (W + 2 - R) / stride + 1;
+  const testing::QuantizedConvCase q{C, H, W, M, R, 1, stride, x, w, bias, x_zp, {}};
+  const std::vector<int64_t> acc = testing::QuantizedConvAccumulators(q);
   std::vector<double> want;
-  for (int64_t m = 0; m < M; ++m)
-    for (int64_t oy = 0; oy < OH; ++oy)
-      for (int64_t ox = 0; ox < OW; ++ox) {
-        int64_t acc = static_cast<int64_t>(bias[m]);
-        for (int64_t c = 0; c < C; ++c)
-          for (int64_t ky = 0; ky < R; ++ky)
-            for (int64_t kx = 0; kx < R; ++kx) {
-              const int64_t iy = oy * stride + ky - 1, ix = ox * stride + kx - 1;
-              if (iy < 0 || iy >= H || ix < 0 || ix >= W) continue;  // padding is x's zero point
-              acc += static_cast<int64_t>(x[(c * H + iy) * W + ix] - x_zp) * static_cast<int64_t>(w[((m * C + c) * R + ky) * R + kx]);
-            }
-        const float factor = static_cast<float>(x_scale) * static_cast<float>(w_scale[m]) / static_cast<float>(y_scale);
-        want.push_back(std::clamp(std::nearbyint(static_cast<double>(acc) * factor) + y_zp, 0.0, 255.0));
-      }
+  for (size_t i = 0; i < acc.size(); ++i) {
+    const int64_t m = static_cast<int64_t>(i) / (q.OutH() * q.OutW());
+    const float factor = static_cast<float>(x_scale) * static_cast<float>(w_scale[m]) / static_cast<float>(y_scale);
+    want.push_back(testing::Requantized(acc[i], factor, y_zp, 0, 255));
+  }
   EXPECT_EQ(model.Run(), want);
 }
 
