@@ -96,16 +96,13 @@ absl::StatusOr<IntegerResult> PackedIntegerMatMul(OnnxNode& n, int a, int a_zp, 
   auto acc = EmitValue(n, "MatMulU8S8", {n.input(a), *packed}, {}, "products");
   if (!acc.ok()) return acc.status();
   out.value = *acc;
-  auto b_wide = EmitValue(n, "Cast", {n.input(b)}, CastTo(te::DType::kInt32), "b_i32");
-  if (!b_wide.ok()) return b_wide.status();
-  std::string b_centered = *b_wide;
-  if (n.HasInput(b_zp)) {
-    auto zb = WideZeroPoint(n, b, b_zp, {}, "b");  // a scalar, or [N]
-    if (!zb.ok()) return zb.status();
-    auto centered = EmitValue(n, "Sub", {*b_wide, *zb}, {}, "b_centered");
-    if (!centered.ok()) return centered.status();
-    b_centered = *centered;
-    auto zb_blocked = Broadcastable(n, *zb, column_blocks, "b_zp_blocks");
+  // A zero point of zeros (as quantizers write symmetric weights) changes nothing.
+  std::string zb;  // b's zero point as int32: a scalar or [N]; empty without one
+  if (NonZeroZeroPoint(n, b_zp)) {
+    auto wide = WideZeroPoint(n, b, b_zp, {}, "b");
+    if (!wide.ok()) return wide.status();
+    zb = *wide;
+    auto zb_blocked = Broadcastable(n, zb, column_blocks, "b_zp_blocks");
     if (!zb_blocked.ok()) return zb_blocked.status();
     auto a_wide = EmitValue(n, "Cast", {n.input(a)}, CastTo(te::DType::kInt32), "a_i32");
     if (!a_wide.ok()) return a_wide.status();
@@ -117,10 +114,18 @@ absl::StatusOr<IntegerResult> PackedIntegerMatMul(OnnxNode& n, int a, int a_zp, 
     if (!row_sums_blocked.ok()) return row_sums_blocked.status();
     TF_RETURN_IF_ERROR(SubtractProduct(n, *row_sums_blocked, *zb_blocked, "b_zp_term", &out.value));
   }
-  if (n.HasInput(a_zp)) {
+  if (NonZeroZeroPoint(n, a_zp)) {
     std::vector<int64_t> per_row = {at.shape[at.shape.size() - 2], 1, 1};  // za per row: [M, 1, 1]
     auto za = WideZeroPoint(n, a, a_zp, per_row, "a");
     if (!za.ok()) return za.status();
+    auto b_wide = EmitValue(n, "Cast", {n.input(b)}, CastTo(te::DType::kInt32), "b_i32");
+    if (!b_wide.ok()) return b_wide.status();
+    std::string b_centered = *b_wide;
+    if (!zb.empty()) {
+      auto centered = EmitValue(n, "Sub", {*b_wide, zb}, {}, "b_centered");
+      if (!centered.ok()) return centered.status();
+      b_centered = *centered;
+    }
     auto col_sums = SumOver(n, b_centered, {0}, true, "b_col_sums");
     if (!col_sums.ok()) return col_sums.status();
     auto col_sums_blocked = Reshaped(n, *col_sums, column_blocks, "b_col_sums_blocked");
@@ -139,13 +144,7 @@ bool FitsPackedInt8Conv(OnnxNode& n, int x, int x_zp, int w, int w_zp) {
       wt.shape[0] % kLanes != 0)
     return false;
   if (n.HasInput(x_zp) && ConstantScalar(n, x_zp) == nullptr) return false;
-  if (n.HasInput(w_zp)) {
-    const HostTensor* zw = n.Constant(n.input(w_zp));
-    if (zw == nullptr) return false;
-    for (int64_t i = 0; i < zw->NumElements(); ++i)
-      if (zw->GetDouble(i) != 0) return false;
-  }
-  return true;
+  return ZeroOrAbsent(n, w_zp);
 }
 
 absl::StatusOr<IntegerResult> PackedIntegerConv(OnnxNode& n, int x, int x_zp, int w, int bias) {

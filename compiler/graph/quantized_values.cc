@@ -56,6 +56,17 @@ absl::Status NeedEightBit(OnnxNode& n, int i, const char* what) {
   return absl::OkStatus();
 }
 
+bool ZeroOrAbsent(OnnxNode& n, int i) {
+  if (!n.HasInput(i)) return true;
+  const HostTensor* t = n.Constant(n.input(i));
+  if (t == nullptr) return false;
+  for (int64_t e = 0; e < t->NumElements(); ++e)
+    if (t->GetDouble(e) != 0) return false;
+  return true;
+}
+
+bool NonZeroZeroPoint(OnnxNode& n, int i) { return !ZeroOrAbsent(n, i); }
+
 std::vector<int64_t> RowShape(const TensorType& a) {
   return a.shape.size() >= 2 ? std::vector<int64_t>{a.shape[a.shape.size() - 2], 1} : std::vector<int64_t>{};
 }

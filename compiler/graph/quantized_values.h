@@ -37,6 +37,12 @@ absl::StatusOr<std::string> SumOver(OnnxNode& n, const std::string& x, std::vect
 
 absl::Status NeedEightBit(OnnxNode& n, int i, const char* what);
 
+// True unless optional input i is absent or a compile-time constant of zeros: a zero point that
+// may change the result (one known only at run time included).
+bool NonZeroZeroPoint(OnnxNode& n, int i);
+// True when optional input i is absent or a compile-time constant of zeros.
+bool ZeroOrAbsent(OnnxNode& n, int i);
+
 // The per-row zero point of A [.., M, K] is [M]: reshaped to [M, 1].
 std::vector<int64_t> RowShape(const TensorType& a);
 

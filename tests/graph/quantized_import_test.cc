@@ -115,6 +115,17 @@ TEST(QuantizedImport, MatMulIntegerOfUnsignedBySignedTakesThePackedKernel) {
           expect[r * N + j] += (a[r * K + k] - (with_a_zp ? 7 : 0)) * (b[k * N + j] - (with_a_zp ? 0 : -3));
     EXPECT_EQ(one.Run(), expect) << (with_a_zp ? "a's zero point" : "b's zero point");
   }
+  // Zero points of zeros are left out of the correction; the product is plain.
+  Model zeros("MatMulInteger");
+  zeros.Input("a", onnx::TensorProto::UINT8, {batch, M, K}, a);
+  zeros.Input("b", onnx::TensorProto::INT8, {K, N}, b);
+  zeros.Input("a_zp", onnx::TensorProto::UINT8, {}, {0});
+  zeros.Input("b_zp", onnx::TensorProto::INT8, {N}, std::vector<double>(N, 0));
+  std::vector<double> plain(batch * M * N, 0);
+  for (int64_t r = 0; r < batch * M; ++r)
+    for (int64_t j = 0; j < N; ++j)
+      for (int64_t k = 0; k < K; ++k) plain[r * N + j] += a[r * K + k] * b[k * N + j];
+  EXPECT_EQ(zeros.Run(), plain);
 }
 
 TEST(QuantizedImport, QLinearConvWithPerChannelWeightsAndASignedSaturatingOutput) {
