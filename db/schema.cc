@@ -1,11 +1,14 @@
 // Opening a database: identify the file, set the pragmas, run migrations.
 #include <unistd.h>
 
+#include <algorithm>
 #include <array>
+#include <chrono>
 #include <cstring>
 #include <filesystem>
 #include <fstream>
 #include <string>
+#include <thread>
 
 #include "absl/strings/str_cat.h"
 #include "absl/strings/str_format.h"
@@ -157,16 +160,33 @@ absl::Status CheckIdentity(const Connection& connection, const FileIdentity& ide
 // The per-connection settings a read-only connection may set.
 constexpr std::string_view kConnectionPragmas = "PRAGMA foreign_keys = ON; PRAGMA cache_size = -65536;";
 
-absl::Status SetPragmas(Connection& connection) {
+// PRAGMA journal_mode = WAL, retried while another process holds the lock it
+// needs. Switching the mode takes an exclusive lock without always calling the
+// busy handler (seen when four processes create one file at once), so the
+// busy timeout alone does not cover it.
+absl::StatusOr<std::string> SwitchToWal(Connection& connection, int busy_timeout_ms) {
+  const auto deadline = std::chrono::steady_clock::now() + std::chrono::milliseconds(busy_timeout_ms);
+  auto pause = std::chrono::milliseconds(1);
+  while (true) {
+    absl::StatusOr<StatementLease> wal = connection.Prepare("PRAGMA journal_mode = WAL");
+    if (!wal.ok()) return wal.status();
+    absl::StatusOr<bool> row = (*wal)->Step();
+    if (row.ok()) return *row ? (*wal)->Text(0) : "";
+    const bool busy = (sqlite3_errcode(connection.handle()) & 0xff) == SQLITE_BUSY;
+    if (!busy || std::chrono::steady_clock::now() + pause > deadline) return row.status();
+    std::this_thread::sleep_for(pause);
+    pause = std::min(pause * 2, std::chrono::milliseconds(50));
+  }
+}
+
+absl::Status SetPragmas(Connection& connection, int busy_timeout_ms) {
   // WAL: readers never block the writer, and the unfinished transaction of a
   // killed writer is simply ignored by the next reader. NORMAL is safe in WAL:
   // a commit survives a process crash (the WAL is in the OS page cache); only
   // a power loss can drop the last commits, and even that never corrupts the file.
-  absl::StatusOr<StatementLease> wal = connection.Prepare("PRAGMA journal_mode = WAL");
-  if (!wal.ok()) return wal.status();
-  absl::StatusOr<bool> row = (*wal)->Step();
-  if (!row.ok()) return row.status();
-  std::string mode = *row ? (*wal)->Text(0) : "";
+  absl::StatusOr<std::string> switched = SwitchToWal(connection, busy_timeout_ms);
+  if (!switched.ok()) return switched.status();
+  const std::string& mode = *switched;
   if (mode != "wal") {
     return absl::FailedPreconditionError(
         internal::Cat(connection.path(), ": cannot switch to WAL journal mode (got '", mode, "')"));
@@ -260,7 +280,7 @@ absl::StatusOr<std::unique_ptr<TuningDatabase>> TuningDatabase::Open(const std::
     if (absl::Status status = c.Exec(kConnectionPragmas); !status.ok()) return status;
     return std::unique_ptr<TuningDatabase>(new TuningDatabase(std::move(*connection), identity->user_version));
   }
-  if (absl::Status status = SetPragmas(c); !status.ok()) return status;
+  if (absl::Status status = SetPragmas(c, options.busy_timeout_ms); !status.ok()) return status;
   if (identity->user_version < SchemaVersion()) {
     if (absl::Status status = Migrate(c); !status.ok()) return status;
   }
