@@ -45,9 +45,10 @@ absl::Status InferConvU8S8(const Node& n, const std::vector<TensorType>& in, std
   const TensorType& w = in[1];
   if (x.dtype != te::DType::kUInt8 || w.dtype != te::DType::kInt8)
     return Error(StrCat("expects uint8 x and int8 packed w, got ", x.ToString(), " and ", w.ToString()));
-  if (x.shape.size() != 5 || x.shape[4] != kDepth || w.shape.size() != 6 || w.shape[1] != x.shape[1] ||
-      w.shape[4] != kLanes || w.shape[5] != kDepth)
-    return Error(StrCat("x ", x.ToString(), " and w ", w.ToString(), " do not fit [N, C/4, H, W, 4] and [K/16, C/4, R, S, 16, 4]"));
+  if (x.shape.size() != 5 || x.shape[4] % kDepth != 0 || w.shape.size() != 6 ||
+      w.shape[1] != x.shape[1] * (x.shape[4] / kDepth) || w.shape[4] != kLanes || w.shape[5] != kDepth)
+    return Error(StrCat("x ", x.ToString(), " and w ", w.ToString(),
+                        " do not fit [N, C/B, H, W, B] (B a multiple of 4) and [K/16, C/4, R, S, 16, 4]"));
   const std::vector<int64_t> strides = IntsOr(n, "strides", 2, 1), dilations = IntsOr(n, "dilations", 2, 1);
   std::vector<int64_t> shape = {x.shape[0], w.shape[0], 0, 0, kLanes};
   for (int d = 0; d < 2; ++d) {
@@ -173,7 +174,10 @@ absl::StatusOr<IntegerResult> PackedIntegerConv(OnnxNode& n, int x, int x_zp, in
   Attrs x_perm, w_perm, conv;
   x_perm.Set("perm", std::vector<int64_t>{0, 1, 3, 4, 2});
   w_perm.Set("perm", std::vector<int64_t>{0, 2, 4, 5, 1, 3});
-  auto x_blocks = Reshaped(n, data, {batch, c / kDepth, kDepth, hp, wp}, "x_blocks");
+  // x in blocks of 16 channels when they divide C: the layout of this conv's own output, so that
+  // between two such convs the unpack and repack compose into a padded copy.
+  const int64_t block = c % kLanes == 0 ? kLanes : kDepth;
+  auto x_blocks = Reshaped(n, data, {batch, c / block, block, hp, wp}, "x_blocks");
   if (!x_blocks.ok()) return x_blocks.status();
   auto x_packed = EmitValue(n, "Transpose", {*x_blocks}, std::move(x_perm), "x_packed");
   if (!x_packed.ok()) return x_packed.status();

@@ -2,8 +2,10 @@
 // int8 matmul is (int8_matmul.h): four adjacent input channels per byte group, sixteen output
 // channels per vector.
 //
-//   x [N, C/4, H, W, 4] uint8, already padded (the caller pads with x's zero point, so the
-//     padding adds nothing once the zero point is taken out);
+//   x [N, C/B, H, W, B] uint8 with B a multiple of 4 (4, or 16 to match the blocked output of
+//     another such conv, so that no transpose runs between two of them), already padded (the
+//     caller pads with x's zero point, so the padding adds nothing once the zero point is taken
+//     out);
 //   w [K/16, C/4, R, S, 16, 4] int8: element (k, c, r, s) of OIHW weights at
 //     [k / 16, c / 4, r, s, k % 16, c % 4];
 //   y [N, K/16, OH, OW, 16] int32 = sum over c, r, s of x * w.

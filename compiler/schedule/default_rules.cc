@@ -380,6 +380,27 @@ absl::Status ReductionApply(State* s, int stage, const RuleContext& ctx) {
 constexpr int64_t kMaxUnrolledTransform = 64;
 constexpr int kTransformUnrollSteps = 512;
 
+// Parallel tasks per thread an elementwise stage's fused outer loop should have at least: with
+// fewer, one thread can get twice the work of another.
+constexpr int64_t kElementwiseTasksPerThread = 8;
+
+// How many of the loops [0, available) an elementwise stage fuses into its parallel loop: the
+// fewest whose iterations give every thread enough tasks, or none when the stage is too small to
+// run in parallel. Each fused loop costs a division and a remainder per iteration to recover its
+// index; loops left inside stay plain loops (and a serial loop around a narrow vector loop can be
+// widened: lane_groups.h). Packing a tensor into NCHW16c with all four outer loops fused spent
+// most of its time on those divisions.
+int ParallelPrefix(const State& s, int stage, int available, const RuleContext& ctx) {
+  if (StagePoints(s, stage) < kMinParallelPoints) return 0;
+  const int64_t wanted = kElementwiseTasksPerThread * std::max(ctx.num_threads, 1);
+  int64_t iterations = 1;
+  for (int i = 0; i < available; ++i) {
+    iterations *= s.stage(stage).node_of(i).extent;
+    if (iterations >= wanted) return i + 1;
+  }
+  return available;
+}
+
 bool ElementwiseCondition(const State& s, int stage, const RuleContext&) { return AtRoot(s, stage); }
 // Vectorizes the innermost axis on its own and runs the loops around it (fused) in parallel.
 // Fusing every axis before splitting off the vector would give each lane an index that is a
@@ -405,7 +426,9 @@ absl::Status ElementwiseApply(State* s, int stage, const RuleContext& ctx) {
       ++unrolled;
     }
   }
-  if (auto st = ParallelizeOuter(s, stage, outer - unrolled, StagePoints(*s, stage)); !st.ok()) return st;
+  if (auto st = ParallelizeOuter(s, stage, ParallelPrefix(*s, stage, outer - unrolled, ctx), StagePoints(*s, stage));
+      !st.ok())
+    return st;
   if (unrolled > 0)
     if (auto st = s->PragmaAutoUnroll(stage, 0, kTransformUnrollSteps); !st.ok()) return st;
   const int last = static_cast<int>(s->stage(stage).iters.size()) - 1;

@@ -167,39 +167,43 @@ TEST(QuantizedImport, QLinearConvWithPerChannelWeightsAndASignedSaturatingOutput
 
 // uint8 data by int8 weights with C a multiple of 4 and K of 16 runs through the packed conv
 // (ops/int8_conv.h): padded with x's zero point, strided, per-channel scales, a bias.
+// C = 32 packs x in blocks of 16 channels, C = 8 in blocks of 4.
 TEST(QuantizedImport, QLinearConvOfUnsignedBySignedTakesThePackedKernel) {
-  std::mt19937 rng(17);
-  const int64_t C = 8, H = 7, W = 6, M = 16, R = 3, stride = 2;
-  auto x = RandomInts(rng, C * H * W, 0, 255), w = RandomInts(rng, M * C * R * R, -128, 127);
-  auto bias = RandomInts(rng, M, -3000, 3000);
-  std::vector<double> w_scale(M);
-  for (double& v : w_scale) v = std::uniform_real_distribution<double>(0.001, 0.01)(rng);
-  const double x_scale = 0.03, y_scale = 0.2, x_zp = 121, y_zp = 130;
-  Model model("QLinearConv");
-  model.Input("x", onnx::TensorProto::UINT8, {1, C, H, W}, x);
-  model.Input("x_scale", onnx::TensorProto::FLOAT, {}, {x_scale});
-  model.Input("x_zp", onnx::TensorProto::UINT8, {}, {x_zp});
-  model.Input("w", onnx::TensorProto::INT8, {M, C, R, R}, w);
-  model.Input("w_scale", onnx::TensorProto::FLOAT, {M}, w_scale);
-  model.Input("w_zp", onnx::TensorProto::INT8, {M}, std::vector<double>(M, 0));
-  model.Input("y_scale", onnx::TensorProto::FLOAT, {}, {y_scale});
-  model.Input("y_zp", onnx::TensorProto::UINT8, {}, {y_zp});
-  model.Input("B", onnx::TensorProto::INT32, {M}, bias);
-  for (const char* name : {"pads", "strides"}) {
-    auto* attr = model.node->add_attribute();
-    attr->set_name(name);
-    attr->set_type(onnx::AttributeProto::INTS);
-    for (int i = 0; i < (name[0] == 'p' ? 4 : 2); ++i) attr->add_ints(name[0] == 'p' ? 1 : stride);
+  for (const int64_t C : {8, 32}) {
+    SCOPED_TRACE(C);
+    std::mt19937 rng(17);
+    const int64_t H = 7, W = 6, M = 16, R = 3, stride = 2;
+    auto x = RandomInts(rng, C * H * W, 0, 255), w = RandomInts(rng, M * C * R * R, -128, 127);
+    auto bias = RandomInts(rng, M, -3000, 3000);
+    std::vector<double> w_scale(M);
+    for (double& v : w_scale) v = std::uniform_real_distribution<double>(0.001, 0.01)(rng);
+    const double x_scale = 0.03, y_scale = 0.2, x_zp = 121, y_zp = 130;
+    Model model("QLinearConv");
+    model.Input("x", onnx::TensorProto::UINT8, {1, C, H, W}, x);
+    model.Input("x_scale", onnx::TensorProto::FLOAT, {}, {x_scale});
+    model.Input("x_zp", onnx::TensorProto::UINT8, {}, {x_zp});
+    model.Input("w", onnx::TensorProto::INT8, {M, C, R, R}, w);
+    model.Input("w_scale", onnx::TensorProto::FLOAT, {M}, w_scale);
+    model.Input("w_zp", onnx::TensorProto::INT8, {M}, std::vector<double>(M, 0));
+    model.Input("y_scale", onnx::TensorProto::FLOAT, {}, {y_scale});
+    model.Input("y_zp", onnx::TensorProto::UINT8, {}, {y_zp});
+    model.Input("B", onnx::TensorProto::INT32, {M}, bias);
+    for (const char* name : {"pads", "strides"}) {
+      auto* attr = model.node->add_attribute();
+      attr->set_name(name);
+      attr->set_type(onnx::AttributeProto::INTS);
+      for (int i = 0; i < (name[0] == 'p' ? 4 : 2); ++i) attr->add_ints(name[0] == 'p' ? 1 : stride);
+    }
+    const testing::QuantizedConvCase q{C, H, W, M, R, 1, stride, x, w, bias, x_zp, {}};
+    const std::vector<int64_t> acc = testing::QuantizedConvAccumulators(q);
+    std::vector<double> want;
+    for (size_t i = 0; i < acc.size(); ++i) {
+      const int64_t m = static_cast<int64_t>(i) / (q.OutH() * q.OutW());
+      const float factor = static_cast<float>(x_scale) * static_cast<float>(w_scale[m]) / static_cast<float>(y_scale);
+      want.push_back(testing::Requantized(acc[i], factor, y_zp, 0, 255));
+    }
+    EXPECT_EQ(model.Run(), want);
   }
-  const testing::QuantizedConvCase q{C, H, W, M, R, 1, stride, x, w, bias, x_zp, {}};
-  const std::vector<int64_t> acc = testing::QuantizedConvAccumulators(q);
-  std::vector<double> want;
-  for (size_t i = 0; i < acc.size(); ++i) {
-    const int64_t m = static_cast<int64_t>(i) / (q.OutH() * q.OutW());
-    const float factor = static_cast<float>(x_scale) * static_cast<float>(w_scale[m]) / static_cast<float>(y_scale);
-    want.push_back(testing::Requantized(acc[i], factor, y_zp, 0, 255));
-  }
-  EXPECT_EQ(model.Run(), want);
 }
 
 TEST(QuantizedImport, QLinearMatMulRoundsHalfToEven) {

@@ -3,7 +3,12 @@
 // vectorized inside the channel loop), with strides and dilations, compiled for the host.
 #include <gtest/gtest.h>
 
+#include <regex>
+
+#include "compiler/codegen/codegen.h"
 #include "compiler/ops/int8_conv.h"
+#include "compiler/tir/lower.h"
+#include "tests/codegen/kernel_runner.h"
 #include "tests/ops/op_test_util.h"
 
 namespace tunefarm::ops::testing {
@@ -11,11 +16,16 @@ namespace {
 
 using In = const std::vector<Tensor>&;
 
-// x [N, C, H, W] -> [N, C/4, H, W, 4].
-HostTensor PackData(const HostTensor& x) {
+// Zen 4: AVX-512 with VNNI. Only compiled here, never run, so any host can check its code.
+constexpr char kAvx512VnniTarget[] = "llvm -mtriple=x86_64-linux-gnu -mcpu=znver4";
+
+// x [N, C, H, W] -> [N, C/B, H, W, B].
+HostTensor PackData(const HostTensor& x, int64_t block = 4) {
   const Shape& s = x.shape;
-  HostTensor p(DType::kUInt8, {s[0], s[1] / 4, s[2], s[3], 4});
-  ForEachIndex(s, [&](const std::vector<int64_t>& i) { p.at({i[0], i[1] / 4, i[2], i[3], i[1] % 4}) = x.at(i); });
+  HostTensor p(DType::kUInt8, {s[0], s[1] / block, s[2], s[3], block});
+  ForEachIndex(s, [&](const std::vector<int64_t>& i) {
+    p.at({i[0], i[1] / block, i[2], i[3], i[1] % block}) = x.at(i);
+  });
   return p;
 }
 
@@ -71,6 +81,41 @@ TEST(Int8Conv, MatchesTheDefinitionUnscheduledAndCompiled) {
     auto vectorized = RunStateSharedObject(s, {PackData(x), PackWeights(w)});
     ASSERT_TRUE(vectorized.ok()) << vectorized.status();
     EXPECT_TRUE(AllClose(*vectorized, want)) << "vectorized, stride " << p.stride_h;
+  }
+}
+
+// x in blocks of 16 channels (the layout of another int8 conv's output): four channels per
+// group as before, four groups per block of x. Unscheduled, default, and vectorized, where the
+// VNNI target gets vpdpbusd and no gather.
+TEST(Int8Conv, SixteenChannelBlocksOfXMatchTheDefinition) {
+  const HostTensor x = Random(DType::kUInt8, {1, 32, 7, 8}, 11, 0, 255);
+  const HostTensor w = Random(DType::kInt8, {16, 32, 3, 3}, 12, -128, 127);
+  const std::vector<HostTensor> in = {PackData(x, 16), PackWeights(w)};
+  for (const Int8ConvParams& p : {Int8ConvParams{}, Int8ConvParams{2, 1, 1, 2}}) {
+    const HostTensor want = Reference(x, w, p);
+    EXPECT_TRUE(AllClose(RunOp(in, Conv(p)), want));
+    auto dag = BuildOpDag(in, Conv(p));
+    ASSERT_TRUE(dag.ok()) << dag.status();
+    auto compiled = RunSharedObject(**dag, in);
+    ASSERT_TRUE(compiled.ok()) << compiled.status();
+    EXPECT_TRUE(AllClose(*compiled, want)) << "stride " << p.stride_h << ", dilation " << p.dilation_w;
+    // n, kb, oh, ow, lane, cb, r, s, quad -> n, kb, oh, ow, cb, r, s, quad, lane.
+    schedule::State s(*dag);
+    const int out = (*dag)->outputs()[0];
+    ASSERT_TRUE(s.Reorder(out, {0, 1, 2, 3, 5, 6, 7, 8, 4}).ok());
+    ASSERT_TRUE(s.Annotate(out, 8, schedule::IterAnnotation::kVectorize).ok());
+    auto vectorized = RunStateSharedObject(s, in);
+    ASSERT_TRUE(vectorized.ok()) << vectorized.status();
+    EXPECT_TRUE(AllClose(*vectorized, want)) << "vectorized, stride " << p.stride_h;
+    auto f = tir::Lower(s, "op");
+    ASSERT_TRUE(f.ok()) << f.status();
+    auto target = codegen::Target::Parse(kAvx512VnniTarget);
+    ASSERT_TRUE(target.ok()) << target.status();
+    auto so = codegen::BuildSharedObject({*f}, *target);
+    ASSERT_TRUE(so.ok()) << so.status();
+    const std::string text = codegen::testing::Disassemble(*so);
+    EXPECT_TRUE(std::regex_search(text, std::regex(R"(vpdpbusd\s+.*%zmm)"))) << text.substr(0, 6000);
+    EXPECT_EQ(text.find("gather"), std::string::npos) << text.substr(0, 6000);
   }
 }
 

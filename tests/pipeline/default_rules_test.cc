@@ -7,6 +7,7 @@
 
 #include "compiler/ops/conv2d_nchwc.h"
 #include "compiler/ops/layout.h"
+#include "compiler/ops/pad.h"
 #include "compiler/ops/transform.h"
 #include "compiler/ops/winograd.h"
 #include "compiler/schedule/default_rules.h"
@@ -235,14 +236,34 @@ TEST(DefaultRules, ATileTransformKeepsItsSmallInnerAxesForUnrolling) {
   EXPECT_LT(DefaultScheduleError(dag, &state, 16), 1e-5);
   const int out = dag->outputs()[0];
   const auto& it = state.stage(out).iters;
-  // [C/x * tiles fused] (parallel when the stage is large enough), e (6), nu (6), lanes (16)
-  // vectorized.
-  ASSERT_EQ(it.size(), 4u) << state.ToString();
-  EXPECT_EQ(state.stage(out).node_of(0).extent, 2 * 9);
-  EXPECT_EQ(state.stage(out).node_of(1).extent, 6);
+  // C/x (2) and the tiles (9) stay two loops: the stage is too small to run in parallel, so
+  // fusing them would only add divisions. Then e (6), nu (6), lanes (16) vectorized.
+  ASSERT_EQ(it.size(), 5u) << state.ToString();
+  EXPECT_EQ(state.stage(out).node_of(0).extent, 2);
+  EXPECT_EQ(state.stage(out).node_of(1).extent, 9);
   EXPECT_EQ(state.stage(out).node_of(2).extent, 6);
-  EXPECT_EQ(it[3].annotation, IterAnnotation::kVectorize) << state.ToString();
+  EXPECT_EQ(state.stage(out).node_of(3).extent, 6);
+  EXPECT_NE(it[0].annotation, IterAnnotation::kParallel) << state.ToString();
+  EXPECT_EQ(it[4].annotation, IterAnnotation::kVectorize) << state.ToString();
   EXPECT_GT(state.stage(out).auto_unroll_max_step, 0) << state.ToString();
+}
+
+// An elementwise stage fuses only as many outer loops as its threads need (8 tasks each), so
+// the loops inside stay plain loops instead of divisions of the fused index per iteration.
+TEST(DefaultRules, ElementwiseStagesFuseOnlyTheOuterLoopsTheirThreadsNeed) {
+  te::DagBuilder b;
+  auto x = b.Placeholder("x", te::DType::kFloat32, {1, 4, 56, 56, 16});
+  auto dag = b.Build({ops::OrDie(ops::Pad(b, x, ops::PadParams{ops::PadMode::kConstant, {0, 0, 1, 1, 0, 0, 0, 1, 1, 0}, 0.0}))});
+  schedule::State state(dag);
+  EXPECT_LT(DefaultScheduleError(dag, &state, 16), 1e-6);  // 2 threads
+  const int out = dag->outputs()[0];
+  const auto& it = state.stage(out).iters;
+  ASSERT_EQ(it.size(), 3u) << state.ToString();
+  EXPECT_EQ(state.stage(out).node_of(0).extent, 4 * 58);  // n, C/16 and rows: 232 >= 2 x 8 tasks
+  EXPECT_EQ(it[0].annotation, IterAnnotation::kParallel) << state.ToString();
+  EXPECT_EQ(state.stage(out).node_of(1).extent, 58);
+  EXPECT_EQ(it[1].annotation, IterAnnotation::kNone) << state.ToString();
+  EXPECT_EQ(it[2].annotation, IterAnnotation::kVectorize) << state.ToString();
 }
 
 TEST(DefaultRules, LargeGemmAndChainAreCorrect) {
