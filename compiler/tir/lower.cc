@@ -7,6 +7,7 @@
 
 #include "common/strings.h"
 #include "compiler/tir/analyzer.h"
+#include "compiler/tir/loop_partition.h"
 #include "compiler/tir/auto_unroll.h"
 #include "compiler/tir/buffer_plan.h"
 #include "compiler/tir/injected_bug.h"
@@ -426,6 +427,8 @@ absl::StatusOr<PrimFunc> LowerWithPlan(const schedule::State& state, std::string
   f.num_args = plan.num_args;
   f.workspace_bytes = plan.workspace_bytes;
   f.body = SimplifyStmt(Seq(std::move(nests)));
+  // Padded borders split off (loop_partition.h); simplified again only when something was split.
+  if (Stmt partitioned = PartitionLoops(f.body); !partitioned.same_as(f.body)) f.body = SimplifyStmt(partitioned);
   if (!f.body.defined()) f.body = Seq({});
   if (auto s = Verify(f); !s.ok())
     return absl::InternalError(StrCat("lowering produced invalid loop IR: ", std::string(s.message())));
