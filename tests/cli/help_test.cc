@@ -17,6 +17,7 @@ namespace tunefarm::cli::testing {
 namespace {
 
 using ::testing::HasSubstr;
+using ::testing::ContainsRegex;
 
 const char* const kSubcommands[] = {"tracker", "agent", "devices", "db", "version"};
 const char* const kDbActions[] = {"best", "top", "stats", "jobs", "export", "import", "check"};
@@ -104,8 +105,9 @@ TEST(CliHelpTest, TuneOnTheEmbeddedFarmLeavesNothingRunning) {
                              "--population", "16", "--min-repeat-ms", "1"},
                             {marker});
   ASSERT_EQ(r.exit_code, 0) << r.err;
-  // The job ends with where its time went, per measured trial.
-  EXPECT_THAT(r.out, HasSubstr("where this run's time went: 2 trials in")) << r.out;
+  // The job ends with where its time went, per measured trial. The Add's search space holds one
+  // or two distinct programs, so the job may run out of candidates after one.
+  EXPECT_THAT(r.out, ContainsRegex("where this run's time went: [12] trials in")) << r.out;
   std::vector<int> left;
   for (int attempt = 0; attempt < 50; ++attempt) {  // exited children may take a moment to be reaped
     left = ProcessesWithEnv(marker);
