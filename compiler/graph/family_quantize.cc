@@ -82,7 +82,7 @@ absl::StatusOr<IntegerResult> IntegerConv(OnnxNode& n, int x, int x_zp, int w, i
   TF_RETURN_IF_ERROR(NeedEightBit(n, w, "w"));
   const TensorType& wt = n.InputType(w);
   if (n.HasInput(x_zp) && n.InputType(x_zp).NumElements() != 1) return n.Error("x's zero point must be one value");
-  if (FitsPackedInt8Conv(n, x, x_zp, w, w_zp)) return PackedIntegerConv(n, x, x_zp, w, bias);
+  if (FitsPackedInt8Conv(n, x, x_zp, w, w_zp)) return PackedIntegerConv(n, x, x_zp, w, w_zp, bias);
   std::vector<int64_t> per_channel(wt.shape.size(), 1);
   if (!per_channel.empty()) per_channel[0] = wt.shape[0];
   auto input = Centered(n, x, x_zp, {}, "x");

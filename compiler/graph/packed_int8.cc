@@ -1,6 +1,7 @@
 #include "compiler/graph/packed_int8.h"
 
 #include "compiler/graph/family_common.h"
+#include "compiler/graph/shifted_operand.h"
 #include "compiler/ops/int8_conv.h"
 #include "compiler/ops/int8_matmul.h"
 
@@ -11,6 +12,8 @@ using namespace quantized;
 
 constexpr int64_t kLanes = ops::kInt8DotLanes;
 constexpr int64_t kDepth = ops::kInt8DotDepth;
+
+bool IsEightBit(te::DType t) { return t == te::DType::kUInt8 || t == te::DType::kInt8; }
 
 // *value -= x * y.
 absl::Status SubtractProduct(OnnxNode& n, const std::string& x, const std::string& y, const std::string& what,
@@ -71,16 +74,20 @@ const HostTensor* ConstantScalar(OnnxNode& n, int i) {
 bool FitsPackedInt8MatMul(OnnxNode& n, int a, int b) {
   const TensorType& at = n.InputType(a);
   const TensorType& bt = n.InputType(b);
-  return at.dtype == te::DType::kUInt8 && bt.dtype == te::DType::kInt8 && at.shape.size() >= 2 &&
+  return IsEightBit(at.dtype) && IsEightBit(bt.dtype) && at.shape.size() >= 2 &&
          ops::PackedInt8WeightShape(bt.shape).ok() && at.shape.back() == bt.shape[0];
 }
 
 // A [..., M, K] uint8 times B [K, N] int8 through the packed kernel, with the zero points applied
 // after it in the blocked shape: sum (a - za)(b - zb) = sum ab - zb * sum_k a - za * sum_k (b - zb).
 // B's packing and its column sums fold at compile time when B is a constant.
-absl::StatusOr<IntegerResult> PackedIntegerMatMul(OnnxNode& n, int a, int a_zp, int b, int b_zp) {
-  const TensorType& at = n.InputType(a);
-  const TensorType& bt = n.InputType(b);
+absl::StatusOr<IntegerResult> PackedIntegerMatMul(OnnxNode& n, int a_input, int a_zp, int b_input, int b_zp) {
+  const TensorType& at = n.InputType(a_input);
+  const TensorType& bt = n.InputType(b_input);
+  auto a = ReadAs(n, a_input, a_zp, te::DType::kUInt8, "a");
+  if (!a.ok()) return a.status();
+  auto b = ReadAs(n, b_input, b_zp, te::DType::kInt8, "b");
+  if (!b.ok()) return b.status();
   const int64_t k = bt.shape[0], cols = bt.shape[1], blocks = cols / ops::kInt8DotLanes;
   const std::vector<int64_t> column_blocks = {blocks, ops::kInt8DotLanes};
   std::vector<int64_t> row_shape(at.shape.begin(), at.shape.end() - 1);  // [..., M]: one value per row
@@ -89,23 +96,23 @@ absl::StatusOr<IntegerResult> PackedIntegerMatMul(OnnxNode& n, int a, int a_zp, 
   out.plain_shape.push_back(cols);
   Attrs perm;
   perm.Set("perm", std::vector<int64_t>{2, 0, 3, 1});
-  auto blocked_b = Reshaped(n, n.input(b), {k / ops::kInt8DotDepth, ops::kInt8DotDepth, blocks, ops::kInt8DotLanes},
+  auto blocked_b = Reshaped(n, b->value, {k / ops::kInt8DotDepth, ops::kInt8DotDepth, blocks, ops::kInt8DotLanes},
                             "b_blocks");
   if (!blocked_b.ok()) return blocked_b.status();
   auto packed = EmitValue(n, "Transpose", {*blocked_b}, std::move(perm), "b_packed");
   if (!packed.ok()) return packed.status();
-  auto acc = EmitValue(n, "MatMulU8S8", {n.input(a), *packed}, {}, "products");
+  auto acc = EmitValue(n, "MatMulU8S8", {a->value, *packed}, {}, "products");
   if (!acc.ok()) return acc.status();
   out.value = *acc;
   // A zero point of zeros (as quantizers write symmetric weights) changes nothing.
   std::string zb;  // b's zero point as int32: a scalar or [N]; empty without one
-  if (NonZeroZeroPoint(n, b_zp)) {
-    auto wide = WideZeroPoint(n, b, b_zp, {}, "b");
+  if (!ZeroPointIsZero(n, *b)) {
+    auto wide = WideZeroPoint(n, *b, {}, "b");
     if (!wide.ok()) return wide.status();
     zb = *wide;
     auto zb_blocked = Broadcastable(n, zb, column_blocks, "b_zp_blocks");
     if (!zb_blocked.ok()) return zb_blocked.status();
-    auto a_wide = EmitValue(n, "Cast", {n.input(a)}, CastTo(te::DType::kInt32), "a_i32");
+    auto a_wide = EmitValue(n, "Cast", {a->value}, CastTo(te::DType::kInt32), "a_u8_i32");
     if (!a_wide.ok()) return a_wide.status();
     auto row_sums = SumOver(n, *a_wide, {static_cast<int64_t>(at.shape.size()) - 1}, true, "a_row_sums");
     if (!row_sums.ok()) return row_sums.status();
@@ -115,11 +122,11 @@ absl::StatusOr<IntegerResult> PackedIntegerMatMul(OnnxNode& n, int a, int a_zp, 
     if (!row_sums_blocked.ok()) return row_sums_blocked.status();
     TF_RETURN_IF_ERROR(SubtractProduct(n, *row_sums_blocked, *zb_blocked, "b_zp_term", &out.value));
   }
-  if (NonZeroZeroPoint(n, a_zp)) {
+  if (!ZeroPointIsZero(n, *a)) {
     std::vector<int64_t> per_row = {at.shape[at.shape.size() - 2], 1, 1};  // za per row: [M, 1, 1]
-    auto za = WideZeroPoint(n, a, a_zp, per_row, "a");
+    auto za = WideZeroPoint(n, *a, per_row, "a");
     if (!za.ok()) return za.status();
-    auto b_wide = EmitValue(n, "Cast", {n.input(b)}, CastTo(te::DType::kInt32), "b_i32");
+    auto b_wide = EmitValue(n, "Cast", {b->value}, CastTo(te::DType::kInt32), "b_s8_i32");
     if (!b_wide.ok()) return b_wide.status();
     std::string b_centered = *b_wide;
     if (!zb.empty()) {
@@ -139,18 +146,23 @@ absl::StatusOr<IntegerResult> PackedIntegerMatMul(OnnxNode& n, int a, int a_zp, 
 bool FitsPackedInt8Conv(OnnxNode& n, int x, int x_zp, int w, int w_zp) {
   const TensorType& xt = n.InputType(x);
   const TensorType& wt = n.InputType(w);
-  if (xt.dtype != te::DType::kUInt8 || wt.dtype != te::DType::kInt8 || xt.shape.size() != 4 || wt.shape.size() != 4)
-    return false;
+  if (!IsEightBit(xt.dtype) || !IsEightBit(wt.dtype) || xt.shape.size() != 4 || wt.shape.size() != 4) return false;
   if (n.attrs().GetInt("group", 1) != 1 || xt.shape[1] != wt.shape[1] || xt.shape[1] % kDepth != 0 ||
       wt.shape[0] % kLanes != 0)
     return false;
   if (n.HasInput(x_zp) && ConstantScalar(n, x_zp) == nullptr) return false;
-  return ZeroOrAbsent(n, w_zp);
+  // w's zero point, once w is read as int8, must be zeros: int8 weights without one (or with
+  // zeros), uint8 weights with 128.
+  return ZeroPointIsZero(n, ShiftedOperand{"", w_zp, wt.dtype == te::DType::kInt8 ? 0 : -128});
 }
 
-absl::StatusOr<IntegerResult> PackedIntegerConv(OnnxNode& n, int x, int x_zp, int w, int bias) {
-  const TensorType& xt = n.InputType(x);
-  const TensorType& wt = n.InputType(w);
+absl::StatusOr<IntegerResult> PackedIntegerConv(OnnxNode& n, int x_input, int x_zp, int w_input, int w_zp, int bias) {
+  const TensorType& xt = n.InputType(x_input);
+  const TensorType& wt = n.InputType(w_input);
+  auto x = ReadAs(n, x_input, x_zp, te::DType::kUInt8, "x");
+  if (!x.ok()) return x.status();
+  auto w = ReadAs(n, w_input, w_zp, te::DType::kInt8, "w");
+  if (!w.ok()) return w.status();
   const int64_t batch = xt.shape[0], c = xt.shape[1], h = xt.shape[2], wd = xt.shape[3];
   const int64_t k = wt.shape[0], r = wt.shape[2], s = wt.shape[3];
   Attrs window = n.attrs();
@@ -160,8 +172,8 @@ absl::StatusOr<IntegerResult> PackedIntegerConv(OnnxNode& n, int x, int x_zp, in
   std::vector<int64_t> pads = window.GetInts("pads");
   if (pads.empty()) pads.assign(4, 0);
   // Padded with x's zero point: the padding adds nothing once the zero point is taken out.
-  const double zx = n.HasInput(x_zp) ? ConstantScalar(n, x_zp)->GetDouble(0) : 0.0;
-  std::string data = n.input(x);
+  const double zx = ConstantZeroPoint(n, *x).value_or(0.0);  // FitsPackedInt8Conv checked it is constant
+  std::string data = x->value;
   if (pads[0] > 0 || pads[1] > 0 || pads[2] > 0 || pads[3] > 0) {
     Attrs pad;
     pad.Set("pads", std::vector<int64_t>{0, 0, pads[0], pads[1], 0, 0, pads[2], pads[3]});
@@ -181,7 +193,7 @@ absl::StatusOr<IntegerResult> PackedIntegerConv(OnnxNode& n, int x, int x_zp, in
   if (!x_blocks.ok()) return x_blocks.status();
   auto x_packed = EmitValue(n, "Transpose", {*x_blocks}, std::move(x_perm), "x_packed");
   if (!x_packed.ok()) return x_packed.status();
-  auto w_blocks = Reshaped(n, n.input(w), {k / kLanes, kLanes, c / kDepth, kDepth, r, s}, "w_blocks");
+  auto w_blocks = Reshaped(n, w->value, {k / kLanes, kLanes, c / kDepth, kDepth, r, s}, "w_blocks");
   if (!w_blocks.ok()) return w_blocks.status();
   auto w_packed = EmitValue(n, "Transpose", {*w_blocks}, std::move(w_perm), "w_packed");
   if (!w_packed.ok()) return w_packed.status();
@@ -193,13 +205,13 @@ absl::StatusOr<IntegerResult> PackedIntegerConv(OnnxNode& n, int x, int x_zp, in
   IntegerResult out{*acc, {batch, k, blocked[2], blocked[3]}, {0, 1, 4, 2, 3}};
   const std::vector<int64_t> per_channel = {k / kLanes, 1, 1, kLanes};
   if (zx != 0) {
-    auto w_wide = EmitValue(n, "Cast", {n.input(w)}, CastTo(te::DType::kInt32), "w_i32");
+    auto w_wide = EmitValue(n, "Cast", {w->value}, CastTo(te::DType::kInt32), "w_s8_i32");
     if (!w_wide.ok()) return w_wide.status();
     auto w_sums = SumOver(n, *w_wide, {1, 2, 3}, false, "w_sums");
     if (!w_sums.ok()) return w_sums.status();
     auto w_sums_blocked = Reshaped(n, *w_sums, per_channel, "w_sums_blocked");
     if (!w_sums_blocked.ok()) return w_sums_blocked.status();
-    auto zx_wide = WideZeroPoint(n, x, x_zp, {}, "x");
+    auto zx_wide = WideZeroPoint(n, *x, {}, "x");
     if (!zx_wide.ok()) return zx_wide.status();
     TF_RETURN_IF_ERROR(SubtractProduct(n, *w_sums_blocked, *zx_wide, "x_zp_term", &out.value));
   }

@@ -31,16 +31,6 @@ absl::StatusOr<std::string> Broadcastable(OnnxNode& n, const std::string& value,
   return Reshaped(n, value, std::move(shape), what);
 }
 
-absl::StatusOr<std::string> WideZeroPoint(OnnxNode& n, int x, int zp, std::vector<int64_t> shape,
-                                          const std::string& what) {
-  if (n.InputType(zp).dtype != n.InputType(x).dtype)
-    return n.Error(StrCat(what, "'s zero point ", n.InputType(zp).ToString(), " differs in dtype from ",
-                          n.InputType(x).ToString()));
-  auto wide = EmitValue(n, "Cast", {n.input(zp)}, CastTo(te::DType::kInt32), what + "_zp_i32");
-  if (!wide.ok()) return wide;
-  return Broadcastable(n, *wide, std::move(shape), what + "_zp");
-}
-
 absl::StatusOr<std::string> SumOver(OnnxNode& n, const std::string& x, std::vector<int64_t> axes, bool keep,
                                     const std::string& what) {
   Attrs a;
@@ -55,17 +45,6 @@ absl::Status NeedEightBit(OnnxNode& n, int i, const char* what) {
     return n.Error(StrCat(what, " must be uint8 or int8, got ", n.InputType(i).ToString()));
   return absl::OkStatus();
 }
-
-bool ZeroOrAbsent(OnnxNode& n, int i) {
-  if (!n.HasInput(i)) return true;
-  const HostTensor* t = n.Constant(n.input(i));
-  if (t == nullptr) return false;
-  for (int64_t e = 0; e < t->NumElements(); ++e)
-    if (t->GetDouble(e) != 0) return false;
-  return true;
-}
-
-bool NonZeroZeroPoint(OnnxNode& n, int i) { return !ZeroOrAbsent(n, i); }
 
 std::vector<int64_t> RowShape(const TensorType& a) {
   return a.shape.size() >= 2 ? std::vector<int64_t>{a.shape[a.shape.size() - 2], 1} : std::vector<int64_t>{};

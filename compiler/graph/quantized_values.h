@@ -26,22 +26,12 @@ absl::StatusOr<std::string> Reshaped(OnnxNode& n, const std::string& value, std:
 absl::StatusOr<std::string> Broadcastable(OnnxNode& n, const std::string& value, std::vector<int64_t> shape,
                                           const std::string& what);
 
-// The zero point input zp as int32, after checking it has input x's dtype, laid out as `shape`
-// when it holds several values.
-absl::StatusOr<std::string> WideZeroPoint(OnnxNode& n, int x, int zp, std::vector<int64_t> shape,
-                                          const std::string& what);
-
 // Sum over `axes` of x (int32), keeping them when `keep`.
 absl::StatusOr<std::string> SumOver(OnnxNode& n, const std::string& x, std::vector<int64_t> axes, bool keep,
                                     const std::string& what);
 
 absl::Status NeedEightBit(OnnxNode& n, int i, const char* what);
 
-// True unless optional input i is absent or a compile-time constant of zeros: a zero point that
-// may change the result (one known only at run time included).
-bool NonZeroZeroPoint(OnnxNode& n, int i);
-// True when optional input i is absent or a compile-time constant of zeros.
-bool ZeroOrAbsent(OnnxNode& n, int i);
 
 // The per-row zero point of A [.., M, K] is [M]: reshaped to [M, 1].
 std::vector<int64_t> RowShape(const TensorType& a);

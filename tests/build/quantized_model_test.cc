@@ -30,11 +30,12 @@ void AddInitializer(onnx::GraphProto* g, const std::string& name, onnx::TensorPr
   }
 }
 
-void AddUint8Input(onnx::GraphProto* g, const std::string& name, const std::vector<int64_t>& dims) {
+void AddUint8Input(onnx::GraphProto* g, const std::string& name, const std::vector<int64_t>& dims,
+                   onnx::TensorProto::DataType elem_type = onnx::TensorProto::UINT8) {
   auto* input = g->add_input();
   input->set_name(name);
   auto* type = input->mutable_type()->mutable_tensor_type();
-  type->set_elem_type(onnx::TensorProto::UINT8);
+  type->set_elem_type(elem_type);
   for (int64_t d : dims) type->mutable_shape()->add_dim()->set_dim_value(d);
 }
 
@@ -95,15 +96,17 @@ TEST(QuantizedModelTest, QLinearMatMulOfUnsignedBySignedMatchesTheDefinition) {
 
 // A padded 3x3 QLinearConv with per-channel weight scales and a bias, x a graph input: packed
 // and padded with x's zero point at run time, the conv in the blocked layout, back to NCHW.
-TEST(QuantizedModelTest, QLinearConvOfUnsignedBySignedMatchesTheDefinition) {
+// x uint8, or int8 (shifted by 128 at run time: shifted_operand.h).
+void CheckQLinearConv(bool signed_x) {
   const int64_t C = 16, H = 10, W = 9, K = 32, R = 3;
   const float x_scale = 0.02f, y_scale = 0.1f;
-  const int x_zp = 119, y_zp = 128;
+  const int x_zp = signed_x ? -9 : 119, y_zp = signed_x ? 0 : 128;
+  const auto x_type = signed_x ? onnx::TensorProto::INT8 : onnx::TensorProto::UINT8;
   std::mt19937 rng(23);
   std::uniform_int_distribution<int> u8(0, 255), s8(-128, 127);
   std::uniform_real_distribution<double> scale(0.002, 0.01);
   std::string x(C * H * W, '\0');
-  for (char& v : x) v = static_cast<char>(u8(rng));
+  for (char& v : x) v = static_cast<char>(signed_x ? s8(rng) : u8(rng));
   std::vector<double> w(K * C * R * R), w_scale(K), bias(K);
   for (double& v : w) v = s8(rng);
   for (double& v : w_scale) v = static_cast<float>(scale(rng));
@@ -113,14 +116,14 @@ TEST(QuantizedModelTest, QLinearConvOfUnsignedBySignedMatchesTheDefinition) {
   m.set_ir_version(8);
   m.add_opset_import()->set_version(13);
   onnx::GraphProto* g = m.mutable_graph();
-  AddUint8Input(g, "x", {1, C, H, W});
+  AddUint8Input(g, "x", {1, C, H, W}, x_type);
   AddInitializer(g, "x_scale", onnx::TensorProto::FLOAT, {}, {x_scale});
-  AddInitializer(g, "x_zp", onnx::TensorProto::UINT8, {}, {double(x_zp)});
+  AddInitializer(g, "x_zp", x_type, {}, {double(x_zp)});
   AddInitializer(g, "w", onnx::TensorProto::INT8, {K, C, R, R}, w);
   AddInitializer(g, "w_scale", onnx::TensorProto::FLOAT, {K}, w_scale);
   AddInitializer(g, "w_zp", onnx::TensorProto::INT8, {K}, std::vector<double>(K, 0));
   AddInitializer(g, "y_scale", onnx::TensorProto::FLOAT, {}, {y_scale});
-  AddInitializer(g, "y_zp", onnx::TensorProto::UINT8, {}, {double(y_zp)});
+  AddInitializer(g, "y_zp", x_type, {}, {double(y_zp)});
   AddInitializer(g, "B", onnx::TensorProto::INT32, {K}, bias);
   auto* node = g->add_node();
   node->set_op_type("QLinearConv");
@@ -139,14 +142,18 @@ TEST(QuantizedModelTest, QLinearConvOfUnsignedBySignedMatchesTheDefinition) {
   ASSERT_EQ(out.size(), 1u);
   ASSERT_EQ(out[0].size(), static_cast<size_t>(K * H * W));
   std::vector<double> x_values;
-  for (char v : x) x_values.push_back(static_cast<uint8_t>(v));
+  for (char v : x) x_values.push_back(signed_x ? static_cast<int8_t>(v) : static_cast<uint8_t>(v));
   const std::vector<int64_t> acc =
       testing::QuantizedConvAccumulators({C, H, W, K, R, 1, 1, x_values, w, bias, double(x_zp), {}});
   for (size_t i = 0; i < acc.size(); ++i) {
     const float factor = x_scale * static_cast<float>(w_scale[i / (H * W)]) / y_scale;
-    ASSERT_EQ(static_cast<uint8_t>(out[0][i]), testing::Requantized(acc[i], factor, y_zp, 0, 255)) << "y at " << i;
+    const double got = signed_x ? static_cast<int8_t>(out[0][i]) : static_cast<uint8_t>(out[0][i]);
+    ASSERT_EQ(got, testing::Requantized(acc[i], factor, y_zp, signed_x ? -128 : 0, signed_x ? 127 : 255)) << "y at " << i;
   }
 }
+
+TEST(QuantizedModelTest, QLinearConvOfUnsignedBySignedMatchesTheDefinition) { CheckQLinearConv(false); }
+TEST(QuantizedModelTest, QLinearConvOfSignedBySignedMatchesTheDefinition) { CheckQLinearConv(true); }
 
 }  // namespace
 }  // namespace tunefarm::build

@@ -206,6 +206,73 @@ TEST(QuantizedImport, QLinearConvOfUnsignedBySignedTakesThePackedKernel) {
   }
 }
 
+// int8 data and uint8 weights take the packed kernels too, shifted by 128 with their zero
+// points (shifted_operand.h): int8 x int8 and uint8 x uint8 products, exact.
+TEST(QuantizedImport, MatMulIntegerOfOtherSignednessesShiftsBy128) {
+  std::mt19937 rng(23);
+  const int64_t M = 3, K = 8, N = 16;
+  struct Case {
+    onnx::TensorProto::DataType a_type, b_type;
+    int a_lo, a_hi, b_lo, b_hi;
+  };
+  for (const Case& c : {Case{onnx::TensorProto::INT8, onnx::TensorProto::INT8, -128, 127, -128, 127},
+                        Case{onnx::TensorProto::UINT8, onnx::TensorProto::UINT8, 0, 255, 0, 255}}) {
+    SCOPED_TRACE(c.a_type == onnx::TensorProto::INT8 ? "int8 x int8" : "uint8 x uint8");
+    auto a = RandomInts(rng, M * K, c.a_lo, c.a_hi), b = RandomInts(rng, K * N, c.b_lo, c.b_hi);
+    for (int zero_points = 0; zero_points < 2; ++zero_points) {  // none, then per row and per column
+      auto a_zp = zero_points ? RandomInts(rng, M, c.a_lo, c.a_hi) : std::vector<double>(M, 0);
+      auto b_zp = zero_points ? RandomInts(rng, N, c.b_lo, c.b_hi) : std::vector<double>(N, 0);
+      Model model("MatMulInteger");
+      model.Input("a", c.a_type, {M, K}, a);
+      model.Input("b", c.b_type, {K, N}, b);
+      if (zero_points) {
+        model.Input("a_zp", c.a_type, {M}, a_zp);
+        model.Input("b_zp", c.b_type, {N}, b_zp);
+      }
+      std::vector<double> want(M * N, 0);
+      for (int64_t i = 0; i < M; ++i)
+        for (int64_t j = 0; j < N; ++j)
+          for (int64_t k = 0; k < K; ++k) want[i * N + j] += (a[i * K + k] - a_zp[i]) * (b[k * N + j] - b_zp[j]);
+      EXPECT_EQ(model.Run(), want) << (zero_points ? "with zero points" : "without zero points");
+    }
+  }
+}
+
+// QLinearConv of int8 data by int8 weights (x's zero point shifts with it, padding included),
+// and of uint8 data by uint8 weights whose zero point is 128 (zeros once shifted).
+TEST(QuantizedImport, QLinearConvOfOtherSignednessesShiftsBy128) {
+  std::mt19937 rng(29);
+  const int64_t C = 16, H = 5, W = 6, M = 16, R = 3;
+  for (const bool signed_x : {true, false}) {
+    SCOPED_TRACE(signed_x ? "int8 x int8" : "uint8 x uint8");
+    const auto x_type = signed_x ? onnx::TensorProto::INT8 : onnx::TensorProto::UINT8;
+    const auto w_type = signed_x ? onnx::TensorProto::INT8 : onnx::TensorProto::UINT8;
+    auto x = signed_x ? RandomInts(rng, C * H * W, -128, 127) : RandomInts(rng, C * H * W, 0, 255);
+    auto w = signed_x ? RandomInts(rng, M * C * R * R, -128, 127) : RandomInts(rng, M * C * R * R, 0, 255);
+    const double x_zp = signed_x ? -7 : 131, w_zp = signed_x ? 0 : 128;
+    const double x_scale = 0.05, w_scale = 0.004, y_scale = 0.3, y_zp = signed_x ? 3 : 120;
+    Model model("QLinearConv");
+    model.Input("x", x_type, {1, C, H, W}, x);
+    model.Input("x_scale", onnx::TensorProto::FLOAT, {}, {x_scale});
+    model.Input("x_zp", x_type, {}, {x_zp});
+    model.Input("w", w_type, {M, C, R, R}, w);
+    model.Input("w_scale", onnx::TensorProto::FLOAT, {}, {w_scale});
+    model.Input("w_zp", w_type, {}, {w_zp});
+    model.Input("y_scale", onnx::TensorProto::FLOAT, {}, {y_scale});
+    model.Input("y_zp", x_type, {}, {y_zp});
+    auto* attr = model.node->add_attribute();
+    attr->set_name("pads");
+    attr->set_type(onnx::AttributeProto::INTS);
+    for (int i = 0; i < 4; ++i) attr->add_ints(1);
+    const testing::QuantizedConvCase q{C, H, W, M, R, 1, 1, x, w, {}, x_zp, std::vector<double>(M, w_zp)};
+    const std::vector<int64_t> acc = testing::QuantizedConvAccumulators(q);
+    const float factor = static_cast<float>(x_scale) * static_cast<float>(w_scale) / static_cast<float>(y_scale);
+    std::vector<double> want;
+    for (int64_t v : acc) want.push_back(testing::Requantized(v, factor, y_zp, signed_x ? -128 : 0, signed_x ? 127 : 255));
+    EXPECT_EQ(model.Run(), want);
+  }
+}
+
 TEST(QuantizedImport, QLinearMatMulRoundsHalfToEven) {
   // acc = a * b with every zero point 0 and factor 0.5: 1 -> 0.5 -> 0, 3 -> 1.5 -> 2, 5 -> 2.5 -> 2.
   Model model("QLinearMatMul");
