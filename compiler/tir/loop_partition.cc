@@ -62,6 +62,12 @@ class ThresholdCollector : public StmtVisitor {
   std::set<int64_t> thresholds_;
 };
 
+bool HasAllocate(const Stmt& s) {
+  bool found = false;
+  PreOrderVisit(s, [&](const Stmt& st) { found = found || st->kind == StmtKind::kAllocate; });
+  return found;
+}
+
 class LoopPartitioner : public StmtMutator {
  public:
   explicit LoopPartitioner(int64_t next_var_id) : next_var_id_(next_var_id) {}
@@ -74,6 +80,9 @@ class LoopPartitioner : public StmtMutator {
     if (partitions_ != before || !loop.defined()) return loop;  // an inner loop was split
     int64_t extent;
     if (loop->for_kind != ForKind::kSerial || !te::IsConstInt(loop->extent, &extent) || extent < 3) return loop;
+    // Each copy of an Allocate would get its own stack slot: local buffers are capped per
+    // function assuming one.
+    if (HasAllocate(loop->body)) return loop;
     const int64_t var = loop->loop_var->int_value;
     ThresholdCollector collector(var, extent);
     collector.VisitStmt(loop->body);
@@ -105,13 +114,28 @@ class LoopPartitioner : public StmtMutator {
   int partitions_ = 0;
 };
 
-// One past the largest loop variable id of `s`.
-int64_t NextVarId(const Stmt& s) {
+// One past the largest variable id of `s`, bound by a loop or used in an expression.
+class MaxVarId : public StmtVisitor {
+ public:
   int64_t next = 0;
-  PreOrderVisit(s, [&](const Stmt& st) {
-    if (st->kind == StmtKind::kFor) next = std::max(next, st->loop_var->int_value + 1);
-  });
-  return next;
+
+  void VisitFor(const StmtNode& op) override {
+    next = std::max(next, op.loop_var->int_value + 1);
+    StmtVisitor::VisitFor(op);
+  }
+
+ private:
+  void VisitExpr(const Expr& e) override {
+    if (!e.defined()) return;
+    if (e->kind == ExprKind::kVar) next = std::max(next, e->int_value + 1);
+    for (const Expr& operand : e->operands) VisitExpr(operand);
+  }
+};
+
+int64_t NextVarId(const Stmt& s) {
+  MaxVarId visitor;
+  visitor.VisitStmt(s);
+  return visitor.next;
 }
 
 }  // namespace
