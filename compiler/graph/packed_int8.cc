@@ -63,12 +63,6 @@ absl::Status InferConvU8S8(const Node& n, const std::vector<TensorType>& in, std
   return absl::OkStatus();
 }
 
-// The value of a compile-time scalar input, if it is one.
-const HostTensor* ConstantScalar(OnnxNode& n, int i) {
-  const HostTensor* t = n.Constant(n.input(i));
-  return t != nullptr && t->NumElements() == 1 ? t : nullptr;
-}
-
 }  // namespace
 
 bool FitsPackedInt8MatMul(OnnxNode& n, int a, int b) {
@@ -150,10 +144,10 @@ bool FitsPackedInt8Conv(OnnxNode& n, int x, int x_zp, int w, int w_zp) {
   if (n.attrs().GetInt("group", 1) != 1 || xt.shape[1] != wt.shape[1] || xt.shape[1] % kDepth != 0 ||
       wt.shape[0] % kLanes != 0)
     return false;
-  if (n.HasInput(x_zp) && ConstantScalar(n, x_zp) == nullptr) return false;
+  if (!ConstantZeroPoint(n, ShiftedOperand{"", x_zp, 0}).has_value()) return false;
   // w's zero point, once w is read as int8, must be zeros: int8 weights without one (or with
   // zeros), uint8 weights with 128.
-  return ZeroPointIsZero(n, ShiftedOperand{"", w_zp, wt.dtype == te::DType::kInt8 ? 0 : -128});
+  return ZeroPointIsZero(n, ShiftedOperand{"", w_zp, ShiftTo(wt.dtype, te::DType::kInt8)});
 }
 
 absl::StatusOr<IntegerResult> PackedIntegerConv(OnnxNode& n, int x_input, int x_zp, int w_input, int w_zp, int bias) {

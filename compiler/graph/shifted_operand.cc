@@ -18,14 +18,18 @@ std::string Int32Constant(OnnxNode& n, int64_t v, const std::string& what) {
 
 }  // namespace
 
+int ShiftTo(te::DType have, te::DType want) {
+  if (have == want) return 0;
+  return want == te::DType::kUInt8 ? 128 : -128;
+}
+
 absl::StatusOr<ShiftedOperand> ReadAs(OnnxNode& n, int input, int zp, te::DType want, const std::string& what) {
   const te::DType have = n.InputType(input).dtype;
   if (n.HasInput(zp) && n.InputType(zp).dtype != have)
     return n.Error(StrCat(what, "'s zero point ", n.InputType(zp).ToString(), " differs in dtype from ",
                           n.InputType(input).ToString()));
-  ShiftedOperand op{n.input(input), zp, 0};
-  if (have == want) return op;
-  op.shift = want == te::DType::kUInt8 ? 128 : -128;
+  ShiftedOperand op{n.input(input), zp, ShiftTo(have, want)};
+  if (op.shift == 0) return op;
   auto wide = EmitValue(n, "Cast", {op.value}, CastTo(te::DType::kInt32), what + "_i32");
   if (!wide.ok()) return wide.status();
   auto moved = EmitValue(n, "Add", {*wide, Int32Constant(n, op.shift, what + "_shift")}, {}, what + "_shifted");

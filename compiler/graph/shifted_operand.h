@@ -21,6 +21,9 @@ struct ShiftedOperand {
   int shift = 0;      // added to the input and to its zero point: 0, +128 or -128
 };
 
+// What reading 8-bit `have` as `want` adds to each value: 0, +128 (int8 as uint8) or -128.
+int ShiftTo(te::DType have, te::DType want);
+
 // Node input `input`, whose zero point is input `zp`, as `want` (uint8 or int8): the input as it
 // is when it has that dtype, else shifted by 128 (folded at compile time for a constant).
 absl::StatusOr<ShiftedOperand> ReadAs(OnnxNode& n, int input, int zp, te::DType want, const std::string& what);
