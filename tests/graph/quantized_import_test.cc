@@ -296,5 +296,17 @@ TEST(QuantizedImport, FloatOperandsAreNamedErrors) {
   EXPECT_NE(g.status().message().find("A must be uint8 or int8"), std::string::npos) << g.status();
 }
 
+// On the packed path too, a zero point of another dtype than its operand is an error naming both.
+TEST(QuantizedImport, AZeroPointOfAnotherDtypeIsANamedError) {
+  Model model("MatMulInteger");
+  model.Input("a", onnx::TensorProto::INT8, {2, 8}, std::vector<double>(16, 1));
+  model.Input("b", onnx::TensorProto::INT8, {8, 16}, std::vector<double>(128, 1));
+  model.Input("a_zp", onnx::TensorProto::UINT8, {}, {3});
+  auto g = ImportOnnxBytes(model.m.SerializeAsString(), {}, "model.onnx");
+  ASSERT_FALSE(g.ok());
+  EXPECT_NE(g.status().message().find("a's zero point uint8[] differs in dtype from int8[2,8]"), std::string::npos)
+      << g.status();
+}
+
 }  // namespace
 }  // namespace tunefarm::frontend

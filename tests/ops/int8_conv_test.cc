@@ -128,6 +128,8 @@ TEST(Int8Conv, RefusesLayoutsThatDoNotFit) {
   EXPECT_NE(s.message().find("does not fit"), std::string::npos) << s;
   s = BuildStatus({Random(DType::kInt8, {1, 1, 5, 5, 4}, 6, -128, 127), w}, Conv({}));
   EXPECT_NE(s.message().find("uint8"), std::string::npos) << s;
+  s = BuildStatus({Random(DType::kUInt8, {1, 1, 5, 5, 6}, 7, 0, 255), w}, Conv({}));
+  EXPECT_NE(s.message().find("B a multiple of 4"), std::string::npos) << s;
 }
 
 }  // namespace
