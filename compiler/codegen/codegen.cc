@@ -1,9 +1,9 @@
 #include "compiler/codegen/codegen.h"
 
+#include "compiler/codegen/backend.h"
 #include "compiler/codegen/compile_module.h"
 #include "compiler/codegen/embedded_blob.h"
 #include "compiler/codegen/object_emitter.h"
-#include "compiler/codegen/shared_object.h"
 #include "common/strings.h"
 #include "llvm/AsmParser/Parser.h"
 #include "llvm/IR/LLVMContext.h"
@@ -14,8 +14,26 @@
 
 namespace tunefarm::codegen {
 
+namespace {
+
+absl::Status RequireCpu(const Target& target, std::string_view what) {
+  if (!target.IsCuda()) return absl::OkStatus();
+  return absl::InvalidArgumentError(StrCat("target \"", target.ToString(), "\" is a GPU: it has no ", what,
+                                           " (BuildKernelLibrary gives its PTX)"));
+}
+
+}  // namespace
+
+absl::StatusOr<std::string> BuildKernelLibrary(const std::vector<tir::PrimFunc>& funcs, const Target& target,
+                                               const std::vector<EmbeddedBlob>& blobs) {
+  absl::StatusOr<CompiledModule> compiled = CompileModule(funcs, target, /*optimize=*/true);
+  if (!compiled.ok()) return compiled.status();
+  return BackendFor(target).EmitLibrary(*compiled->module, *compiled->machine, blobs);
+}
+
 absl::StatusOr<std::string> BuildObject(const std::vector<tir::PrimFunc>& funcs, const Target& target,
                                         const std::vector<EmbeddedBlob>& blobs) {
+  if (absl::Status s = RequireCpu(target, "object file"); !s.ok()) return s;
   absl::StatusOr<CompiledModule> compiled = CompileModule(funcs, target, /*optimize=*/true);
   if (!compiled.ok()) return compiled.status();
   // Added after the O3 pipeline: no pass has anything to do with opaque bytes.
@@ -25,9 +43,8 @@ absl::StatusOr<std::string> BuildObject(const std::vector<tir::PrimFunc>& funcs,
 
 absl::StatusOr<std::string> BuildSharedObject(const std::vector<tir::PrimFunc>& funcs, const Target& target,
                                               const std::vector<EmbeddedBlob>& blobs) {
-  absl::StatusOr<std::string> object = BuildObject(funcs, target, blobs);
-  if (!object.ok()) return object.status();
-  return LinkSharedObject(*object);
+  if (absl::Status s = RequireCpu(target, "shared object"); !s.ok()) return s;
+  return BuildKernelLibrary(funcs, target, blobs);
 }
 
 absl::StatusOr<std::string> BuildSharedObject(const std::vector<tir::PrimFunc>& funcs,

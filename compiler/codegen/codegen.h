@@ -30,6 +30,12 @@ struct EmbeddedBlob {
   std::string section;     // e.g. ".rodata" or ".tunefarm.params"; empty: the default
 };
 
+// The kernel library's bytes for the target: an ELF shared object for a CPU ("llvm"; as
+// BuildSharedObject), PTX text for a GPU ("cuda"; docs/kernel-abi.md, "GPU kernel libraries",
+// which embeds no blobs).
+absl::StatusOr<std::string> BuildKernelLibrary(const std::vector<tir::PrimFunc>& funcs, const Target& target,
+                                               const std::vector<EmbeddedBlob>& blobs = {});
+
 // The kernel library as a shared object's bytes: one entry per PrimFunc plus the ABI symbols
 // and `blobs`. The same inputs give the same bytes, in any process.
 absl::StatusOr<std::string> BuildSharedObject(const std::vector<tir::PrimFunc>& funcs, const Target& target,

@@ -1,6 +1,6 @@
 #include "compiler/codegen/compile_module.h"
 
-#include "compiler/codegen/llvm_codegen.h"
+#include "compiler/codegen/backend.h"
 #include "compiler/codegen/llvm_target.h"
 #include "compiler/codegen/object_emitter.h"
 #include "compiler/codegen/validate.h"
@@ -25,10 +25,13 @@ absl::StatusOr<CompiledModule> PrepareModule(const Target& target) {
 
 absl::StatusOr<CompiledModule> CompileModule(const std::vector<tir::PrimFunc>& funcs,
                                              const Target& target, bool optimize) {
-  if (absl::Status s = ValidatePrimFuncs(funcs); !s.ok()) return s;
+  const Backend& backend = BackendFor(target);
+  if (absl::Status s = ValidatePrimFuncs(funcs, backend.gpu()); !s.ok()) return s;
   absl::StatusOr<CompiledModule> out = PrepareModule(target);
   if (!out.ok()) return out.status();
-  out->module = BuildLlvmModule(funcs, target, *out->machine, *out->context);
+  absl::StatusOr<std::unique_ptr<llvm::Module>> module = backend.BuildModule(funcs, target, *out->machine, *out->context);
+  if (!module.ok()) return module.status();
+  out->module = std::move(*module);
   if (absl::Status s = VerifyLlvmModule(*out->module); !s.ok()) return s;
   if (optimize) OptimizeLlvmModule(*out->module, *out->machine);
   return out;

@@ -239,6 +239,7 @@ class FunctionEmitter : private tir::StmtVisitor {
         TF_LOG(DEBUG, "codegen") << f_.name << ": loop var " << var << " not widened: " << groups.reason;
     }
     switch (loop.for_kind) {
+      case tir::ForKind::kThreadBinding:  // refused on a CPU target by ValidatePrimFuncs
       case tir::ForKind::kSerial:
         EmitLoop(b_.getInt64(0), exprs_.EmitScalar(loop.extent, region_->scope), body);
         return;

@@ -2,6 +2,7 @@
 
 #include <cstdlib>
 #include <mutex>
+#include <optional>
 
 #include "absl/status/status.h"
 #include "common/strings.h"
@@ -27,6 +28,10 @@ void InitializeLlvmTargets() {
     LLVMInitializeAArch64Target();
     LLVMInitializeAArch64TargetMC();
     LLVMInitializeAArch64AsmPrinter();
+    LLVMInitializeNVPTXTargetInfo();
+    LLVMInitializeNVPTXTarget();
+    LLVMInitializeNVPTXTargetMC();
+    LLVMInitializeNVPTXAsmPrinter();
     // LLVM's own cl::opts (e.g. "-misched=..."), for experiments on code generation time
     // against kernel speed; unset in normal use. A bad option prints LLVM's error and exits.
     if (std::getenv("TUNEFARM_LLVM_OPTIONS") != nullptr) {
@@ -36,14 +41,45 @@ void InitializeLlvmTargets() {
   });
 }
 
+namespace {
+
+// The PTX ISA version a compute capability needs (PTX ISA notes, "Target ISA notes"): LLVM
+// would otherwise write PTX 6.0, which ptxas refuses for sm_80 and later.
+int PtxVersionFor(int sm) {
+  if (sm >= 90) return 78;
+  if (sm >= 89) return 78;
+  if (sm >= 86) return 71;
+  if (sm >= 80) return 70;
+  if (sm >= 75) return 63;
+  return 60;
+}
+
+absl::StatusOr<std::unique_ptr<llvm::TargetMachine>> CreateNvptxMachine(const Target& target,
+                                                                        const llvm::Target& nvptx,
+                                                                        const std::string& where) {
+  std::unique_ptr<llvm::MCSubtargetInfo> sti(nvptx.createMCSubtargetInfo(target.triple, target.arch, ""));
+  if (!sti->isCPUStringValid(target.arch)) {
+    return absl::InvalidArgumentError(StrCat(where, "LLVM's NVPTX backend does not know ", target.arch));
+  }
+  llvm::TargetOptions options;
+  std::unique_ptr<llvm::TargetMachine> tm(nvptx.createTargetMachine(
+      target.triple, target.arch, StrCat("+ptx", PtxVersionFor(target.SmVersion())), options, std::nullopt,
+      std::nullopt, llvm::CodeGenOptLevel::Aggressive));
+  if (tm == nullptr) return absl::InternalError(StrCat(where, "LLVM could not create an NVPTX target machine"));
+  return tm;
+}
+
+}  // namespace
+
 absl::StatusOr<std::unique_ptr<llvm::TargetMachine>> CreateTargetMachine(const Target& target) {
   InitializeLlvmTargets();
   const std::string where = StrCat("target \"", target.ToString(), "\": ");
-  if (target.kind != "llvm") return absl::InvalidArgumentError(StrCat(where, "not an llvm target"));
+  if (target.kind != "llvm" && !target.IsCuda()) return absl::InvalidArgumentError(StrCat(where, "unknown kind"));
   llvm::Triple triple(target.triple);
   std::string error;
   const llvm::Target* llvm_target = llvm::TargetRegistry::lookupTarget(triple.str(), error);
   if (llvm_target == nullptr) return absl::InvalidArgumentError(StrCat(where, error));
+  if (target.IsCuda()) return CreateNvptxMachine(target, *llvm_target, where);
   const std::string cpu = target.cpu.empty() ? "generic" : target.cpu;
   std::unique_ptr<llvm::MCSubtargetInfo> sti(llvm_target->createMCSubtargetInfo(triple.str(), cpu, ""));
   if (!sti->isCPUStringValid(cpu)) {

@@ -39,7 +39,10 @@ void AppendArg(const tir::Buffer& b, std::string* out) {
 
 }  // namespace
 
-std::string BuildMetadataJson(const std::vector<tir::PrimFunc>& funcs, const Target& target) {
+std::string GpuKernelName(const std::string& entry, size_t i) { return StrCat(entry, "_k", i); }
+
+std::string BuildMetadataJson(const std::vector<tir::PrimFunc>& funcs, const Target& target,
+                              const std::vector<std::vector<tir::GpuLaunch>>* launches) {
   std::string out = "{\"format\":1,\"target\":";
   AppendJsonString(target.ToString(), &out);
   out.append(",\"entries\":[");
@@ -53,7 +56,20 @@ std::string BuildMetadataJson(const std::vector<tir::PrimFunc>& funcs, const Tar
       if (a) out.push_back(',');
       AppendArg(f.buffers[a], &out);
     }
-    out.append("]}");
+    out.push_back(']');
+    if (launches != nullptr) {
+      out.append(",\"launches\":[");
+      for (size_t l = 0; l < (*launches)[i].size(); ++l) {
+        const tir::GpuLaunch& launch = (*launches)[i][l];
+        if (l) out.push_back(',');
+        out.append("{\"kernel\":");
+        AppendJsonString(GpuKernelName(f.name, l), &out);
+        StrAppend(&out, ",\"grid\":[", StrJoin(launch.grid, ","), "],\"block\":[", StrJoin(launch.block, ","),
+                  "],\"shared_bytes\":", launch.shared_bytes, "}");
+      }
+      out.push_back(']');
+    }
+    out.push_back('}');
   }
   out.append("]}");
   return out;

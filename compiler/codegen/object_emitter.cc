@@ -53,15 +53,29 @@ void OptimizeLlvmModule(llvm::Module& module, llvm::TargetMachine& tm) {
   passes.run(module, mam);
 }
 
-absl::StatusOr<std::string> EmitObjectFile(llvm::Module& module, llvm::TargetMachine& tm) {
+namespace {
+
+absl::StatusOr<std::string> EmitFile(llvm::Module& module, llvm::TargetMachine& tm, llvm::CodeGenFileType type) {
   llvm::SmallVector<char, 0> buffer;
   llvm::raw_svector_ostream os(buffer);
   llvm::legacy::PassManager passes;
-  if (tm.addPassesToEmitFile(passes, os, nullptr, llvm::CodeGenFileType::ObjectFile)) {
-    return absl::InternalError("LLVM cannot emit an object file for " + tm.getTargetTriple().str());
+  if (tm.addPassesToEmitFile(passes, os, nullptr, type)) {
+    return absl::InternalError(std::string("LLVM cannot emit ") +
+                               (type == llvm::CodeGenFileType::ObjectFile ? "an object file" : "assembly") +
+                               " for " + tm.getTargetTriple().str());
   }
   passes.run(module);
   return std::string(buffer.data(), buffer.size());
+}
+
+}  // namespace
+
+absl::StatusOr<std::string> EmitObjectFile(llvm::Module& module, llvm::TargetMachine& tm) {
+  return EmitFile(module, tm, llvm::CodeGenFileType::ObjectFile);
+}
+
+absl::StatusOr<std::string> EmitAssembly(llvm::Module& module, llvm::TargetMachine& tm) {
+  return EmitFile(module, tm, llvm::CodeGenFileType::AssemblyFile);
 }
 
 }  // namespace tunefarm::codegen

@@ -25,4 +25,7 @@ void OptimizeLlvmModule(llvm::Module& module, llvm::TargetMachine& tm);
 // The object file's bytes. Deterministic: nothing in it depends on time, paths or addresses.
 absl::StatusOr<std::string> EmitObjectFile(llvm::Module& module, llvm::TargetMachine& tm);
 
+// The target's assembly text: PTX for NVPTX.
+absl::StatusOr<std::string> EmitAssembly(llvm::Module& module, llvm::TargetMachine& tm);
+
 }  // namespace tunefarm::codegen

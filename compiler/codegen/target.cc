@@ -2,6 +2,7 @@
 
 #include <algorithm>
 #include <array>
+#include <functional>
 #include <map>
 
 #include "absl/status/status.h"
@@ -47,6 +48,72 @@ bool IsValidFeatureName(std::string_view name) {
 
 bool ParsePositive(std::string_view value, int64_t* out) { return ParseInt64(value, out) && *out > 0; }
 
+// "-key=value" words after the kind: each key once, no empty value.
+absl::Status ForEachKeyValue(std::string_view text, const std::vector<std::string_view>& words,
+                             const std::function<absl::Status(std::string_view, std::string_view)>& take) {
+  std::vector<std::string_view> seen_keys;
+  for (size_t i = 1; i < words.size(); ++i) {
+    std::string_view word = words[i];
+    size_t eq = word.find('=');
+    if (word.size() < 2 || word[0] != '-' || eq == std::string_view::npos) {
+      return Invalid(text, StrCat("expected -key=value, got \"", word, "\""));
+    }
+    std::string_view key = word.substr(0, eq);
+    std::string_view value = word.substr(eq + 1);
+    if (std::find(seen_keys.begin(), seen_keys.end(), key) != seen_keys.end()) {
+      return Invalid(text, StrCat("duplicate key ", key));
+    }
+    seen_keys.push_back(key);
+    if (value.empty()) return Invalid(text, StrCat("empty value for ", key));
+    if (absl::Status s = take(key, value); !s.ok()) return s;
+  }
+  return absl::OkStatus();
+}
+
+// "cuda -arch=sm_NN [limits]". Whether LLVM knows the arch is checked by the code generator.
+absl::StatusOr<Target> ParseCuda(std::string_view text, const std::vector<std::string_view>& words) {
+  Target t;
+  t.kind = "cuda";
+  t.triple = "nvptx64-nvidia-cuda";
+  absl::Status s = ForEachKeyValue(text, words, [&](std::string_view key, std::string_view value) {
+    int64_t number = 0;
+    auto positive = [&](int64_t max) -> absl::Status {
+      if (!ParsePositive(value, &number) || number > max) {
+        return Invalid(text, StrCat(key, " must be an integer in [1, ", max, "], got \"", value, "\""));
+      }
+      return absl::OkStatus();
+    };
+    if (key == "-arch") {
+      std::string_view digits = StartsWith(value, "sm_") ? value.substr(3) : std::string_view();
+      if (!ParsePositive(digits, &number) || number < 10 || number > 999) {
+        return Invalid(text, StrCat("-arch must be sm_NN (a compute capability, e.g. sm_80), got \"", value, "\""));
+      }
+      t.arch = std::string(value);
+      return absl::OkStatus();
+    }
+    if (key == "-max-threads-per-block") {
+      if (absl::Status p = positive(1 << 16); !p.ok()) return p;
+      t.gpu.max_threads_per_block = static_cast<int>(number);
+    } else if (key == "-max-shared-memory-per-block") {
+      if (absl::Status p = positive(int64_t{1} << 30); !p.ok()) return p;
+      t.gpu.max_shared_memory_per_block = number;
+    } else if (key == "-max-registers-per-block") {
+      if (absl::Status p = positive(1 << 24); !p.ok()) return p;
+      t.gpu.max_registers_per_block = static_cast<int>(number);
+    } else if (key == "-num-sms") {
+      if (absl::Status p = positive(1 << 16); !p.ok()) return p;
+      t.gpu.num_sms = static_cast<int>(number);
+    } else {
+      return Invalid(text, StrCat("unknown key ", key, " for a cuda target (known: -arch -max-threads-per-block "
+                                  "-max-shared-memory-per-block -max-registers-per-block -num-sms)"));
+    }
+    return absl::OkStatus();
+  });
+  if (!s.ok()) return s;
+  if (t.arch.empty()) return Invalid(text, "missing -arch=sm_NN");
+  return t;
+}
+
 }  // namespace
 
 std::string CanonicalTriple(std::string_view triple) {
@@ -71,25 +138,13 @@ std::string CanonicalTriple(std::string_view triple) {
 absl::StatusOr<Target> Target::Parse(std::string_view text) {
   std::vector<std::string_view> words = StrSplit(text, ' ', /*skip_empty=*/true);
   if (words.empty()) return Invalid(text, "empty target string");
+  if (words[0] == "cuda") return ParseCuda(text, words);
   if (words[0] != "llvm") {
-    return Invalid(text, StrCat("unknown target kind \"", words[0], "\" (supported: llvm)"));
+    return Invalid(text, StrCat("unknown target kind \"", words[0], "\" (supported: llvm, cuda)"));
   }
   Target t;
   std::map<std::string, char, std::less<>> features;  // name -> '+' or '-'
-  std::vector<std::string_view> seen_keys;
-  for (size_t i = 1; i < words.size(); ++i) {
-    std::string_view word = words[i];
-    size_t eq = word.find('=');
-    if (word.size() < 2 || word[0] != '-' || eq == std::string_view::npos) {
-      return Invalid(text, StrCat("expected -key=value, got \"", word, "\""));
-    }
-    std::string_view key = word.substr(0, eq);
-    std::string_view value = word.substr(eq + 1);
-    if (std::find(seen_keys.begin(), seen_keys.end(), key) != seen_keys.end()) {
-      return Invalid(text, StrCat("duplicate key ", key));
-    }
-    seen_keys.push_back(key);
-    if (value.empty()) return Invalid(text, StrCat("empty value for ", key));
+  absl::Status s = ForEachKeyValue(text, words, [&](std::string_view key, std::string_view value) {
     int64_t number = 0;
     if (key == "-mtriple") {
       t.triple = CanonicalTriple(value);
@@ -128,13 +183,25 @@ absl::StatusOr<Target> Target::Parse(std::string_view text) {
                                   " (known: -mtriple -mcpu -mattr -num-cores -l1d-cache "
                                   "-l2-cache -l3-cache)"));
     }
-  }
+    return absl::OkStatus();
+  });
+  if (!s.ok()) return s;
   if (t.triple.empty()) return Invalid(text, "missing -mtriple=...");
   for (const auto& [name, sign] : features) t.features.push_back(StrCat(sign, name));
   return t;
 }
 
 std::string Target::ToString() const {
+  if (IsCuda()) {
+    std::string out = StrCat(kind, " -arch=", arch);
+    if (gpu.max_threads_per_block > 0) StrAppend(&out, " -max-threads-per-block=", gpu.max_threads_per_block);
+    if (gpu.max_shared_memory_per_block > 0) {
+      StrAppend(&out, " -max-shared-memory-per-block=", gpu.max_shared_memory_per_block);
+    }
+    if (gpu.max_registers_per_block > 0) StrAppend(&out, " -max-registers-per-block=", gpu.max_registers_per_block);
+    if (gpu.num_sms > 0) StrAppend(&out, " -num-sms=", gpu.num_sms);
+    return out;
+  }
   std::string out = StrCat(kind, " -mtriple=", triple);
   if (!cpu.empty()) StrAppend(&out, " -mcpu=", cpu);
   if (!features.empty()) StrAppend(&out, " -mattr=", StrJoin(features, ","));
@@ -154,7 +221,13 @@ bool Target::HasFeature(std::string_view name) const {
 
 int Target::VectorRegisters() const { return IsAArch64() || VectorBits() >= 512 ? 32 : 16; }
 
+int Target::SmVersion() const {
+  int64_t version = 0;
+  return IsCuda() && ParseInt64(std::string_view(arch).substr(3), &version) ? static_cast<int>(version) : 0;
+}
+
 int Target::VectorBits() const {
+  if (IsCuda()) return 32;  // a thread computes one 32-bit lane; width comes from threads
   if (!IsX86()) return 128;  // AArch64 NEON (SVE is not used)
   if (HasFeature("avx512f")) return 512;
   bool disabled_avx512 = std::find(features.begin(), features.end(), "-avx512f") != features.end();

@@ -1,6 +1,7 @@
 // A code generation target, parsed from and printed to one canonical string, e.g.
 //   llvm -mtriple=x86_64-linux-gnu -mcpu=znver3
 //   llvm -mtriple=aarch64-linux-gnu -mcpu=cortex-a72 -mattr=+crc,-crypto
+//   cuda -arch=sm_90 -max-threads-per-block=1024 -num-sms=132
 // The canonical string is a database key (DESIGN.md "Target"), so Parse() normalises every
 // spelling of the same target to one ToString(): vendor-less triple, features sorted by name,
 // defaults left out. This library has no LLVM dependency; the code generator validates cpu and
@@ -17,9 +18,20 @@
 
 namespace tunefarm::codegen {
 
+// Limits of one NVIDIA GPU that a launch must respect (a cuda target); 0 means "not given" and
+// the accessors below supply the smallest value of every part of the architecture.
+struct GpuLimits {
+  int max_threads_per_block = 0;             // -max-threads-per-block
+  int64_t max_shared_memory_per_block = 0;   // -max-shared-memory-per-block (bytes, static)
+  int max_registers_per_block = 0;           // -max-registers-per-block (32-bit registers)
+  int num_sms = 0;                           // -num-sms
+};
+
 struct Target {
-  std::string kind = "llvm";
-  std::string triple;                 // "x86_64-linux-gnu" or "aarch64-linux-gnu"
+  std::string kind = "llvm";          // "llvm" (a CPU) or "cuda" (an NVIDIA GPU through NVPTX)
+  std::string triple;                 // "x86_64-linux-gnu", "aarch64-linux-gnu"; cuda: "nvptx64-nvidia-cuda"
+  std::string arch;                   // cuda only: the compute capability, "sm_80", "sm_90", ...
+  GpuLimits gpu;                      // cuda only
   std::string cpu;                    // LLVM cpu name; empty means "generic"
   std::vector<std::string> features;  // "+avx2", "-avx512f", ...: sorted by name, no duplicates
   // Hardware facts for the tuner; 0 means "not given" (the accessors below supply defaults).
@@ -30,15 +42,26 @@ struct Target {
   int64_t l3_cache_bytes = 0;
 
   // Parses "llvm -key=value ...". Keys: -mtriple (required), -mcpu, -mattr (comma-separated
-  // +feature/-feature), -num-cores, -l1d-cache, -l2-cache, -l3-cache. Unknown kinds, keys,
-  // architectures, malformed values and conflicting features are InvalidArgument errors.
+  // +feature/-feature), -num-cores, -l1d-cache, -l2-cache, -l3-cache. Or "cuda -arch=sm_NN"
+  // with the GpuLimits keys. Unknown kinds, keys, architectures, malformed values and
+  // conflicting features are InvalidArgument errors.
   static absl::StatusOr<Target> Parse(std::string_view text);
 
-  // The canonical string: "llvm -mtriple=T[ -mcpu=C][ -mattr=F,...][ hardware facts]".
+  // The canonical string: "llvm -mtriple=T[ -mcpu=C][ -mattr=F,...][ hardware facts]", or
+  // "cuda -arch=sm_NN[ limits]".
   std::string ToString() const;
 
   bool IsAArch64() const;
   bool IsX86() const;
+  bool IsCuda() const { return kind == "cuda"; }
+  // The compute capability as a number: 90 for sm_90 (0 for a CPU target).
+  int SmVersion() const;
+  int MaxThreadsPerBlock() const { return gpu.max_threads_per_block > 0 ? gpu.max_threads_per_block : 1024; }
+  int64_t MaxSharedMemoryPerBlock() const {
+    return gpu.max_shared_memory_per_block > 0 ? gpu.max_shared_memory_per_block : 48 * 1024;
+  }
+  int MaxRegistersPerBlock() const { return gpu.max_registers_per_block > 0 ? gpu.max_registers_per_block : 65536; }
+  int NumSms() const { return gpu.num_sms > 0 ? gpu.num_sms : 1; }
   // Width of the SIMD registers codegen should fill: 128 on AArch64 (NEON) and on baseline
   // x86-64 (SSE2), 256 on AVX/AVX2 cpus, 512 only when the target explicitly enables
   // +avx512f (AVX-512 cpus default to 256, as LLVM itself prefers on them).

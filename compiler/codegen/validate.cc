@@ -25,7 +25,7 @@ bool IsCIdentifier(std::string_view s) {
 
 class FuncValidator : public tir::StmtVisitor {
  public:
-  explicit FuncValidator(const tir::PrimFunc& f) : f_(f) {}
+  FuncValidator(const tir::PrimFunc& f, bool gpu) : f_(f), gpu_(gpu) {}
 
   absl::Status Run() {
     if (absl::Status s = CheckBuffers(); !s.ok()) return s;
@@ -154,6 +154,14 @@ class FuncValidator : public tir::StmtVisitor {
     if (!op.extent.defined() || op.extent->dtype != te::kIndexType)
       return Check(Error(StrCat("loop ", v->name, " needs an int64 extent")));
     Check(CheckExpr(op.extent));
+    if (op.for_kind == tir::ForKind::kThreadBinding && !gpu_) {
+      return Check(Error(StrCat("loop ", v->name, " is bound to ", tir::ThreadAxisName(op.thread_axis),
+                                ", which only a GPU (cuda) target runs")));
+    }
+    if (op.for_kind == tir::ForKind::kParallel && gpu_) {
+      return Check(Error(StrCat("loop ", v->name, " is a parallel loop, which a GPU target runs only as "
+                                "blockIdx/threadIdx bindings")));
+    }
     if (!ever_bound_.insert(v->int_value).second)
       return Check(Error(StrCat("loop variable id ", v->int_value, " is bound twice")));
     bound_.insert(v->int_value);
@@ -192,6 +200,7 @@ class FuncValidator : public tir::StmtVisitor {
   }
 
   const tir::PrimFunc& f_;
+  const bool gpu_;
   std::set<int64_t> bound_;
   std::set<int64_t> ever_bound_;
   std::set<int> allocated_;  // local buffers whose allocate encloses the current statement
@@ -200,7 +209,7 @@ class FuncValidator : public tir::StmtVisitor {
 
 }  // namespace
 
-absl::Status ValidatePrimFuncs(const std::vector<tir::PrimFunc>& funcs) {
+absl::Status ValidatePrimFuncs(const std::vector<tir::PrimFunc>& funcs, bool gpu) {
   if (funcs.empty()) return absl::InvalidArgumentError("no PrimFuncs to compile");
   std::set<std::string> names;
   for (const tir::PrimFunc& f : funcs) {
@@ -211,7 +220,7 @@ absl::Status ValidatePrimFuncs(const std::vector<tir::PrimFunc>& funcs) {
     if (!names.insert(f.name).second) {
       return absl::InvalidArgumentError(StrCat("two PrimFuncs are named ", f.name));
     }
-    if (absl::Status s = FuncValidator(f).Run(); !s.ok()) return s;
+    if (absl::Status s = FuncValidator(f, gpu).Run(); !s.ok()) return s;
   }
   return absl::OkStatus();
 }

@@ -15,6 +15,7 @@ namespace tunefarm::codegen {
 // ranges only on integer arguments), workspace buffers 64-byte aligned inside workspace_bytes;
 // every loop variable an int64 var bound once; every used variable bound by an enclosing loop;
 // loads/stores naming a valid buffer with its dtype and one integer index; no kAxis/kReduceAxis.
-absl::Status ValidatePrimFuncs(const std::vector<tir::PrimFunc>& funcs);
+// Thread-binding loops only for a GPU (`gpu`), parallel loops only for a CPU.
+absl::Status ValidatePrimFuncs(const std::vector<tir::PrimFunc>& funcs, bool gpu = false);
 
 }  // namespace tunefarm::codegen

@@ -8,6 +8,35 @@ namespace tunefarm::schedule {
 constexpr int64_t kMaxVectorExtent = 64;
 constexpr int64_t kMaxUnrollExtent = 256;
 
+namespace {
+
+bool IsBlock(IterAnnotation a) { return a >= IterAnnotation::kBlockX && a <= IterAnnotation::kBlockZ; }
+
+// Why `iter` of `stage` cannot be bound to `axis`, or "". Launch-wide rules (extents within the
+// device's limits, one extent per dimension across stages) are checked when the kernel is
+// lowered for its target (tir/gpu_launch.h).
+std::string CheckThreadBinding(const Stage& stage, int iter, IterAnnotation axis) {
+  const IterNode& node = stage.node_of(iter);
+  if (node.kind == IterKind::kReduce) return "cannot bind a reduce iterator to a GPU axis (threads would race)";
+  if (node.extent == kUnknownExtent) return "cannot bind an iterator of unknown extent to a GPU axis";
+  for (int i = 0; i < static_cast<int>(stage.iters.size()); ++i) {
+    IterAnnotation other = stage.iters[i].annotation;
+    if (other == axis) return StrCat(IterAnnotationName(axis), " is already bound to iterator ", i);
+    if (i < iter && stage.node_of(i).kind == IterKind::kReduce) {
+      return "cannot bind an iterator nested inside a reduce iterator to a GPU axis";
+    }
+    if (i < iter && IsBlock(axis) && IsThreadBinding(other) && !IsBlock(other)) {
+      return StrCat("a block axis cannot be nested inside thread axis ", IterAnnotationName(other));
+    }
+    if (i > iter && !IsBlock(axis) && IsBlock(other)) {
+      return StrCat("a thread axis cannot enclose block axis ", IterAnnotationName(other));
+    }
+  }
+  return "";
+}
+
+}  // namespace
+
 absl::Status ApplyAnnotation(const AnnotationStep& step, State* state) {
   if (auto s = CheckStageIter(*state, "AN", step.stage, step.iter); !s.ok()) return s;
   if (step.iter < 0) return StepError("AN", step.stage, step.iter, "negative iterator index");
@@ -33,6 +62,14 @@ absl::Status ApplyAnnotation(const AnnotationStep& step, State* state) {
     case IterAnnotation::kUnroll:
       if (node.extent == kUnknownExtent) return error("cannot unroll an iterator of unknown extent");
       if (node.extent > kMaxUnrollExtent) return error(StrCat("unroll extent ", node.extent, " exceeds ", kMaxUnrollExtent));
+      break;
+    case IterAnnotation::kBlockX:
+    case IterAnnotation::kBlockY:
+    case IterAnnotation::kBlockZ:
+    case IterAnnotation::kThreadX:
+    case IterAnnotation::kThreadY:
+    case IterAnnotation::kThreadZ:
+      if (auto s = CheckThreadBinding(stage, step.iter, step.annotation); !s.empty()) return error(s);
       break;
     case IterAnnotation::kNone:
       return error("'none' is not an annotation");

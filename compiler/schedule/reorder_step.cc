@@ -21,8 +21,9 @@ absl::Status ApplyReorder(const ReorderStep& step, State* state) {
     const Iterator& it = stage.iters[step.order[pos]];
     if (it.annotation == IterAnnotation::kVectorize && pos + 1 != n)
       return StepError("RE", step.stage, -1, "a vectorized iterator must stay innermost");
-    if (it.annotation == IterAnnotation::kParallel && reduce_seen)
-      return StepError("RE", step.stage, -1, "a parallel iterator cannot move inside a reduce iterator");
+    if ((it.annotation == IterAnnotation::kParallel || IsThreadBinding(it.annotation)) && reduce_seen)
+      return StepError("RE", step.stage, -1,
+                       StrCat("a ", IterAnnotationName(it.annotation), " iterator cannot move inside a reduce iterator"));
     reduce_seen |= stage.nodes[it.node].kind == IterKind::kReduce;
     reordered.push_back(it);
   }

@@ -15,8 +15,21 @@ std::string_view IterAnnotationName(IterAnnotation a) {
     case IterAnnotation::kParallel: return "parallel";
     case IterAnnotation::kVectorize: return "vectorize";
     case IterAnnotation::kUnroll: return "unroll";
+    case IterAnnotation::kBlockX: return "blockIdx.x";
+    case IterAnnotation::kBlockY: return "blockIdx.y";
+    case IterAnnotation::kBlockZ: return "blockIdx.z";
+    case IterAnnotation::kThreadX: return "threadIdx.x";
+    case IterAnnotation::kThreadY: return "threadIdx.y";
+    case IterAnnotation::kThreadZ: return "threadIdx.z";
   }
   return "?";
+}
+
+IterAnnotation IterAnnotationFromName(std::string_view name) {
+  for (int a = 1; a <= static_cast<int>(IterAnnotation::kThreadZ); ++a) {
+    if (IterAnnotationName(static_cast<IterAnnotation>(a)) == name) return static_cast<IterAnnotation>(a);
+  }
+  return IterAnnotation::kNone;
 }
 
 namespace {

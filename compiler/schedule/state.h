@@ -25,8 +25,15 @@
 namespace tunefarm::schedule {
 
 enum class IterKind : uint8_t { kSpace, kReduce };
-enum class IterAnnotation : uint8_t { kNone, kParallel, kVectorize, kUnroll };
-std::string_view IterAnnotationName(IterAnnotation a);  // "none", "parallel", "vectorize", "unroll"
+// kBlockX..kThreadZ bind the iterator to a GPU launch dimension (a cuda target only): its
+// iterations run at once, one per block or thread.
+enum class IterAnnotation : uint8_t {
+  kNone, kParallel, kVectorize, kUnroll, kBlockX, kBlockY, kBlockZ, kThreadX, kThreadY, kThreadZ };
+// "none", "parallel", "vectorize", "unroll", "blockIdx.x", ..., "threadIdx.z"
+std::string_view IterAnnotationName(IterAnnotation a);
+// The annotation named `name` (as IterAnnotationName prints it), or kNone.
+IterAnnotation IterAnnotationFromName(std::string_view name);
+inline bool IsThreadBinding(IterAnnotation a) { return a >= IterAnnotation::kBlockX; }
 
 inline constexpr int64_t kUnknownExtent = -1;  // an unfilled split length (a sketch)
 // The scope of a stage made by a layout rewrite: the kernel gets it as a parameter.

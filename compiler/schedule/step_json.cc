@@ -100,15 +100,8 @@ absl::StatusOr<Step> StepFromJson(const json& j) {
     std::string name;
     if (j.size() != 4 || !Field(j, 1, &s.stage) || !Field(j, 2, &s.iter) || !Field(j, 3, &name))
       return bad("malformed annotation step");
-    if (name == "parallel") {
-      s.annotation = IterAnnotation::kParallel;
-    } else if (name == "vectorize") {
-      s.annotation = IterAnnotation::kVectorize;
-    } else if (name == "unroll") {
-      s.annotation = IterAnnotation::kUnroll;
-    } else {
-      return bad("unknown annotation");
-    }
+    s.annotation = IterAnnotationFromName(name);
+    if (s.annotation == IterAnnotation::kNone) return bad("unknown annotation");
     return Step(s);
   }
   if (tag == "PR") {

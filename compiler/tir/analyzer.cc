@@ -470,7 +470,7 @@ class LoopVarFreshener : public StmtMutator {
     fresh_[s->loop_var->int_value] = fresh;
     Stmt body = MutateStmt(s->body);
     fresh_.erase(s->loop_var->int_value);
-    return For(fresh, extent, s->for_kind, body);
+    return For(fresh, extent, s->for_kind, body, s->thread_axis);
   }
 
   int64_t* next_id_;

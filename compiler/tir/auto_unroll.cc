@@ -45,7 +45,7 @@ class AutoUnroller : public StmtMutator {
     ForKind kind = s->for_kind;
     if (kind == ForKind::kSerial && constant && size_ <= max_step_) kind = ForKind::kUnrolled;
     if (kind == s->for_kind && body.same_as(s->body)) return s;
-    return For(s->loop_var, s->extent, kind, body);
+    return For(s->loop_var, s->extent, kind, body, s->thread_axis);
   }
 
   int max_step_;

@@ -29,8 +29,15 @@ ForKind LoopKind(IterAnnotation a) {
     case IterAnnotation::kParallel: return ForKind::kParallel;
     case IterAnnotation::kVectorize: return ForKind::kVectorized;
     case IterAnnotation::kUnroll: return ForKind::kUnrolled;
-    default: return ForKind::kSerial;
+    case IterAnnotation::kNone: return ForKind::kSerial;
+    default: return ForKind::kThreadBinding;
   }
+}
+
+ThreadAxis LoopThreadAxis(IterAnnotation a) {
+  if (!schedule::IsThreadBinding(a)) return ThreadAxis::kNone;
+  return static_cast<ThreadAxis>(static_cast<int>(a) - static_cast<int>(IterAnnotation::kBlockX) +
+                                 static_cast<int>(ThreadAxis::kBlockX));
 }
 
 Expr Idx(int64_t v) { return te::IntImm(te::kIndexType, v); }
@@ -243,8 +250,9 @@ class StageLowering {
       bound.push_back(loop_var_[leaf]->int_value);
       Stmt loop_body = Build(leaves, pos + 1, bound, emitted, with_attached, inner);
       if (with_attached) loop_body = WithAttached(leaf, bound, loop_body);
-      body = For(loop_var_[leaf], Idx(extent_[stage_.iters[leaf].node]), LoopKind(stage_.iters[leaf].annotation),
-                 loop_body);
+      IterAnnotation annotation = stage_.iters[leaf].annotation;
+      body = For(loop_var_[leaf], Idx(extent_[stage_.iters[leaf].node]), LoopKind(annotation), loop_body,
+                 LoopThreadAxis(annotation));
     }
     if (ready.empty()) return body;
     Expr cond = ready[0];

@@ -13,6 +13,20 @@ std::string_view ForKindName(ForKind k) {
     case ForKind::kParallel: return "parallel";
     case ForKind::kVectorized: return "vectorized";
     case ForKind::kUnrolled: return "unrolled";
+    case ForKind::kThreadBinding: return "bound";
+  }
+  return "?";
+}
+
+std::string_view ThreadAxisName(ThreadAxis a) {
+  switch (a) {
+    case ThreadAxis::kNone: return "none";
+    case ThreadAxis::kBlockX: return "blockIdx.x";
+    case ThreadAxis::kBlockY: return "blockIdx.y";
+    case ThreadAxis::kBlockZ: return "blockIdx.z";
+    case ThreadAxis::kThreadX: return "threadIdx.x";
+    case ThreadAxis::kThreadY: return "threadIdx.y";
+    case ThreadAxis::kThreadZ: return "threadIdx.z";
   }
   return "?";
 }
@@ -34,12 +48,15 @@ std::shared_ptr<StmtNode> NewNode(StmtKind kind) {
 }
 }  // namespace
 
-Stmt For(Expr loop_var, Expr extent, ForKind kind, Stmt body) {
+Stmt For(Expr loop_var, Expr extent, ForKind kind, Stmt body, ThreadAxis axis) {
   TF_CHECK(loop_var->kind == te::ExprKind::kVar, "loop variable must be a var");
+  TF_CHECK((kind == ForKind::kThreadBinding) == (axis != ThreadAxis::kNone),
+           "a thread axis is given exactly for a thread-binding loop");
   auto n = NewNode(StmtKind::kFor);
   n->loop_var = std::move(loop_var);
   n->extent = std::move(extent);
   n->for_kind = kind;
+  n->thread_axis = axis;
   n->body = std::move(body);
   return Stmt(std::move(n));
 }
@@ -177,7 +194,9 @@ class StmtPrinter : public StmtVisitor {
     PrintExpr(op.loop_var, f_, out_);
     out_->append(", 0, ");
     PrintExpr(op.extent, f_, out_);
-    out_->append(") {\n");
+    out_->append(")");
+    if (op.for_kind == ForKind::kThreadBinding) StrAppend(out_, " @", ThreadAxisName(op.thread_axis));
+    out_->append(" {\n");
     Nested(op.body);
     StrAppend(out_, Pad(), "}\n");
   }

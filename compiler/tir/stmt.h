@@ -11,7 +11,10 @@
 //      through tunefarm_host_api->parallel_for); kVectorized (constant extent; iterations are
 //      independent lanes: codegen emits vector instructions, or a scalar loop if the body
 //      holds a condition that depends on the variable); kUnrolled (constant extent; emit the
-//      body `extent` times).
+//      body `extent` times); kThreadBinding (a GPU target: the iterations run at once, one
+//      per block or thread of the launch along thread_axis; the extent is that dimension of
+//      the launch, so the loop itself disappears. Elsewhere it means what kParallel means:
+//      the interpreter runs it as a serial loop, the CPU code generator refuses it).
 //  - kStore: buffers[buffer][index] = value (value has the buffer's dtype).
 //  - kIf: if (cond) then_case else else_case (else_case may be undefined).
 //  - kSeq: the statements in order.
@@ -35,8 +38,16 @@ using te::DType;
 using te::Expr;
 
 enum class StmtKind : uint8_t { kFor, kStore, kIf, kSeq, kAllocate };
-enum class ForKind : uint8_t { kSerial, kParallel, kVectorized, kUnrolled };
+enum class ForKind : uint8_t { kSerial, kParallel, kVectorized, kUnrolled, kThreadBinding };
 std::string_view ForKindName(ForKind k);
+
+// The GPU launch dimension a kThreadBinding loop runs across.
+enum class ThreadAxis : uint8_t { kNone, kBlockX, kBlockY, kBlockZ, kThreadX, kThreadY, kThreadZ };
+std::string_view ThreadAxisName(ThreadAxis a);  // "blockIdx.x", ..., "threadIdx.z"; "none"
+inline bool IsBlockAxis(ThreadAxis a) { return a >= ThreadAxis::kBlockX && a <= ThreadAxis::kBlockZ; }
+inline bool IsThreadAxis(ThreadAxis a) { return a >= ThreadAxis::kThreadX; }
+// 0, 1, 2 for x, y, z.
+inline int ThreadAxisDim(ThreadAxis a) { return (static_cast<int>(a) - 1) % 3; }
 
 struct StmtNode;
 
@@ -59,6 +70,7 @@ struct StmtNode {
   Expr loop_var;  // a kVar
   Expr extent;
   ForKind for_kind = ForKind::kSerial;
+  ThreadAxis thread_axis = ThreadAxis::kNone;  // kThreadBinding only
   Stmt body;
   // kStore, kAllocate
   int buffer = -1;
@@ -71,7 +83,8 @@ struct StmtNode {
   std::vector<Stmt> seq;
 };
 
-Stmt For(Expr loop_var, Expr extent, ForKind kind, Stmt body);
+// `axis` is given for kThreadBinding loops only.
+Stmt For(Expr loop_var, Expr extent, ForKind kind, Stmt body, ThreadAxis axis = ThreadAxis::kNone);
 Stmt Store(int buffer, Expr index, Expr value);
 Stmt IfThenElse(Expr cond, Stmt then_case, Stmt else_case = Stmt());
 Stmt Seq(std::vector<Stmt> stmts);  // flattens nested sequences; one statement is returned as is

@@ -54,7 +54,7 @@ Stmt StmtMutator::MutateStmt(const Stmt& s) {
 Stmt StmtMutator::RebuildFor(const Stmt& s, const Expr& extent, const Stmt& body) {
   if (!body.defined()) return Stmt();
   if (extent.same_as(s->extent) && body.same_as(s->body)) return s;
-  return For(s->loop_var, extent, s->for_kind, body);
+  return For(s->loop_var, extent, s->for_kind, body, s->thread_axis);
 }
 
 Stmt StmtMutator::RebuildIf(const Stmt& s, const Expr& cond, const Stmt& then_case, const Stmt& else_case) {

@@ -75,6 +75,8 @@ class Verifier : public StmtVisitor {
     if (!seen_.insert(id).second) Error(StrCat("loop variable ", op.loop_var->name, " bound twice"));
     if ((op.for_kind == ForKind::kVectorized || op.for_kind == ForKind::kUnrolled) && !te::IsConstInt(op.extent))
       Error("vectorized and unrolled loops need a constant extent");
+    if (op.for_kind == ForKind::kThreadBinding && (!te::IsConstInt(op.extent) || op.thread_axis == ThreadAxis::kNone))
+      Error("a thread-binding loop needs a constant extent and a thread axis");
     bound_.insert(id);
     VisitStmt(op.body);
     bound_.erase(id);

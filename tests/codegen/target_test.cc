@@ -44,13 +44,32 @@ TEST(TargetTest, CanonicalisesSpellings) {
   }
 }
 
+TEST(TargetTest, CudaTargetsParsePrintAndGiveTheirLimits) {
+  for (const char* text : {"cuda -arch=sm_90", "cuda -arch=sm_80 -max-threads-per-block=1024 "
+                                               "-max-shared-memory-per-block=49152 -max-registers-per-block=65536 "
+                                               "-num-sms=108"}) {
+    absl::StatusOr<Target> t = Target::Parse(text);
+    ASSERT_TRUE(t.ok()) << text << ": " << t.status();
+    EXPECT_EQ(t->ToString(), text);
+    EXPECT_TRUE(t->IsCuda());
+    EXPECT_FALSE(t->IsX86() || t->IsAArch64());
+  }
+  Target t = Target::Parse("cuda -num-sms=132 -arch=sm_90 -max-threads-per-block=512").value();
+  EXPECT_EQ(t.ToString(), "cuda -arch=sm_90 -max-threads-per-block=512 -num-sms=132");
+  EXPECT_EQ(t.SmVersion(), 90);
+  EXPECT_EQ(t.MaxThreadsPerBlock(), 512);
+  EXPECT_EQ(t.MaxSharedMemoryPerBlock(), 48 * 1024);  // not given: the smallest of any part
+  EXPECT_EQ(t.NumSms(), 132);
+  EXPECT_EQ(t.VectorLanes(te::DType::kFloat32), 1);
+}
+
 TEST(TargetTest, RejectsJunkWithAClearMessage) {
   struct Case {
     const char* text;
     const char* message;
   } cases[] = {
       {"", "empty"},
-      {"cuda -arch=sm_90", "unknown target kind \"cuda\""},
+      {"rocm -mcpu=gfx90a", "unknown target kind \"rocm\""},
       {"llvm", "missing -mtriple"},
       {"llvm -mtriple=riscv64-linux-gnu", "unsupported triple"},
       {"llvm -mtriple=x86_64-linux-gnu -mfoo=bar", "unknown key -mfoo"},
@@ -62,6 +81,10 @@ TEST(TargetTest, RejectsJunkWithAClearMessage) {
       {"llvm -mtriple=x86_64-linux-gnu -num-cores=0", "-num-cores"},
       {"llvm -mtriple=x86_64-linux-gnu -l2-cache=big", "-l2-cache"},
       {"llvm -mtriple=x86_64-linux-gnu -mcpu=Zen!", "malformed cpu"},
+      {"cuda", "missing -arch=sm_NN"},
+      {"cuda -arch=90", "-arch must be sm_NN"},
+      {"cuda -arch=sm_90 -mtriple=x86_64-linux-gnu", "unknown key -mtriple for a cuda target"},
+      {"cuda -arch=sm_90 -max-threads-per-block=0", "-max-threads-per-block must be an integer"},
   };
   for (const Case& c : cases) {
     absl::StatusOr<Target> t = Target::Parse(c.text);

@@ -1,0 +1,117 @@
+#include "compiler/tir/gpu_launch.h"
+
+#include <string>
+
+#include "common/strings.h"
+#include "compiler/tir/stmt_functor.h"
+
+namespace tunefarm::tir {
+namespace {
+
+constexpr std::array<int64_t, 3> kMaxGrid = {(int64_t{1} << 31) - 1, 65535, 65535};
+constexpr std::array<int64_t, 3> kMaxBlock = {1024, 1024, 64};
+
+// Walks one launch, filling its shape and recording the first broken rule.
+class LaunchChecker : public StmtVisitor {
+ public:
+  explicit LaunchChecker(GpuLaunch* launch) : launch_(launch) {}
+  std::string error;
+
+ protected:
+  void VisitFor(const StmtNode& op) override {
+    if (!error.empty()) return;
+    if (op.for_kind != ForKind::kThreadBinding) return StmtVisitor::VisitFor(op);
+    const ThreadAxis axis = op.thread_axis;
+    const std::string name(ThreadAxisName(axis));
+    int64_t extent = 0;
+    if (!te::IsConstInt(op.extent, &extent) || extent < 1) {
+      error = StrCat("the loop bound to ", name, " needs a positive constant extent");
+      return;
+    }
+    for (ThreadAxis outer : enclosing_) {
+      if (outer == axis) error = StrCat(name, " is bound inside a loop already bound to it");
+      if (IsBlockAxis(axis) && IsThreadAxis(outer)) {
+        error = StrCat(name, " is bound inside ", ThreadAxisName(outer), " (block axes go outside thread axes)");
+      }
+      if (!error.empty()) return;
+    }
+    const int dim = ThreadAxisDim(axis);
+    int64_t& launch_extent = IsBlockAxis(axis) ? launch_->grid[dim] : launch_->block[dim];
+    bool& seen = IsBlockAxis(axis) ? grid_seen_[dim] : block_seen_[dim];
+    if (seen && launch_extent != extent) {
+      error = StrCat(name, " has extent ", launch_extent, " in one loop and ", extent,
+                     " in another (a launch has one ", name, " extent: bind the stages consistently)");
+      return;
+    }
+    seen = true;
+    launch_extent = extent;
+    if (!allocated_.empty() && IsThreadAxis(axis)) {
+      error = StrCat("a local buffer is allocated around the loop bound to ", name,
+                     ": each thread would hold its own copy (attach its stage inside the thread bindings)");
+      return;
+    }
+    enclosing_.push_back(axis);
+    VisitStmt(op.body);
+    enclosing_.pop_back();
+  }
+
+  void VisitAllocate(const StmtNode& op) override {
+    allocated_.push_back(op.buffer);
+    StmtVisitor::VisitAllocate(op);
+    allocated_.pop_back();
+  }
+
+ private:
+  GpuLaunch* launch_;
+  std::vector<ThreadAxis> enclosing_;
+  std::vector<int> allocated_;
+  bool grid_seen_[3] = {false, false, false};
+  bool block_seen_[3] = {false, false, false};
+};
+
+std::string CheckLimits(const GpuLaunch& launch, const GpuLimits& limits) {
+  static constexpr char kDims[] = "xyz";
+  for (int d = 0; d < 3; ++d) {
+    if (launch.grid[d] > kMaxGrid[d]) {
+      return StrCat("gridDim.", kDims[d], " = ", launch.grid[d], " exceeds the limit ", kMaxGrid[d]);
+    }
+    if (launch.block[d] > kMaxBlock[d]) {
+      return StrCat("blockDim.", kDims[d], " = ", launch.block[d], " exceeds the limit ", kMaxBlock[d]);
+    }
+  }
+  const int64_t threads = launch.block[0] * launch.block[1] * launch.block[2];
+  if (threads > limits.max_threads_per_block) {
+    return StrCat(threads, " threads per block exceed the device's ", limits.max_threads_per_block);
+  }
+  if (launch.shared_bytes > limits.max_shared_memory_per_block) {
+    return StrCat(launch.shared_bytes, " bytes of shared memory per block exceed the device's ",
+                  limits.max_shared_memory_per_block);
+  }
+  return "";
+}
+
+}  // namespace
+
+absl::StatusOr<std::vector<GpuLaunch>> PlanGpuLaunches(const PrimFunc& f, const GpuLimits& limits) {
+  std::vector<Stmt> tops;
+  if (f.body.defined() && f.body->kind == StmtKind::kSeq) {
+    tops = f.body->seq;
+  } else if (f.body.defined()) {
+    tops.push_back(f.body);
+  }
+  std::vector<GpuLaunch> launches;
+  for (size_t i = 0; i < tops.size(); ++i) {
+    GpuLaunch launch;
+    launch.body = tops[i];
+    LaunchChecker checker(&launch);
+    checker.VisitStmt(launch.body);
+    std::string error = checker.error.empty() ? CheckLimits(launch, limits) : checker.error;
+    if (!error.empty()) {
+      return absl::InvalidArgumentError(StrCat("PrimFunc ", f.name, ", launch ", i, " of ", tops.size(), ": ", error));
+    }
+    launches.push_back(std::move(launch));
+  }
+  return launches;
+}
+
+}  // namespace tunefarm::tir

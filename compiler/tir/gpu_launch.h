@@ -1,0 +1,40 @@
+// How a PrimFunc runs on a GPU: each top-level statement of its body is one kernel launch
+// (statements in order, each launch finishing before the next starts, so a stage's output in
+// global memory is complete before the next stage reads it). Inside a launch, loops bound to
+// blockIdx.{x,y,z} and threadIdx.{x,y,z} become the launch's grid and block; every other loop
+// runs inside each thread.
+//
+// PlanGpuLaunches is the lowering's check that the bindings are valid for the device:
+//  - one extent per launch dimension: every loop bound to threadIdx.x in a launch has the same
+//    extent (the launch has one blockDim.x);
+//  - no axis bound inside a loop bound to the same axis, no block axis inside a thread axis;
+//  - extents within the limits: threads per block, blockDim.z <= 64, gridDim.y/z <= 65535;
+//  - a local buffer (a register tile) is allocated inside the thread bindings, where each
+//    thread has its own copy of what it computes, never around them.
+// A violation is an InvalidArgument error naming the function, the launch and the rule.
+#pragma once
+
+#include <array>
+#include <cstdint>
+#include <vector>
+
+#include "absl/status/statusor.h"
+#include "compiler/tir/stmt.h"
+
+namespace tunefarm::tir {
+
+struct GpuLimits {
+  int64_t max_threads_per_block = 1024;
+  int64_t max_shared_memory_per_block = 48 * 1024;
+};
+
+struct GpuLaunch {
+  Stmt body;                            // run by every thread of the launch
+  std::array<int64_t, 3> grid{1, 1, 1};   // gridDim.x, .y, .z
+  std::array<int64_t, 3> block{1, 1, 1};  // blockDim.x, .y, .z
+  int64_t shared_bytes = 0;             // static shared memory per block
+};
+
+absl::StatusOr<std::vector<GpuLaunch>> PlanGpuLaunches(const PrimFunc& f, const GpuLimits& limits);
+
+}  // namespace tunefarm::tir

@@ -1,0 +1,125 @@
+// The NVPTX backend (a cuda target): PTX for bound loop nests, the launches in the metadata,
+// PTX that the CUDA toolkit's ptxas assembles, and the refusals on both sides of the seam.
+// No GPU runs here: the numerics of bound programs are checked through the interpreter
+// (tests/tir/gpu_launch_test.cc); this checks what the device would be given.
+#include <gtest/gtest.h>
+
+#include <cstdlib>
+#include <fstream>
+#include <string>
+
+#include "common/file_read.h"
+#include "common/strings.h"
+#include "common/temp_dir.h"
+#include "compiler/codegen/codegen.h"
+#include "compiler/tir/lower.h"
+#include "tests/common/test_dags.h"
+
+namespace tunefarm::codegen {
+namespace {
+
+using schedule::IterAnnotation;
+using schedule::State;
+
+tir::PrimFunc BoundGemm() {
+  State s(testing::GemmDag(64, 128, 32));
+  constexpr int c = 2;
+  EXPECT_TRUE(s.Split(c, 0, {8}).ok());
+  EXPECT_TRUE(s.Split(c, 2, {32}).ok());
+  EXPECT_TRUE(s.Reorder(c, {0, 2, 1, 3, 4}).ok());
+  EXPECT_TRUE(s.Annotate(c, 0, IterAnnotation::kBlockY).ok());
+  EXPECT_TRUE(s.Annotate(c, 1, IterAnnotation::kBlockX).ok());
+  EXPECT_TRUE(s.Annotate(c, 2, IterAnnotation::kThreadY).ok());
+  EXPECT_TRUE(s.Annotate(c, 3, IterAnnotation::kThreadX).ok());
+  EXPECT_TRUE(s.Annotate(c, 4, IterAnnotation::kUnroll).ok());
+  absl::StatusOr<tir::PrimFunc> f = tir::Lower(s, "gemm");
+  EXPECT_TRUE(f.ok()) << f.status();
+  return *f;
+}
+
+Target Cuda(const char* text = "cuda -arch=sm_90") {
+  absl::StatusOr<Target> t = Target::Parse(text);
+  EXPECT_TRUE(t.ok()) << t.status();
+  return *t;
+}
+
+// The toolkit's ptxas, or "" where the CUDA toolkit is not installed.
+std::string FindPtxas() {
+  for (const char* path : {"/usr/local/cuda/bin/ptxas", "/usr/bin/ptxas"}) {
+    if (std::ifstream(path).good()) return path;
+  }
+  return "";
+}
+
+TEST(Nvptx, ABoundGemmBecomesOneKernelReadingTheBlockAndThreadIndices) {
+  absl::StatusOr<std::string> ptx = BuildKernelLibrary({BoundGemm()}, Cuda());
+  ASSERT_TRUE(ptx.ok()) << ptx.status();
+  EXPECT_NE(ptx->find(".target sm_90"), std::string::npos);
+  EXPECT_NE(ptx->find(".entry gemm_k0("), std::string::npos) << *ptx;
+  for (const char* reg : {"%ctaid.x", "%ctaid.y", "%tid.x", "%tid.y", ".maxntid 32, 8, 1", "fma.rn.f32"}) {
+    EXPECT_NE(ptx->find(reg), std::string::npos) << reg << "\n" << *ptx;
+  }
+  EXPECT_NE(ptx->find("tunefarm_metadata"), std::string::npos);
+  EXPECT_NE(ptx->find("tunefarm_abi_version"), std::string::npos);
+}
+
+TEST(Nvptx, TheMetadataCarriesEachEntrysLaunches) {
+  absl::StatusOr<std::string> ir = EmitLlvmIr({BoundGemm()}, Cuda(), /*optimized=*/false);
+  ASSERT_TRUE(ir.ok()) << ir.status();
+  // The JSON is an LLVM string constant there, its quotes written \22.
+  auto quoted = [](std::string json) {
+    std::string out;
+    for (char c : json) out += c == '"' ? std::string("\\22") : std::string(1, c);
+    return out;
+  };
+  EXPECT_NE(ir->find(quoted(R"("launches":[{"kernel":"gemm_k0","grid":[4,8,1],"block":[32,8,1],"shared_bytes":0}])")),
+            std::string::npos)
+      << *ir;
+  EXPECT_NE(ir->find(quoted(R"("target":"cuda -arch=sm_90")")), std::string::npos);
+  EXPECT_NE(ir->find("@tunefarm_metadata = addrspace(1) constant"), std::string::npos);
+}
+
+TEST(Nvptx, PtxasAssemblesTheKernelsForSm80AndSm90) {
+  const std::string ptxas = FindPtxas();
+  if (ptxas.empty()) GTEST_SKIP() << "ptxas not found (the CUDA toolkit is not installed): PTX not assembled";
+  absl::StatusOr<TempDir> dir = TempDir::Create("nvptx_test");
+  ASSERT_TRUE(dir.ok()) << dir.status();
+  for (const char* arch : {"sm_80", "sm_90"}) {
+    absl::StatusOr<std::string> ptx = BuildKernelLibrary({BoundGemm()}, Cuda(StrCat("cuda -arch=", arch).c_str()));
+    ASSERT_TRUE(ptx.ok()) << ptx.status();
+    const std::string in = dir->path() + "/gemm.ptx", out = dir->path() + "/gemm.cubin", log = dir->path() + "/log";
+    std::ofstream(in) << *ptx;
+    const std::string command = StrCat(ptxas, " -arch=", arch, " ", in, " -o ", out, " > ", log, " 2>&1");
+    EXPECT_EQ(std::system(command.c_str()), 0) << arch << ": " << ReadWholeFile(log, "ptxas log").value_or("") << "\n" << *ptx;
+  }
+}
+
+TEST(Nvptx, ACpuTargetRefusesThreadBindingsAndAGpuTargetRefusesParallelLoops) {
+  absl::StatusOr<Target> cpu = Target::Parse("llvm -mtriple=x86_64-linux-gnu");
+  ASSERT_TRUE(cpu.ok());
+  absl::StatusOr<std::string> so = BuildSharedObject({BoundGemm()}, *cpu);
+  ASSERT_FALSE(so.ok());
+  EXPECT_NE(so.status().message().find("is bound to blockIdx.y, which only a GPU (cuda) target runs"),
+            std::string::npos)
+      << so.status();
+
+  State s(testing::GemmDag(64, 128, 32));
+  ASSERT_TRUE(s.Annotate(2, 0, IterAnnotation::kParallel).ok());
+  absl::StatusOr<tir::PrimFunc> parallel = tir::Lower(s, "gemm");
+  ASSERT_TRUE(parallel.ok());
+  absl::StatusOr<std::string> ptx = BuildKernelLibrary({*parallel}, Cuda());
+  ASSERT_FALSE(ptx.ok());
+  EXPECT_NE(ptx.status().message().find("a parallel loop, which a GPU target runs only as blockIdx/threadIdx"),
+            std::string::npos)
+      << ptx.status();
+  EXPECT_FALSE(BuildSharedObject({BoundGemm()}, Cuda()).ok());  // a GPU library is PTX
+}
+
+TEST(Nvptx, AnArchLlvmDoesNotKnowIsANamedError) {
+  absl::StatusOr<std::string> ptx = BuildKernelLibrary({BoundGemm()}, Cuda("cuda -arch=sm_12"));
+  ASSERT_FALSE(ptx.ok());
+  EXPECT_NE(ptx.status().message().find("does not know sm_12"), std::string::npos) << ptx.status();
+}
+
+}  // namespace
+}  // namespace tunefarm::codegen
