@@ -1,0 +1,30 @@
+// Default schedules for a GPU (a cuda target), the counterpart of default_rules.h for a device
+// whose parallelism is threads, not vectors. Two rules, applied to every stage:
+//   1. inline  strictly inlinable stages (elementwise, padding) are inlined: on a GPU
+//              recomputing them where they are read costs a few instructions, a stage of its
+//              own costs a launch and a trip through global memory;
+//   2. bind    every other stage at the root: its space axes fused into one, split by the
+//              block size, the outer loop bound to blockIdx.x and the inner to threadIdx.x.
+//              Each thread computes one output point, its reduce loops inside it.
+// A stage without space axes (a scalar) runs as a single thread. Each root stage is a launch
+// of its own (tir/gpu_launch.h). These schedules are correct and general, not fast: the GPU
+// sketch rules (tiling with shared memory) are what the tuner searches.
+#pragma once
+
+#include <memory>
+#include <string>
+#include <vector>
+
+#include "absl/status/statusor.h"
+#include "compiler/schedule/state.h"
+
+namespace tunefarm::schedule {
+
+struct GpuRuleContext {
+  int64_t threads_per_block = 256;  // the block size when no divisor of the extent is as good
+};
+
+absl::StatusOr<State> ApplyGpuDefaultSchedule(std::shared_ptr<const te::ComputeDag> dag, const GpuRuleContext& ctx,
+                                              std::vector<std::string>* applied = nullptr);
+
+}  // namespace tunefarm::schedule

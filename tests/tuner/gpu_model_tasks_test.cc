@@ -1,0 +1,141 @@
+// Every task of the four shared models under the default GPU schedule (a cuda target):
+// it lowers, its launches fit the device, the whole model's kernels become one PTX module that
+// the CUDA toolkit's ptxas assembles for sm_90, and each scheduled kernel computes what the
+// task's naive kernel does. No GPU runs here: for the numerics the bound loops are turned back
+// into serial loops (what they mean: every block and thread, in turn) and run on this CPU.
+#include <gtest/gtest.h>
+
+#include <cmath>
+#include <cstdlib>
+#include <cstring>
+#include <fstream>
+#include <random>
+
+#include "common/file_read.h"
+#include "common/strings.h"
+#include "common/temp_dir.h"
+#include "compiler/codegen/codegen.h"
+#include "compiler/codegen/host_target.h"
+#include "compiler/codegen/nvptx_codegen.h"
+#include "compiler/schedule/gpu_default_rules.h"
+#include "compiler/tir/gpu_launch.h"
+#include "compiler/tir/lower.h"
+#include "compiler/tir/stmt_functor.h"
+#include "tests/codegen/kernel_runner.h"
+#include "tuner/tuning_task.h"
+
+namespace tunefarm::tuner {
+namespace {
+
+using codegen::testing::KernelRunner;
+
+// blockIdx/threadIdx loops as serial loops: the same program for a CPU.
+class SerializeBindings : public tir::StmtMutator {
+ protected:
+  tir::Stmt MutateFor(const tir::Stmt& s) override {
+    tir::Stmt body = MutateStmt(s->body);
+    if (s->for_kind != tir::ForKind::kThreadBinding) return RebuildFor(s, s->extent, body);
+    return tir::For(s->loop_var, s->extent, tir::ForKind::kSerial, body);
+  }
+};
+
+tir::PrimFunc OnCpu(tir::PrimFunc f, const std::string& name) {
+  f.body = SerializeBindings().MutateStmt(f.body);
+  f.name = name;
+  return f;
+}
+
+std::string FindPtxas() {
+  for (const char* path : {"/usr/local/cuda/bin/ptxas", "/usr/bin/ptxas"}) {
+    if (std::ifstream(path).good()) return path;
+  }
+  return "";
+}
+
+// Float inputs in [-1, 1], int64 inputs inside their range, the rest zero.
+std::vector<codegen::testing::Array<char>> Inputs(const tir::PrimFunc& f, uint64_t seed) {
+  std::mt19937_64 rng(seed);
+  std::vector<codegen::testing::Array<char>> arrays;
+  for (int i = 0; i < f.num_args; ++i) {
+    const tir::Buffer& b = f.buffers[i];
+    arrays.emplace_back(std::max<int64_t>(b.NumBytes(), 1));  // zeroed, 64-byte aligned
+    char* p = arrays.back().data();
+    for (int64_t e = 0; e < b.NumElements() && b.role != tir::ArgRole::kOutput; ++e) {
+      if (b.dtype == te::DType::kFloat32) {
+        reinterpret_cast<float*>(p)[e] = std::uniform_real_distribution<float>(-1, 1)(rng);
+      } else if (b.dtype == te::DType::kInt64) {
+        const int64_t lo = b.has_range ? b.range_min : 0, hi = b.has_range ? b.range_max : 3;
+        reinterpret_cast<int64_t*>(p)[e] = lo + static_cast<int64_t>(rng() % static_cast<uint64_t>(hi - lo + 1));
+      }
+    }
+  }
+  return arrays;
+}
+
+void CheckModel(const std::string& model) {
+  const codegen::Target cuda = codegen::Target::Parse("cuda -arch=sm_90").value();
+  build::BuildOptions options;
+  options.target = codegen::HostTarget();
+  options.threads = 1;
+  auto tasks = ExtractTasksFromModel(StrCat(TUNEFARM_SHARED_DIR, "/models/", model, ".onnx"), {}, options);
+  ASSERT_TRUE(tasks.ok()) << tasks.status();
+  std::vector<tir::PrimFunc> gpu_funcs;
+  int launches = 0;
+  for (size_t t = 0; t < tasks->size(); ++t) {
+    const TuningTask& task = (*tasks)[t];
+    auto state = schedule::ApplyGpuDefaultSchedule(task.dag, schedule::GpuRuleContext{});
+    ASSERT_TRUE(state.ok()) << model << " task " << t << ": " << state.status();
+    auto f = tir::Lower(*state, StrCat("t", t));
+    ASSERT_TRUE(f.ok()) << model << " task " << t << ": " << f.status() << "\n" << state->ToString();
+    auto planned = tir::PlanGpuLaunches(*f, codegen::GpuLimitsOf(cuda));
+    ASSERT_TRUE(planned.ok()) << planned.status();
+    launches += static_cast<int>(planned->size());
+    gpu_funcs.push_back(*f);
+
+    // The numerics: the scheduled kernel, serialized, beside the naive kernel.
+    auto naive = tir::Lower(schedule::State(task.dag), "naive");
+    ASSERT_TRUE(naive.ok()) << naive.status();
+    auto runner = KernelRunner::Create({*naive, OnCpu(*f, "gpu")}, codegen::testing::Backend::kSharedObject);
+    ASSERT_NE(runner, nullptr);
+    auto want = Inputs(*naive, 11 + t), got = Inputs(*naive, 11 + t);
+    std::vector<void*> want_ptrs, got_ptrs;
+    for (auto& a : want) want_ptrs.push_back(a.data());
+    for (auto& a : got) got_ptrs.push_back(a.data());
+    ASSERT_EQ(runner->Run("naive", want_ptrs, 1), 0);
+    ASSERT_EQ(runner->Run("gpu", got_ptrs, 1), 0);
+    for (int i = naive->num_args - 1; i >= 0 && naive->buffers[i].role == tir::ArgRole::kOutput; --i) {
+      const tir::Buffer& b = naive->buffers[i];
+      if (b.dtype != te::DType::kFloat32) {
+        EXPECT_EQ(std::memcmp(got[i].data(), want[i].data(), b.NumBytes()), 0) << model << " task " << t;
+        continue;
+      }
+      const float* g = reinterpret_cast<const float*>(got[i].data());
+      const float* w = reinterpret_cast<const float*>(want[i].data());
+      int64_t bad = -1;
+      for (int64_t e = 0; e < b.NumElements() && bad < 0; ++e) {
+        if (!(std::isnan(g[e]) && std::isnan(w[e])) && !(std::fabs(g[e] - w[e]) <= 1e-4 + 1e-4 * std::fabs(w[e]))) bad = e;
+      }
+      EXPECT_EQ(bad, -1) << model << " task " << t << " output " << b.name << "[" << bad << "]: " << g[bad]
+                         << " vs naive " << w[bad] << "\n" << state->ToString();
+    }
+  }
+  absl::StatusOr<std::string> ptx = codegen::BuildKernelLibrary(gpu_funcs, cuda);
+  ASSERT_TRUE(ptx.ok()) << ptx.status();
+  std::printf("%s: %zu tasks, %d launches, %zu bytes of PTX\n", model.c_str(), tasks->size(), launches, ptx->size());
+  const std::string ptxas = FindPtxas();
+  if (ptxas.empty()) GTEST_SKIP() << "ptxas not found (the CUDA toolkit is not installed): PTX not assembled";
+  absl::StatusOr<TempDir> dir = TempDir::Create("gpu_model_tasks");
+  ASSERT_TRUE(dir.ok()) << dir.status();
+  const std::string in = dir->path() + "/m.ptx", log = dir->path() + "/log";
+  std::ofstream(in) << *ptx;
+  const std::string command = StrCat(ptxas, " -arch=sm_90 ", in, " -o ", dir->path(), "/m.cubin > ", log, " 2>&1");
+  EXPECT_EQ(std::system(command.c_str()), 0) << ReadWholeFile(log, "ptxas log").value_or("");
+}
+
+TEST(GpuModelTasks, Resnet18) { CheckModel("resnet18"); }
+TEST(GpuModelTasks, MobilenetV2) { CheckModel("mobilenet_v2"); }
+TEST(GpuModelTasks, Squeezenet11) { CheckModel("squeezenet1_1"); }
+TEST(GpuModelTasks, TransformerEncoder) { CheckModel("transformer_encoder"); }
+
+}  // namespace
+}  // namespace tunefarm::tuner
