@@ -5,6 +5,7 @@
 #include <set>
 #include <string>
 
+#include "compiler/codegen/control_flow.h"
 #include "compiler/codegen/expr_emitter.h"
 #include "compiler/codegen/lane_groups.h"
 #include "compiler/codegen/llvm_target.h"
@@ -182,19 +183,8 @@ class FunctionEmitter : private tir::StmtVisitor {
 
   void VisitIf(const StmtNode& s) override {
     Value* cond = exprs_.EmitScalar(s.cond, region_->scope);
-    BasicBlock* then_bb = NewBlock("if.then");
-    BasicBlock* else_bb = s.else_case.defined() ? NewBlock("if.else") : nullptr;
-    BasicBlock* merge = NewBlock("if.end");
-    b_.CreateCondBr(cond, then_bb, else_bb ? else_bb : merge);
-    b_.SetInsertPoint(then_bb);
-    EmitStmt(s.then_case);
-    b_.CreateBr(merge);
-    if (else_bb) {
-      b_.SetInsertPoint(else_bb);
-      EmitStmt(s.else_case);
-      b_.CreateBr(merge);
-    }
-    b_.SetInsertPoint(merge);
+    if (!s.else_case.defined()) return EmitIfThenElse(b_, cond, [&] { EmitStmt(s.then_case); });
+    EmitIfThenElse(b_, cond, [&] { EmitStmt(s.then_case); }, [&] { EmitStmt(s.else_case); });
   }
 
   void VisitFor(const StmtNode& s) override { EmitFor(s); }
@@ -205,11 +195,8 @@ class FunctionEmitter : private tir::StmtVisitor {
     llvm::AllocaInst*& slot = region_->slots[s.buffer];
     if (!slot) {
       const tir::Buffer& b = f_.buffers[s.buffer];
-      llvm::Function* fn = b_.GetInsertBlock()->getParent();
-      llvm::IRBuilder<> entry(&fn->getEntryBlock(), fn->getEntryBlock().begin());
-      slot = entry.CreateAlloca(exprs_.MemoryType(b.dtype), entry.getInt64(std::max<int64_t>(b.NumElements(), 1)),
-                                b.name);
-      slot->setAlignment(llvm::Align(TUNEFARM_BUFFER_ALIGNMENT));
+      slot = EntryBlockSlot(b_.GetInsertBlock()->getParent(), exprs_.MemoryType(b.dtype), b.NumElements(), b.name,
+                            TUNEFARM_BUFFER_ALIGNMENT);
     }
     Value* saved = region_->scope.buffers[s.buffer];
     region_->scope.buffers[s.buffer] = slot;
@@ -260,29 +247,8 @@ class FunctionEmitter : private tir::StmtVisitor {
     }
   }
 
-  // for (i = begin; i < end; ++i) body(i)
   void EmitLoop(Value* begin, Value* end, const std::function<void(Value*)>& body, bool unroll = false) {
-    BasicBlock* pre = b_.GetInsertBlock();
-    BasicBlock* head = NewBlock("for.head");
-    BasicBlock* body_bb = NewBlock("for.body");
-    BasicBlock* exit = NewBlock("for.end");
-    b_.CreateBr(head);
-    b_.SetInsertPoint(head);
-    llvm::PHINode* i = b_.CreatePHI(I64(), 2);
-    i->addIncoming(begin, pre);
-    b_.CreateCondBr(b_.CreateICmpSLT(i, end), body_bb, exit);
-    b_.SetInsertPoint(body_bb);
-    body(i);
-    Value* next = b_.CreateAdd(i, b_.getInt64(1), "", /*HasNUW=*/true, /*HasNSW=*/true);
-    llvm::BranchInst* latch = b_.CreateBr(head);
-    if (unroll) {
-      llvm::MDNode* full = llvm::MDNode::get(ctx_, {llvm::MDString::get(ctx_, "llvm.loop.unroll.full")});
-      llvm::MDNode* id = llvm::MDNode::getDistinct(ctx_, {nullptr, full});
-      id->replaceOperandWith(0, id);
-      latch->setMetadata(llvm::LLVMContext::MD_loop, id);
-    }
-    i->addIncoming(next, b_.GetInsertBlock());
-    b_.SetInsertPoint(exit);
+    EmitCountedLoop(b_, begin, end, body, unroll);
   }
 
   void EmitVectorized(const StmtNode& loop) {

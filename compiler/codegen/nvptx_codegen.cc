@@ -1,11 +1,13 @@
 #include "compiler/codegen/nvptx_codegen.h"
 
 #include <functional>
+#include <map>
 #include <set>
 #include <string>
 
 #include "common/check.h"
 #include "common/strings.h"
+#include "compiler/codegen/control_flow.h"
 #include "compiler/codegen/expr_emitter.h"
 #include "compiler/codegen/llvm_codegen.h"
 #include "compiler/codegen/llvm_target.h"
@@ -92,38 +94,20 @@ class KernelEmitter : private tir::StmtVisitor {
     add("maxntidz", launch.block[2]);
   }
 
-  BasicBlock* NewBlock(const char* name) { return BasicBlock::Create(ctx_, name, b_.GetInsertBlock()->getParent()); }
-
   void VisitStore(const StmtNode& s) override { exprs_.EmitStore(s.buffer, s.index, s.value, scope_); }
 
   void VisitIf(const StmtNode& s) override {
     Value* cond = exprs_.EmitScalar(s.cond, scope_);
-    BasicBlock* then_bb = NewBlock("if.then");
-    BasicBlock* else_bb = s.else_case.defined() ? NewBlock("if.else") : nullptr;
-    BasicBlock* merge = NewBlock("if.end");
-    b_.CreateCondBr(cond, then_bb, else_bb ? else_bb : merge);
-    b_.SetInsertPoint(then_bb);
-    VisitStmt(s.then_case);
-    b_.CreateBr(merge);
-    if (else_bb) {
-      b_.SetInsertPoint(else_bb);
-      VisitStmt(s.else_case);
-      b_.CreateBr(merge);
-    }
-    b_.SetInsertPoint(merge);
+    if (!s.else_case.defined()) return EmitIfThenElse(b_, cond, [&] { VisitStmt(s.then_case); });
+    EmitIfThenElse(b_, cond, [&] { VisitStmt(s.then_case); }, [&] { VisitStmt(s.else_case); });
   }
 
-  // A thread's own array, in the entry block (local memory, or registers after SROA when
-  // every index is constant).
+  // A thread's own array (local memory, or registers after SROA when every index is constant).
   void VisitAllocate(const StmtNode& s) override {
     llvm::AllocaInst*& slot = slots_[s.buffer];
     if (!slot) {
       const tir::Buffer& b = f_.buffers[s.buffer];
-      llvm::Function* fn = b_.GetInsertBlock()->getParent();
-      llvm::IRBuilder<> entry(&fn->getEntryBlock(), fn->getEntryBlock().begin());
-      slot = entry.CreateAlloca(exprs_.MemoryType(b.dtype), entry.getInt64(std::max<int64_t>(b.NumElements(), 1)),
-                                b.name);
-      slot->setAlignment(llvm::Align(16));
+      slot = EntryBlockSlot(b_.GetInsertBlock()->getParent(), exprs_.MemoryType(b.dtype), b.NumElements(), b.name, 16);
     }
     Value* saved = scope_.buffers[s.buffer];
     scope_.buffers[s.buffer] = slot;
@@ -140,32 +124,14 @@ class KernelEmitter : private tir::StmtVisitor {
       scope_.vars.erase(var);
       return;
     }
-    // Serial, unrolled and vectorized loops all run inside the thread; an unrolled one asks
-    // LLVM to unroll it fully.
-    Value* end = exprs_.EmitScalar(loop.extent, scope_);
-    BasicBlock* pre = b_.GetInsertBlock();
-    BasicBlock* head = NewBlock("for.head");
-    BasicBlock* body = NewBlock("for.body");
-    BasicBlock* exit = NewBlock("for.end");
-    b_.CreateBr(head);
-    b_.SetInsertPoint(head);
-    llvm::PHINode* i = b_.CreatePHI(b_.getInt64Ty(), 2);
-    i->addIncoming(b_.getInt64(0), pre);
-    b_.CreateCondBr(b_.CreateICmpSLT(i, end), body, exit);
-    b_.SetInsertPoint(body);
-    scope_.vars[var] = i;
-    VisitStmt(loop.body);
-    scope_.vars.erase(var);
-    Value* next = b_.CreateAdd(i, b_.getInt64(1), "", /*HasNUW=*/true, /*HasNSW=*/true);
-    llvm::BranchInst* latch = b_.CreateBr(head);
-    if (loop.for_kind == tir::ForKind::kUnrolled || loop.for_kind == tir::ForKind::kVectorized) {
-      llvm::MDNode* full = llvm::MDNode::get(ctx_, {llvm::MDString::get(ctx_, "llvm.loop.unroll.full")});
-      llvm::MDNode* id = llvm::MDNode::getDistinct(ctx_, {nullptr, full});
-      id->replaceOperandWith(0, id);
-      latch->setMetadata(llvm::LLVMContext::MD_loop, id);
-    }
-    i->addIncoming(next, b_.GetInsertBlock());
-    b_.SetInsertPoint(exit);
+    // Serial, unrolled and vectorized loops all run inside the thread; unrolled and vectorized
+    // ones are unrolled fully.
+    const bool unroll = loop.for_kind == tir::ForKind::kUnrolled || loop.for_kind == tir::ForKind::kVectorized;
+    EmitCountedLoop(b_, b_.getInt64(0), exprs_.EmitScalar(loop.extent, scope_), [&](Value* i) {
+      scope_.vars[var] = i;
+      VisitStmt(loop.body);
+      scope_.vars.erase(var);
+    }, unroll);
   }
 
   llvm::Module& m_;
