@@ -29,37 +29,6 @@ const CommandSpec& Spec() {
   return spec;
 }
 
-// Deterministic inputs in [-1, 1) for floats, small non-negative values for integers (a model's
-// integer inputs are usually indices).
-std::string PseudoRandomBytes(const TensorInfo& info, uint64_t seed) {
-  std::string bytes(info.bytes, '\0');
-  uint64_t state = seed;
-  auto next = [&state] {
-    uint64_t z = (state += 0x9e3779b97f4a7c15ULL);
-    z = (z ^ (z >> 30)) * 0xbf58476d1ce4e5b9ULL;
-    z = (z ^ (z >> 27)) * 0x94d049bb133111ebULL;
-    return z ^ (z >> 31);
-  };
-  if (info.dtype == "float32") {
-    for (size_t i = 0; i < bytes.size() / 4; ++i) {
-      float v = static_cast<float>(static_cast<double>(next() >> 11) * 0x1.0p-53 * 2.0 - 1.0);
-      std::memcpy(&bytes[i * 4], &v, 4);
-    }
-  } else if (info.dtype == "int64" || info.dtype == "int32") {
-    size_t width = info.dtype == "int64" ? 8 : 4;
-    for (size_t i = 0; i < bytes.size() / width; ++i) {
-      int64_t v = static_cast<int64_t>(next() % 2);
-      std::memcpy(&bytes[i * width], &v, width);  // little-endian: the low bytes
-    }
-  }
-  return bytes;
-}
-
-double Median(std::vector<double> v) {
-  std::sort(v.begin(), v.end());
-  return v.size() % 2 ? v[v.size() / 2] : (v[v.size() / 2 - 1] + v[v.size() / 2]) / 2;
-}
-
 struct CallTime {
   size_t call;
   double median_s;
@@ -67,14 +36,10 @@ struct CallTime {
 
 // Per-call medians over `runs` profiled runs, slowest first.
 absl::StatusOr<std::vector<CallTime>> ProfileCalls(LoadedModel& model, int64_t runs) {
-  std::vector<std::vector<double>> per_call(model.calls().size());
-  for (int64_t r = 0; r < runs; ++r) {
-    auto seconds = model.RunProfiled();
-    if (!seconds.ok()) return seconds.status();
-    for (size_t c = 0; c < seconds->size(); ++c) per_call[c].push_back((*seconds)[c]);
-  }
+  absl::StatusOr<std::vector<double>> medians = CallMedians(model, runs);
+  if (!medians.ok()) return medians.status();
   std::vector<CallTime> out;
-  for (size_t c = 0; c < per_call.size(); ++c) out.push_back({c, Median(per_call[c])});
+  for (size_t c = 0; c < medians->size(); ++c) out.push_back({c, (*medians)[c]});
   std::stable_sort(out.begin(), out.end(), [](const CallTime& a, const CallTime& b) { return a.median_s > b.median_s; });
   return out;
 }
@@ -109,11 +74,7 @@ int RunBenchCommand(int argc, char** argv) {
   const std::string path = flags.positionals()[0];
   auto model = LoadedModel::Load(path, static_cast<int>(*threads));
   if (!model.ok()) return ReportFailure("bench", model.status());
-  for (size_t i = 0; i < (*model)->inputs().size(); ++i) {
-    const TensorInfo& info = (*model)->inputs()[i];
-    absl::Status s = (*model)->SetInput(static_cast<int>(i), frontend::TensorFile{info.dtype, info.shape, true, PseudoRandomBytes(info, 42 + i)});
-    if (!s.ok()) return ReportFailure("bench", s);
-  }
+  if (absl::Status s = SetPseudoRandomInputs(**model, 42); !s.ok()) return ReportFailure("bench", s);
   for (int64_t i = 0; i < *warmup; ++i) {
     absl::Status s = (*model)->Run();
     if (!s.ok()) return ReportFailure("bench", s);

@@ -5,14 +5,17 @@
 #include <cstdio>
 #include <cstring>
 #include <filesystem>
+#include <optional>
 #include <thread>
 
 #include "cli/command.h"
 #include "cli/db_open.h"
 #include "cli/db_schedule_source.h"
+#include "cli/in_model_choice.h"
 #include "cli/model_common.h"
 #include "cli/subcommands.h"
 #include "compiler/build/model_builder.h"
+#include "compiler/codegen/host_target.h"
 #include "common/strings.h"
 
 namespace tunefarm::cli {
@@ -26,6 +29,9 @@ const CommandSpec& Spec() {
        {"target", 0, "TARGET", "code generation target (default: this machine)"},
        {"threads", 0, "N", "threads the kernels are scheduled for (default: this machine's cores)"},
        {"db", 0, "FILE", "tuning database: use the best record of each kernel where one exists"},
+       {"choose-in-model", 0, "", "with --db: build the model on every kernel's default, best and second-best "
+        "schedule, time each build call by call on this machine, and keep per kernel the one fastest inside the "
+        "model (about four times the compile time; the target must be this machine)"},
        {"input-shape", 0, "NAME=D,D,...", "shape of an input with symbolic dimensions", false, true},
        {"bind", 0, "NAME=FILE", "a graph input fixed at compile time (.npy or .pb): a Reshape's shape, Slice's starts, ...", false, true}},
       {"MODEL.onnx"}};
@@ -102,10 +108,27 @@ int RunCompileCommand(int argc, char** argv) {
     options->schedules = source.get();
   }
 
+  if (flags.Has("choose-in-model")) {
+    if (!flags.Has("db")) return ReportUsageError(Spec(), "--choose-in-model chooses among tuned records: it needs --db");
+    if (options->target.ToString() != codegen::HostTarget().ToString()) {
+      return ReportUsageError(Spec(), StrCat("--choose-in-model times the model on this machine, so the target must be "
+                                             "this machine's (", codegen::HostTarget().ToString(), "), not ",
+                                             options->target.ToString()));
+    }
+  }
+
   auto graph = ImportModel(model_path, flags);
   if (!graph.ok()) return ReportFailure("compile", graph.status());
   auto plan = build::PlanModel(*graph, *options);
   if (!plan.ok()) return ReportFailure("compile", plan.status());
+  std::optional<InModelChoice> choice;
+  if (flags.Has("choose-in-model")) {
+    auto chosen = ChooseSchedulesInModel(*plan, *options, *source, options->progress);
+    if (!chosen.ok()) return ReportFailure("compile", chosen.status());
+    choice = std::move(*chosen);
+    std::printf("%s", choice->report.c_str());
+    options->schedules = choice->source.get();
+  }
   auto bytes = build::BuildArtifact(&*plan, *options);
   if (!bytes.ok()) return ReportFailure("compile", bytes.status());
   absl::Status written = WriteFileAtomically(flags.Get("output"), *bytes);
@@ -116,8 +139,10 @@ int RunCompileCommand(int argc, char** argv) {
   double seconds = std::chrono::duration<double>(std::chrono::steady_clock::now() - start).count();
   if (flags.Has("db")) {
     // Which kernels the database served: a record for this target and thread count, or none.
-    std::printf("%d of %zu kernels use a tuned record from %s; %zu fall back to the default rules\n", tuned,
-                plan->exec.tasks.size(), flags.Get("db").c_str(), plan->exec.tasks.size() - tuned);
+    std::printf("%d of %zu kernels use a tuned record from %s; %zu %s\n", tuned, plan->exec.tasks.size(),
+                flags.Get("db").c_str(), plan->exec.tasks.size() - tuned,
+                choice ? "run the default rules (no record, or the default was fastest in the model)"
+                       : "fall back to the default rules");
   }
   std::printf("wrote %s: %zu kernels (%d tuned) in %zu calls, %.1f MB of parameters, %.1f MB arena, for %s, %d threads, in %.1f s\n",
               flags.Get("output").c_str(), plan->exec.tasks.size(), tuned, plan->exec.calls.size(),

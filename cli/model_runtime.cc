@@ -1,5 +1,8 @@
 #include "cli/model_runtime.h"
 
+#include <algorithm>
+#include <cstring>
+
 #include "common/strings.h"
 #include "deploy/tunefarm_runtime.h"
 
@@ -102,6 +105,61 @@ absl::StatusOr<std::string> LoadedModel::GetOutput(int index) const {
     return RuntimeError(StrCat("output '", outputs_[index].name, "'"));
   }
   return bytes;
+}
+
+namespace {
+
+std::string PseudoRandomBytes(const TensorInfo& info, uint64_t seed) {
+  std::string bytes(info.bytes, '\0');
+  uint64_t state = seed;
+  auto next = [&state] {
+    uint64_t z = (state += 0x9e3779b97f4a7c15ULL);
+    z = (z ^ (z >> 30)) * 0xbf58476d1ce4e5b9ULL;
+    z = (z ^ (z >> 27)) * 0x94d049bb133111ebULL;
+    return z ^ (z >> 31);
+  };
+  if (info.dtype == "float32") {
+    for (size_t i = 0; i < bytes.size() / 4; ++i) {
+      float v = static_cast<float>(static_cast<double>(next() >> 11) * 0x1.0p-53 * 2.0 - 1.0);
+      std::memcpy(&bytes[i * 4], &v, 4);
+    }
+  } else if (info.dtype == "int64" || info.dtype == "int32") {
+    size_t width = info.dtype == "int64" ? 8 : 4;
+    for (size_t i = 0; i < bytes.size() / width; ++i) {
+      int64_t v = static_cast<int64_t>(next() % 2);
+      std::memcpy(&bytes[i * width], &v, width);  // little-endian: the low bytes
+    }
+  }
+  return bytes;
+}
+
+}  // namespace
+
+absl::Status SetPseudoRandomInputs(LoadedModel& model, uint64_t seed) {
+  for (size_t i = 0; i < model.inputs().size(); ++i) {
+    const TensorInfo& info = model.inputs()[i];
+    absl::Status s = model.SetInput(static_cast<int>(i),
+                                    frontend::TensorFile{info.dtype, info.shape, true, PseudoRandomBytes(info, seed + i)});
+    if (!s.ok()) return s;
+  }
+  return absl::OkStatus();
+}
+
+double Median(std::vector<double> v) {
+  std::sort(v.begin(), v.end());
+  return v.size() % 2 ? v[v.size() / 2] : (v[v.size() / 2 - 1] + v[v.size() / 2]) / 2;
+}
+
+absl::StatusOr<std::vector<double>> CallMedians(LoadedModel& model, int64_t runs) {
+  std::vector<std::vector<double>> per_call(model.calls().size());
+  for (int64_t r = 0; r < runs; ++r) {
+    auto seconds = model.RunProfiled();
+    if (!seconds.ok()) return seconds.status();
+    for (size_t c = 0; c < seconds->size() && c < per_call.size(); ++c) per_call[c].push_back((*seconds)[c]);
+  }
+  std::vector<double> out;
+  for (const std::vector<double>& v : per_call) out.push_back(v.empty() ? 0 : Median(v));
+  return out;
 }
 
 }  // namespace tunefarm::cli

@@ -51,4 +51,13 @@ class LoadedModel {
   std::vector<CallInfo> calls_;
 };
 
+// Deterministic inputs: floats in [-1, 1), integers 0 or 1 (a model's integer inputs are
+// usually indices); input i from seed + i.
+absl::Status SetPseudoRandomInputs(LoadedModel& model, uint64_t seed);
+
+// Each call's median wall time over `runs` profiled runs, in call order.
+absl::StatusOr<std::vector<double>> CallMedians(LoadedModel& model, int64_t runs);
+
+double Median(std::vector<double> v);
+
 }  // namespace tunefarm::cli

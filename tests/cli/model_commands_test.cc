@@ -371,5 +371,39 @@ TEST(CliBindTest, ClipBoundsMayStayRuntimeInputs) {
   }
 }
 
+#ifdef TUNEFARM_HAVE_EMBEDDED_FARM
+// `compile --choose-in-model`: a conv tuned for a few trials, then built on its default, best and
+// second-best schedule, each timed inside the model; the table names a choice per kernel and
+// the chosen artifact computes the conv. Which variant wins is the host's business, not the
+// test's.
+TEST(CliChooseInModelTest, ChoosesPerKernelAndTheArtifactStillComputesTheModel) {
+  TempDir dir;
+  const std::string conv = std::string(TUNEFARM_SHARED_DIR) + "/onnx-tests/node/test_conv_with_strides_no_padding/";
+  CliResult tuned = RunTunefarm({"tune", conv + "model.onnx", "--db", dir.File("t.db"), "--trials", "6", "--threads",
+                                 "1", "--population", "16", "--per-round", "3", "--min-repeat-ms", "1"});
+  ASSERT_EQ(tuned.exit_code, 0) << tuned.err;
+  const std::string so = dir.File("conv.so");
+  CliResult r = RunTunefarm({"compile", conv + "model.onnx", "--db", dir.File("t.db"), "--threads", "1",
+                             "--choose-in-model", "-o", so});
+  ASSERT_EQ(r.exit_code, 0) << r.err;
+  EXPECT_THAT(r.err, HasSubstr("building variant 3 of 3: every kernel on its 2nd record"));
+  EXPECT_THAT(r.out, ::testing::ContainsRegex("KERNEL +CALLS +DEFAULT +BEST RECORD +2ND RECORD +CHOSEN"));
+  EXPECT_THAT(r.out, ::testing::ContainsRegex("tf_k0 .*(default|best record|2nd record)\n"));
+  EXPECT_THAT(r.out, HasSubstr("sum of call medians: default "));
+  CliResult run = RunTunefarm({"run", so, "--input", conv + "test_data_set_0/input_0.pb", "--input",
+                               conv + "test_data_set_0/input_1.pb", "--expect", conv + "test_data_set_0/output_0.pb"});
+  EXPECT_EQ(run.exit_code, 0) << run.out << run.err;
+
+  // Refused before any work: no database to choose from, or a target that is not this machine.
+  CliResult no_db = RunTunefarm({"compile", conv + "model.onnx", "--choose-in-model", "-o", so});
+  EXPECT_EQ(no_db.exit_code, 2);
+  EXPECT_THAT(no_db.err, HasSubstr("--choose-in-model chooses among tuned records: it needs --db"));
+  CliResult arm = RunTunefarm({"compile", conv + "model.onnx", "--db", dir.File("t.db"), "--choose-in-model", "--target",
+                               "llvm -mtriple=aarch64-linux-gnu -mcpu=cortex-a72", "-o", so});
+  EXPECT_EQ(arm.exit_code, 2);
+  EXPECT_THAT(arm.err, HasSubstr("times the model on this machine, so the target must be this machine's"));
+}
+#endif  // TUNEFARM_HAVE_EMBEDDED_FARM
+
 }  // namespace
 }  // namespace tunefarm::cli
