@@ -28,11 +28,14 @@ echo "== tuning $model: $trials trials, $threads threads, records in tunefarm.db
 "$tf" tune "$onnx" --db tunefarm.db --trials "$trials" --threads "$threads" --population 512 --per-round 32
 
 echo "== compiling with the tuned schedules, and with the default rules"
-"$tf" compile "$onnx" --db tunefarm.db --threads "$threads" -o "build/$model.tuned.so" 2> /dev/null
+# --choose-in-model: per kernel, whichever of its default, best and second-best schedule runs
+# fastest inside the model here (the tuner times kernels alone; docs/cli.md).
+"$tf" compile "$onnx" --db tunefarm.db --choose-in-model --threads "$threads" -o "build/$model.tuned.so" \
+  2> /dev/null
 "$tf" compile "$onnx" --threads "$threads" -o "build/$model.default.so" 2> /dev/null
 "$tf" run "build/$model.tuned.so" --input "$input_name=$shared/models/$model.input.bin" \
   --expect "$shared/models/$model.output.bin"
 for kind in default tuned; do "$tf" bench "build/$model.$kind.so" --runs 20 2> /dev/null; done
 
 echo "== beside ONNX Runtime (tuned schedules)"
-bench/models/model_bench.sh --tunefarm "$tf" --db tunefarm.db --models "$model" --threads "$threads"
+bench/models/model_bench.sh --tunefarm "$tf" --db tunefarm.db --choose-in-model --models "$model" --threads "$threads"

@@ -7,7 +7,9 @@
 # shared host whose speed drifts within minutes (2x was seen on a 2-vCPU VM), one run of each
 # could land in different phases; turns give both the same chances.
 #
-# usage: bench/models/model_bench.sh [--tunefarm PATH] [--db FILE] [--models "a b.onnx"] [--threads "1 2"] [--rounds N]
+# usage: bench/models/model_bench.sh [--tunefarm PATH] [--db FILE [--choose-in-model]] [--models "a b.onnx"]
+#                                    [--threads "1 2"] [--rounds N]
+# --choose-in-model compiles with it (docs/cli.md): per kernel, the schedule fastest in the model.
 # Needs node and the ONNX Runtime peer (../shared/peers/setup.sh; installed here on first use).
 set -euo pipefail
 root=$(cd "$(dirname "$0")/../.." && pwd)
@@ -20,7 +22,8 @@ rounds=3
 while [ $# -gt 0 ]; do
   case $1 in
     --tunefarm) tunefarm=$2; shift 2 ;;
-    --db) db_flag=(--db "$2"); shift 2 ;;
+    --db) db_flag+=(--db "$2"); shift 2 ;;
+    --choose-in-model) db_flag+=(--choose-in-model); shift ;;
     --models) models=$2; shift 2 ;;
     --threads) threads_list=$2; shift 2 ;;
     --rounds) rounds=$2; shift 2 ;;
