@@ -8,6 +8,7 @@
 #include "common/strings.h"
 #include "device_agent/agent_options.h"
 #include "device_agent/agent_server.h"
+#include "device_agent/cuda_driver.h"
 #include "proto/hardware_facts.h"
 #include "proto/agent_registration.h"
 #include "proto/auth.h"
@@ -21,6 +22,26 @@ namespace {
 
 void Say(const std::string& message) {
   std::fprintf(stderr, "tunefarm agent: %s\n", message.c_str());
+}
+
+// --device cuda:N: the GPU is found and described through the driver, but measuring GPU
+// kernels (loading PTX, launching, timing with CUDA events) is not built yet, so the agent
+// says what it found and exits instead of registering a device that cannot measure.
+int RefuseGpuDevice(const std::string& device) {
+  absl::StatusOr<std::unique_ptr<CudaDriver>> driver = CudaDriver::Load();
+  if (!driver.ok()) {
+    Say(StrCat("--device ", device, ": ", std::string(driver.status().message())));
+    return 1;
+  }
+  absl::StatusOr<v1::GpuFacts> gpu = (*driver)->Facts(ParseCudaDevice(device));
+  if (!gpu.ok()) {
+    Say(StrCat("--device ", device, ": ", std::string(gpu.status().message())));
+    return 1;
+  }
+  Say(StrCat("--device ", device, ": ", gpu->name(), ", compute capability ", gpu->compute_capability(), ", ",
+             gpu->multiprocessors(), " SMs, ", gpu->memory_bytes() >> 20, " MiB, ", gpu->clock_khz() / 1000,
+             " MHz; measuring GPU kernels is not built yet (docs/gpu.md), so this agent cannot serve it"));
+  return 1;
 }
 
 }  // namespace
@@ -62,6 +83,7 @@ int RunAgentCommand(int argc, char** argv) {
     return 2;
   }
   server_options.identity = {options->key, wire::ReadHardwareFacts(options->cpuinfo)};
+  if (options->device != "cpu") return RefuseGpuDevice(options->device);
   if (const std::string mismatch = wire::CpuInfoMismatch(server_options.identity.facts); !mismatch.empty()) {
     Say("warning: " + mismatch);
   }

@@ -1,5 +1,7 @@
 #include "device_agent/agent_options.h"
 
+#include "device_agent/cuda_driver.h"
+
 #include <limits.h>
 #include <unistd.h>
 
@@ -31,6 +33,7 @@ const CommandSpec& AgentSpec() {
        {"measure-helper", 0, "PATH", "tunefarm-measure (default: next to this executable)"},
        {"cpuinfo", 0, "FILE",
         "the CPU description to report (default /proc/cpuinfo; under qemu-user, the board's)"},
+       {"device", 0, "DEV", "what kernels run on: cpu (default), or cuda:N for an NVIDIA GPU (docs/gpu.md)"},
        {"tls-cert", 0, "PEM", "serve TLS with this certificate (with --tls-key)"},
        {"tls-key", 0, "PEM", "the certificate's private key"},
        {"tls-ca", 0, "PEM", "demand client certificates signed by this CA"},
@@ -64,6 +67,10 @@ absl::StatusOr<AgentCommandOptions> ParseAgentOptions(int argc, char** argv) {
   options.cache_dir = flags->Get("cache-dir");
   options.measure_helper = flags->Get("measure-helper");
   options.cpuinfo = flags->Get("cpuinfo", options.cpuinfo);
+  options.device = flags->Get("device", options.device);
+  if (options.device != "cpu" && ParseCudaDevice(options.device) < 0) {
+    return absl::InvalidArgumentError(StrCat("--device ", options.device, ": expected cpu or cuda:N"));
+  }
 
   const absl::StatusOr<int64_t> port = flags->GetInt("port", options.port, 0, 65535);
   const absl::StatusOr<int64_t> capacity = flags->GetInt("capacity", 1, 1, 1024);

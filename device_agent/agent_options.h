@@ -31,6 +31,7 @@ struct AgentCommandOptions {
   int32_t max_timeout_ms = 600000;
   std::string measure_helper;   // empty: tunefarm-measure next to this executable
   std::string cpuinfo = "/proc/cpuinfo";  // the CPU description reported to the tracker
+  std::string device = "cpu";   // "cpu", or "cuda:N" (an NVIDIA GPU through its driver)
   bool quiet = false;
   bool help = false;
 };

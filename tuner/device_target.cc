@@ -53,11 +53,34 @@ codegen::Target GenericTarget(const v1::HardwareFacts& facts) {
   return t;
 }
 
+// A GPU agent's device: "cuda -arch=sm_NN" with the limits it reported.
+absl::StatusOr<codegen::Target> GpuTarget(const v1::GpuFacts& gpu) {
+  const std::string& cc = gpu.compute_capability();
+  const size_t dot = cc.find('.');
+  int64_t major = 0, minor = 0;
+  if (dot == std::string::npos || !ParseInt64(std::string_view(cc).substr(0, dot), &major) ||
+      !ParseInt64(std::string_view(cc).substr(dot + 1), &minor) || major < 1 || minor < 0 || minor > 9) {
+    return absl::FailedPreconditionError(
+        StrCat("GPU '", gpu.name(), "' reports compute capability '", cc, "', not MAJOR.MINOR"));
+  }
+  codegen::Target t;
+  t.kind = "cuda";
+  t.triple = "nvptx64-nvidia-cuda";
+  t.arch = StrCat("sm_", major * 10 + minor);
+  t.gpu.max_threads_per_block = std::max(gpu.max_threads_per_block(), 0);
+  t.gpu.max_shared_memory_per_block = std::max<int64_t>(gpu.max_shared_memory_per_block(), 0);
+  t.gpu.max_registers_per_block = std::max(gpu.max_registers_per_block(), 0);
+  t.gpu.num_sms = std::max(gpu.multiprocessors(), 0);
+  return codegen::Target::Parse(t.ToString());
+}
+
 }  // namespace
 
 absl::StatusOr<codegen::Target> TargetForDevice(const v1::HardwareFacts& facts,
                                                 const std::string& requested) {
   if (!requested.empty()) return codegen::Target::Parse(requested);
+  // A GPU agent measures on its GPU, whatever CPU hosts it.
+  if (facts.gpus_size() > 0) return GpuTarget(facts.gpus(0));
   if (DescribesThisMachine(facts)) return codegen::HostTarget();
   codegen::Target t = GenericTarget(facts);
   if (t.triple.empty()) {

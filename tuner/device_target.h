@@ -16,6 +16,7 @@ namespace tunefarm::tuner {
 // default, so the records are found without a --target; else the device's architecture with
 // the vector features its flags list, and its core count and caches: on x86 a generic CPU; on
 // AArch64 the core its implementer and part name (proto/arm_cpus.h), generic when unknown.
+// A GPU agent (facts with gpus) gets "cuda -arch=sm_NN" and its GPU's limits, whatever its CPU.
 absl::StatusOr<codegen::Target> TargetForDevice(const v1::HardwareFacts& facts,
                                                 const std::string& requested);
 

@@ -1,5 +1,6 @@
 // `tunefarm agent`: served when the build has device_agent/, explained when it does not. With
 // the agent built in, it registers with a `tunefarm tracker` and leaves on SIGTERM.
+#include <dlfcn.h>
 #include <signal.h>
 
 #include <chrono>
@@ -134,6 +135,25 @@ TEST(CliAgentTest, ACpuDescriptionThatCannotBeReadOrDoesNotFitIsNamed) {
   EXPECT_EQ(agent->Finish(30s).value_or(-1), 0) << agent->err();
   EXPECT_THAT(agent->err(), HasSubstr("tunefarm agent: warning: the CPU description (vendor"));
   EXPECT_THAT(agent->err(), HasSubstr("Pass --cpuinfo FILE"));
+}
+// --device cuda:N: without a CUDA driver (CI, this kind of machine) a clear refusal, exit 1, no
+// crash; with one, the GPU is named and the agent still refuses, as it cannot measure GPU
+// kernels yet (docs/gpu.md). A malformed --device is a usage error.
+TEST(CliAgentTest, AGpuDeviceIsRefusedWithTheReason) {
+  CliResult r = RunTunefarm({"agent", "--key", "k", "--port", "0", "--host", "127.0.0.1", "--device", "cuda:0"},
+                            {kToken});
+  EXPECT_EQ(r.exit_code, 1) << r.err;
+  void* driver = dlopen("libcuda.so.1", RTLD_NOW | RTLD_LOCAL);
+  if (driver == nullptr) {
+    EXPECT_THAT(r.err, HasSubstr("tunefarm agent: --device cuda:0: no CUDA driver: libcuda.so.1"));
+  } else {
+    dlclose(driver);
+    EXPECT_THAT(r.err, ::testing::AnyOf(HasSubstr("measuring GPU kernels is not built yet"),
+                                        HasSubstr("no CUDA device 0"), HasSubstr("did not initialize")));
+  }
+  CliResult bad = RunTunefarm({"agent", "--key", "k", "--port", "0", "--device", "gpu0"}, {kToken});
+  EXPECT_EQ(bad.exit_code, 2);
+  EXPECT_THAT(bad.err, HasSubstr("--device gpu0: expected cpu or cuda:N"));
 }
 #endif  // TUNEFARM_HAVE_AGENT
 

@@ -62,5 +62,27 @@ TEST(DeviceTarget, AJobsExplicitTargetWinsAndAnUnsupportedArchitectureIsAnError)
   EXPECT_NE(refused.status().message().find("riscv64"), std::string::npos) << refused.status();
 }
 
+TEST(DeviceTarget, AGpuAgentGetsACudaTargetWithItsLimits) {
+  v1::HardwareFacts facts = ArmBoard("0xd08");  // a Grace-like host: the GPU decides
+  v1::GpuFacts* gpu = facts.add_gpus();
+  gpu->set_name("NVIDIA H200");
+  gpu->set_compute_capability("9.0");
+  gpu->set_multiprocessors(132);
+  gpu->set_max_threads_per_block(1024);
+  gpu->set_max_shared_memory_per_block(49152);
+  gpu->set_max_registers_per_block(65536);
+  auto target = TargetForDevice(facts, "");
+  ASSERT_TRUE(target.ok()) << target.status();
+  EXPECT_EQ(target->ToString(),
+            "cuda -arch=sm_90 -max-threads-per-block=1024 -max-shared-memory-per-block=49152 "
+            "-max-registers-per-block=65536 -num-sms=132");
+  gpu->set_compute_capability("nine");
+  auto bad = TargetForDevice(facts, "");
+  ASSERT_FALSE(bad.ok());
+  EXPECT_NE(std::string(bad.status().message()).find("reports compute capability 'nine', not MAJOR.MINOR"),
+            std::string::npos)
+      << bad.status();
+}
+
 }  // namespace
 }  // namespace tunefarm::tuner
