@@ -38,4 +38,4 @@ echo "== compiling with the tuned schedules, and with the default rules"
 for kind in default tuned; do "$tf" bench "build/$model.$kind.so" --runs 20 2> /dev/null; done
 
 echo "== beside ONNX Runtime (tuned schedules)"
-bench/models/model_bench.sh --tunefarm "$tf" --db tunefarm.db --choose-in-model --models "$model" --threads "$threads"
+bench/models/model_bench.sh --tunefarm "$tf" --artifact "build/$model.tuned.so" --models "$model" --threads "$threads"

@@ -8,8 +8,10 @@
 # could land in different phases; turns give both the same chances.
 #
 # usage: bench/models/model_bench.sh [--tunefarm PATH] [--db FILE [--choose-in-model]] [--models "a b.onnx"]
-#                                    [--threads "1 2"] [--rounds N]
+#                                    [--threads "1 2"] [--rounds N] [--artifact MODEL.so]
 # --choose-in-model compiles with it (docs/cli.md): per kernel, the schedule fastest in the model.
+# --artifact times that compiled model instead of compiling one (one model, one thread count):
+# the very artifact a script has just built and checked.
 # Needs node and the ONNX Runtime peer (../shared/peers/setup.sh; installed here on first use).
 set -euo pipefail
 root=$(cd "$(dirname "$0")/../.." && pwd)
@@ -19,6 +21,7 @@ db_flag=()
 models="resnet18 mobilenet_v2 squeezenet1_1 transformer_encoder"
 threads_list="1 2"
 rounds=3
+artifact=""
 while [ $# -gt 0 ]; do
   case $1 in
     --tunefarm) tunefarm=$2; shift 2 ;;
@@ -27,9 +30,13 @@ while [ $# -gt 0 ]; do
     --models) models=$2; shift 2 ;;
     --threads) threads_list=$2; shift 2 ;;
     --rounds) rounds=$2; shift 2 ;;
+    --artifact) artifact=$2; shift 2 ;;
     *) echo "model_bench: unknown argument $1" >&2; exit 2 ;;
   esac
 done
+if [ -n "$artifact" ] && { [ "$(echo $models | wc -w)" != 1 ] || [ "$(echo $threads_list | wc -w)" != 1 ]; }; then
+  echo "model_bench: --artifact needs one model (--models) and one thread count (--threads)" >&2; exit 2
+fi
 [ -x "$tunefarm" ] || { echo "model_bench: no tunefarm binary at $tunefarm (build the 'tunefarm' target)" >&2; exit 1; }
 peers=$root/.peers/ort_peer  # npm needs a valid package name for the folder
 node_path=$("$shared/peers/setup.sh" "$peers" | sed -n 's/^NODE_PATH=//p')
@@ -57,8 +64,12 @@ for model in $models; do
   naive=$(echo "$memory" | field memory.naive_bytes)
   for t in $threads_list; do
     so=$work/$model.$t.so
-    "$tunefarm" compile "$file" --threads "$t" -o "$so" "${db_flag[@]}" > /dev/null 2> "$work/compile.log" || {
-      cat "$work/compile.log" >&2; exit 1; }
+    if [ -n "$artifact" ]; then
+      so=$artifact
+    else
+      "$tunefarm" compile "$file" --threads "$t" -o "$so" "${db_flag[@]}" > /dev/null 2> "$work/compile.log" || {
+        cat "$work/compile.log" >&2; exit 1; }
+    fi
     tf_ms=""
     ort_ms=""
     for ((r = 0; r < rounds; ++r)); do
