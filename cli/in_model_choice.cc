@@ -58,6 +58,21 @@ class ChosenSource : public build::ScheduleSource {
 
 }  // namespace
 
+bool IsRepeatVariant(const std::vector<std::string>& origins, int v) {
+  for (int u = 0; u < v; ++u) {
+    if (origins[u] == origins[v]) return true;
+  }
+  return false;
+}
+
+int ChooseVariant(const std::vector<std::string>& origins, const std::vector<double>& seconds) {
+  int chosen = 0;
+  for (int v = 1; v < static_cast<int>(seconds.size()); ++v) {
+    if (!IsRepeatVariant(origins, v) && seconds[v] < seconds[chosen]) chosen = v;
+  }
+  return chosen;
+}
+
 absl::StatusOr<InModelChoice> ChooseSchedulesInModel(const build::ModelPlan& plan, const build::BuildOptions& options,
                                                      const build::ScheduleSource& database,
                                                      const std::function<void(std::string_view)>& progress) {
@@ -123,13 +138,16 @@ absl::StatusOr<InModelChoice> ChooseSchedulesInModel(const build::ModelPlan& pla
   std::map<std::string, int> variant_of_key;
   for (size_t t = 0; t < num_tasks; ++t) {
     // A variant that built the same schedule as an earlier one is the same program: not a choice.
-    int chosen = 0;
+    std::vector<std::string> origins;
+    std::vector<double> seconds;
+    for (int v = 0; v < kVariants; ++v) {
+      origins.push_back(origin[v][t]);
+      seconds.push_back(task_time[v][t]);
+    }
+    const int chosen = ChooseVariant(origins, seconds);
     std::vector<std::string> cells = {plan.exec.tasks[t].kernel_name, std::to_string(plan.exec.tasks[t].weight)};
     for (int v = 0; v < kVariants; ++v) {
-      bool repeat = false;
-      for (int u = 0; u < v; ++u) repeat = repeat || origin[u][t] == origin[v][t];
-      cells.push_back(repeat ? "=" : FormatSeconds(task_time[v][t]));
-      if (!repeat && task_time[v][t] < task_time[chosen][t]) chosen = v;
+      cells.push_back(IsRepeatVariant(origins, v) ? "=" : FormatSeconds(seconds[v]));
     }
     cells.push_back(kVariantNames[chosen]);
     table.AddRow(cells);

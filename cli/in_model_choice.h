@@ -33,6 +33,13 @@ struct InModelChoice {
   std::vector<double> variant_sum_s;  // the same per variant (every kernel on it)
 };
 
+// One kernel's choice: `origins[v]` is where variant v's schedule came from ("default" or a
+// record's origin), `seconds[v]` its calls' time in the model. The fastest variant wins; on a
+// tie the earlier one (the default first); a variant whose origin repeats an earlier variant's
+// built the same program and is not a choice.
+int ChooseVariant(const std::vector<std::string>& origins, const std::vector<double>& seconds);
+bool IsRepeatVariant(const std::vector<std::string>& origins, int v);
+
 // `plan` comes from build::PlanModel with `options`, whose target must be this machine (the
 // variants run here). Scratch artifacts go to a temporary directory, removed on return.
 absl::StatusOr<InModelChoice> ChooseSchedulesInModel(const build::ModelPlan& plan, const build::BuildOptions& options,

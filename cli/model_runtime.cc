@@ -158,7 +158,10 @@ absl::StatusOr<std::vector<double>> CallMedians(LoadedModel& model, int64_t runs
     for (size_t c = 0; c < seconds->size() && c < per_call.size(); ++c) per_call[c].push_back((*seconds)[c]);
   }
   std::vector<double> out;
-  for (const std::vector<double>& v : per_call) out.push_back(v.empty() ? 0 : Median(v));
+  for (size_t c = 0; c < per_call.size(); ++c) {
+    if (per_call[c].empty()) return absl::InternalError(StrCat("the profiled runs timed no call ", c));
+    out.push_back(Median(per_call[c]));
+  }
   return out;
 }
 

@@ -47,7 +47,9 @@ CudaDriver::~CudaDriver() {
 }
 
 absl::StatusOr<std::unique_ptr<CudaDriver>> CudaDriver::Load(const std::string& library) {
-  void* handle = dlopen(library.c_str(), RTLD_NOW | RTLD_LOCAL);
+  // RTLD_NODELETE: once cuInit has run, the driver has threads and exit handlers of its own,
+  // so its code must stay mapped after dlclose.
+  void* handle = dlopen(library.c_str(), RTLD_NOW | RTLD_LOCAL | RTLD_NODELETE);
   if (handle == nullptr) {
     const char* why = dlerror();
     return absl::UnavailableError(StrCat("no CUDA driver: ", why != nullptr ? why : library));

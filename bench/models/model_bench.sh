@@ -37,6 +37,9 @@ done
 if [ -n "$artifact" ] && { [ "$(echo $models | wc -w)" != 1 ] || [ "$(echo $threads_list | wc -w)" != 1 ]; }; then
   echo "model_bench: --artifact needs one model (--models) and one thread count (--threads)" >&2; exit 2
 fi
+if [ -n "$artifact" ] && [ ${#db_flag[@]} -gt 0 ]; then
+  echo "model_bench: --artifact is already compiled: --db and --choose-in-model do not apply" >&2; exit 2
+fi
 [ -x "$tunefarm" ] || { echo "model_bench: no tunefarm binary at $tunefarm (build the 'tunefarm' target)" >&2; exit 1; }
 peers=$root/.peers/ort_peer  # npm needs a valid package name for the folder
 node_path=$("$shared/peers/setup.sh" "$peers" | sed -n 's/^NODE_PATH=//p')

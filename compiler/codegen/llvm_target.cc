@@ -43,17 +43,8 @@ void InitializeLlvmTargets() {
 
 namespace {
 
-// The PTX ISA version a compute capability needs (PTX ISA notes, "Target ISA notes"): LLVM
-// would otherwise write PTX 6.0, which ptxas refuses for sm_80 and later.
-int PtxVersionFor(int sm) {
-  if (sm >= 90) return 78;
-  if (sm >= 89) return 78;
-  if (sm >= 86) return 71;
-  if (sm >= 80) return 70;
-  if (sm >= 75) return 63;
-  return 60;
-}
-
+// The PTX ISA version is left to LLVM: each sm_NN implies the least version that has it
+// (sm_80: 7.0, sm_87: 7.4, sm_90: 7.8), which every ptxas that knows the arch accepts.
 absl::StatusOr<std::unique_ptr<llvm::TargetMachine>> CreateNvptxMachine(const Target& target,
                                                                         const llvm::Target& nvptx,
                                                                         const std::string& where) {
@@ -63,8 +54,8 @@ absl::StatusOr<std::unique_ptr<llvm::TargetMachine>> CreateNvptxMachine(const Ta
   }
   llvm::TargetOptions options;
   std::unique_ptr<llvm::TargetMachine> tm(nvptx.createTargetMachine(
-      target.triple, target.arch, StrCat("+ptx", PtxVersionFor(target.SmVersion())), options, std::nullopt,
-      std::nullopt, llvm::CodeGenOptLevel::Aggressive));
+      target.triple, target.arch, /*Features=*/"", options, std::nullopt, std::nullopt,
+      llvm::CodeGenOptLevel::Aggressive));
   if (tm == nullptr) return absl::InternalError(StrCat(where, "LLVM could not create an NVPTX target machine"));
   return tm;
 }

@@ -41,7 +41,7 @@ llvm::Intrinsic::ID SpecialRegister(tir::ThreadAxis axis) {
     case tir::ThreadAxis::kThreadZ: return llvm::Intrinsic::nvvm_read_ptx_sreg_tid_z;
     case tir::ThreadAxis::kNone: break;
   }
-  TF_CHECK(false, "a thread-binding loop without a thread axis (ValidatePrimFuncs checks this)");
+  TF_CHECK(false, "a thread-binding loop without a thread axis (tir::For and VerifyPrimFunc refuse one)");
   return llvm::Intrinsic::not_intrinsic;
 }
 

@@ -88,7 +88,7 @@ absl::StatusOr<Target> ParseCuda(std::string_view text, const std::vector<std::s
       if (!ParsePositive(digits, &number) || number < 10 || number > 999) {
         return Invalid(text, StrCat("-arch must be sm_NN (a compute capability, e.g. sm_80), got \"", value, "\""));
       }
-      t.arch = std::string(value);
+      t.arch = StrCat("sm_", number);  // canonical: sm_090 and sm_90 are one key
       return absl::OkStatus();
     }
     if (key == "-max-threads-per-block") {
@@ -223,7 +223,9 @@ int Target::VectorRegisters() const { return IsAArch64() || VectorBits() >= 512 
 
 int Target::SmVersion() const {
   int64_t version = 0;
-  return IsCuda() && ParseInt64(std::string_view(arch).substr(3), &version) ? static_cast<int>(version) : 0;
+  return IsCuda() && arch.size() > 3 && ParseInt64(std::string_view(arch).substr(3), &version)
+             ? static_cast<int>(version)
+             : 0;
 }
 
 int Target::VectorBits() const {

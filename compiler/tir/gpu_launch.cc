@@ -1,6 +1,8 @@
 #include "compiler/tir/gpu_launch.h"
 
+#include <algorithm>
 #include <string>
+#include <utility>
 
 #include "common/strings.h"
 #include "compiler/tir/stmt_functor.h"
@@ -14,8 +16,26 @@ constexpr std::array<int64_t, 3> kMaxBlock = {1024, 1024, 64};
 // Walks one launch, filling its shape and recording the first broken rule.
 class LaunchChecker : public StmtVisitor {
  public:
-  explicit LaunchChecker(GpuLaunch* launch) : launch_(launch) {}
+  LaunchChecker(const PrimFunc& f, GpuLaunch* launch) : f_(f), launch_(launch) {}
   std::string error;
+
+  // Once the walk has fixed the launch's shape: a store to global memory must lie inside a
+  // loop bound to each dimension of extent > 1, or every thread along that dimension would
+  // write the same elements at once (a race: a reduction's init wiping another's partial sum).
+  std::string CheckGlobalStores() const {
+    for (const auto& [buffer, axes] : global_stores_) {
+      for (int a = static_cast<int>(ThreadAxis::kBlockX); a <= static_cast<int>(ThreadAxis::kThreadZ); ++a) {
+        const ThreadAxis axis = static_cast<ThreadAxis>(a);
+        const int64_t extent = IsBlockAxis(axis) ? launch_->grid[ThreadAxisDim(axis)] : launch_->block[ThreadAxisDim(axis)];
+        if (extent > 1 && std::find(axes.begin(), axes.end(), axis) == axes.end()) {
+          return StrCat("a store to ", f_.buffers[buffer].name, " is not inside the loop bound to ", ThreadAxisName(axis),
+                        " (extent ", extent, "): every ", IsBlockAxis(axis) ? "block" : "thread",
+                        " along it would write the same elements at once");
+        }
+      }
+    }
+    return "";
+  }
 
  protected:
   void VisitFor(const StmtNode& op) override {
@@ -55,6 +75,14 @@ class LaunchChecker : public StmtVisitor {
     enclosing_.pop_back();
   }
 
+  void VisitStore(const StmtNode& op) override {
+    if (op.buffer >= 0 && op.buffer < static_cast<int>(f_.buffers.size()) &&
+        f_.buffers[op.buffer].scope != BufferScope::kLocal) {
+      global_stores_.emplace_back(op.buffer, enclosing_);
+    }
+    StmtVisitor::VisitStore(op);
+  }
+
   void VisitAllocate(const StmtNode& op) override {
     allocated_.push_back(op.buffer);
     StmtVisitor::VisitAllocate(op);
@@ -62,8 +90,10 @@ class LaunchChecker : public StmtVisitor {
   }
 
  private:
+  const PrimFunc& f_;
   GpuLaunch* launch_;
   std::vector<ThreadAxis> enclosing_;
+  std::vector<std::pair<int, std::vector<ThreadAxis>>> global_stores_;  // buffer, bound axes around it
   std::vector<int> allocated_;
   bool grid_seen_[3] = {false, false, false};
   bool block_seen_[3] = {false, false, false};
@@ -103,9 +133,11 @@ absl::StatusOr<std::vector<GpuLaunch>> PlanGpuLaunches(const PrimFunc& f, const 
   for (size_t i = 0; i < tops.size(); ++i) {
     GpuLaunch launch;
     launch.body = tops[i];
-    LaunchChecker checker(&launch);
+    LaunchChecker checker(f, &launch);
     checker.VisitStmt(launch.body);
-    std::string error = checker.error.empty() ? CheckLimits(launch, limits) : checker.error;
+    std::string error = checker.error;
+    if (error.empty()) error = CheckLimits(launch, limits);
+    if (error.empty()) error = checker.CheckGlobalStores();
     if (!error.empty()) {
       return absl::InvalidArgumentError(StrCat("PrimFunc ", f.name, ", launch ", i, " of ", tops.size(), ": ", error));
     }

@@ -10,7 +10,9 @@
 //  - no axis bound inside a loop bound to the same axis, no block axis inside a thread axis;
 //  - extents within the limits: threads per block, blockDim.z <= 64, gridDim.y/z <= 65535;
 //  - a local buffer (a register tile) is allocated inside the thread bindings, where each
-//    thread has its own copy of what it computes, never around them.
+//    thread has its own copy of what it computes, never around them;
+//  - a store to global memory lies inside a loop bound to each launch dimension of extent > 1
+//    (else all threads along it write the same elements at once).
 // A violation is an InvalidArgument error naming the function, the launch and the rule.
 #pragma once
 

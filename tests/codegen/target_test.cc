@@ -61,6 +61,7 @@ TEST(TargetTest, CudaTargetsParsePrintAndGiveTheirLimits) {
   EXPECT_EQ(t.MaxSharedMemoryPerBlock(), 48 * 1024);  // not given: the smallest of any part
   EXPECT_EQ(t.NumSms(), 132);
   EXPECT_EQ(t.VectorLanes(te::DType::kFloat32), 1);
+  EXPECT_EQ(Target::Parse("cuda -arch=sm_090").value().ToString(), "cuda -arch=sm_90");  // one key per GPU
 }
 
 TEST(TargetTest, RejectsJunkWithAClearMessage) {

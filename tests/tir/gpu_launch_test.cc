@@ -128,6 +128,22 @@ PrimFunc TwoThreadLoops(int64_t a, int64_t b) {
   return f;
 }
 
+TEST(GpuLaunch, RefusesAGlobalStoreThatEveryThreadWouldMake) {
+  // for bx @blockIdx.x(4) { out[bx * 64] = 0; for t @threadIdx.x(64) { out[bx * 64 + t] = 1 } }:
+  // all 64 threads of a block would store out[bx * 64] at once.
+  PrimFunc f = TwoThreadLoops(64, 64);
+  Stmt loops = f.body->body;
+  Stmt init = Store(0, te::MakeVar("bx", 0) * te::IntImm(te::kIndexType, 64), te::FloatImm(te::DType::kFloat32, 0));
+  f.body = For(te::MakeVar("bx", 0), te::IntImm(te::kIndexType, 4), ForKind::kThreadBinding, Seq({init, loops}),
+               ThreadAxis::kBlockX);
+  absl::StatusOr<std::vector<GpuLaunch>> launches = PlanGpuLaunches(f, GpuLimits{});
+  ASSERT_FALSE(launches.ok()) << PrimFuncToString(f);
+  EXPECT_NE(launches.status().message().find("a store to out is not inside the loop bound to threadIdx.x (extent "
+                                             "64): every thread along it would write the same elements at once"),
+            std::string::npos)
+      << launches.status();
+}
+
 TEST(GpuLaunch, RefusesTwoExtentsForOneThreadAxisInALaunch) {
   absl::StatusOr<std::vector<GpuLaunch>> same = PlanGpuLaunches(TwoThreadLoops(64, 64), GpuLimits{});
   ASSERT_TRUE(same.ok()) << same.status();
