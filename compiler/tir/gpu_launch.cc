@@ -84,6 +84,11 @@ class LaunchChecker : public StmtVisitor {
   }
 
   void VisitAllocate(const StmtNode& op) override {
+    if (op.buffer >= 0 && op.buffer < static_cast<int>(f_.buffers.size()) &&
+        std::find(counted_.begin(), counted_.end(), op.buffer) == counted_.end()) {
+      counted_.push_back(op.buffer);
+      launch_->local_bytes += f_.buffers[op.buffer].NumBytes();
+    }
     allocated_.push_back(op.buffer);
     StmtVisitor::VisitAllocate(op);
     allocated_.pop_back();
@@ -95,6 +100,7 @@ class LaunchChecker : public StmtVisitor {
   std::vector<ThreadAxis> enclosing_;
   std::vector<std::pair<int, std::vector<ThreadAxis>>> global_stores_;  // buffer, bound axes around it
   std::vector<int> allocated_;
+  std::vector<int> counted_;  // local buffers whose bytes local_bytes holds
   bool grid_seen_[3] = {false, false, false};
   bool block_seen_[3] = {false, false, false};
 };
@@ -112,6 +118,10 @@ std::string CheckLimits(const GpuLaunch& launch, const GpuLimits& limits) {
   const int64_t threads = launch.block[0] * launch.block[1] * launch.block[2];
   if (threads > limits.max_threads_per_block) {
     return StrCat(threads, " threads per block exceed the device's ", limits.max_threads_per_block);
+  }
+  if (launch.local_bytes > kMaxGpuLocalBytesPerThread) {
+    return StrCat("the local buffers need ", launch.local_bytes, " bytes per thread, over the ",
+                  kMaxGpuLocalBytesPerThread, " a GPU thread may have");
   }
   if (launch.shared_bytes > limits.max_shared_memory_per_block) {
     return StrCat(launch.shared_bytes, " bytes of shared memory per block exceed the device's ",

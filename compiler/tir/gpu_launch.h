@@ -12,7 +12,8 @@
 //  - a local buffer (a register tile) is allocated inside the thread bindings, where each
 //    thread has its own copy of what it computes, never around them;
 //  - a store to global memory lies inside a loop bound to each launch dimension of extent > 1
-//    (else all threads along it write the same elements at once).
+//    (else all threads along it write the same elements at once);
+//  - a thread's local buffers fit kMaxGpuLocalBytesPerThread.
 // A violation is an InvalidArgument error naming the function, the launch and the rule.
 #pragma once
 
@@ -35,7 +36,11 @@ struct GpuLaunch {
   std::array<int64_t, 3> grid{1, 1, 1};   // gridDim.x, .y, .z
   std::array<int64_t, 3> block{1, 1, 1};  // blockDim.x, .y, .z
   int64_t shared_bytes = 0;             // static shared memory per block
+  int64_t local_bytes = 0;              // per thread: the local buffers (register tiles) it allocates
 };
+
+// What one GPU thread may hold in local memory (every part since compute capability 2.0).
+inline constexpr int64_t kMaxGpuLocalBytesPerThread = 512 * 1024;
 
 absl::StatusOr<std::vector<GpuLaunch>> PlanGpuLaunches(const PrimFunc& f, const GpuLimits& limits);
 

@@ -144,6 +144,28 @@ TEST(GpuLaunch, RefusesAGlobalStoreThatEveryThreadWouldMake) {
       << launches.status();
 }
 
+TEST(GpuLaunch, RefusesLocalBuffersBeyondWhatAThreadMayHold) {
+  // Inside each thread: a local array of n floats, written then copied out.
+  auto with_local = [](int64_t n) {
+    PrimFunc f = TwoThreadLoops(64, 64);
+    f.buffers.push_back(Buffer{"tile", te::DType::kFloat32, {n}, BufferScope::kLocal});
+    Expr t = te::MakeVar("t1", 1);
+    Stmt body = Allocate(1, Store(1, te::IntImm(te::kIndexType, 0), te::FloatImm(te::DType::kFloat32, 1)));
+    f.body = For(te::MakeVar("bx", 0), te::IntImm(te::kIndexType, 4), ForKind::kThreadBinding,
+                 For(t, te::IntImm(te::kIndexType, 64), ForKind::kThreadBinding, body, ThreadAxis::kThreadX),
+                 ThreadAxis::kBlockX);
+    return f;
+  };
+  absl::StatusOr<std::vector<GpuLaunch>> fits = PlanGpuLaunches(with_local(1024), GpuLimits{});
+  ASSERT_TRUE(fits.ok()) << fits.status();
+  EXPECT_EQ((*fits)[0].local_bytes, 4096);
+  absl::StatusOr<std::vector<GpuLaunch>> big = PlanGpuLaunches(with_local(256 * 1024), GpuLimits{});
+  ASSERT_FALSE(big.ok());
+  EXPECT_NE(big.status().message().find("the local buffers need 1048576 bytes per thread, over the 524288"),
+            std::string::npos)
+      << big.status();
+}
+
 TEST(GpuLaunch, RefusesTwoExtentsForOneThreadAxisInALaunch) {
   absl::StatusOr<std::vector<GpuLaunch>> same = PlanGpuLaunches(TwoThreadLoops(64, 64), GpuLimits{});
   ASSERT_TRUE(same.ok()) << same.status();
