@@ -4,15 +4,13 @@
 // (tests/tir/gpu_launch_test.cc); this checks what the device would be given.
 #include <gtest/gtest.h>
 
-#include <cstdlib>
-#include <fstream>
 #include <string>
 
-#include "common/file_read.h"
 #include "common/strings.h"
 #include "common/temp_dir.h"
 #include "compiler/codegen/codegen.h"
 #include "compiler/tir/lower.h"
+#include "tests/common/ptxas.h"
 #include "tests/common/test_dags.h"
 
 namespace tunefarm::codegen {
@@ -41,14 +39,6 @@ Target Cuda(const char* text = "cuda -arch=sm_90") {
   absl::StatusOr<Target> t = Target::Parse(text);
   EXPECT_TRUE(t.ok()) << t.status();
   return *t;
-}
-
-// The toolkit's ptxas, or "" where the CUDA toolkit is not installed.
-std::string FindPtxas() {
-  for (const char* path : {"/usr/local/cuda/bin/ptxas", "/usr/bin/ptxas"}) {
-    if (std::ifstream(path).good()) return path;
-  }
-  return "";
 }
 
 TEST(Nvptx, ABoundGemmBecomesOneKernelReadingTheBlockAndThreadIndices) {
@@ -80,17 +70,14 @@ TEST(Nvptx, TheMetadataCarriesEachEntrysLaunches) {
 }
 
 TEST(Nvptx, PtxasAssemblesTheKernelsForSm80AndSm90) {
-  const std::string ptxas = FindPtxas();
-  if (ptxas.empty()) GTEST_SKIP() << "ptxas not found (the CUDA toolkit is not installed): PTX not assembled";
+  const std::string ptxas = testing::FindPtxas();
+  if (ptxas.empty()) GTEST_SKIP() << testing::kNoPtxasReason;
   absl::StatusOr<TempDir> dir = TempDir::Create("nvptx_test");
   ASSERT_TRUE(dir.ok()) << dir.status();
   for (const char* arch : {"sm_80", "sm_90"}) {
     absl::StatusOr<std::string> ptx = BuildKernelLibrary({BoundGemm()}, Cuda(StrCat("cuda -arch=", arch).c_str()));
     ASSERT_TRUE(ptx.ok()) << ptx.status();
-    const std::string in = dir->path() + "/gemm.ptx", out = dir->path() + "/gemm.cubin", log = dir->path() + "/log";
-    std::ofstream(in) << *ptx;
-    const std::string command = StrCat(ptxas, " -arch=", arch, " ", in, " -o ", out, " > ", log, " 2>&1");
-    EXPECT_EQ(std::system(command.c_str()), 0) << arch << ": " << ReadWholeFile(log, "ptxas log").value_or("") << "\n" << *ptx;
+    EXPECT_EQ(testing::AssemblePtx(ptxas, *ptx, arch, dir->path()), "") << arch << "\n" << *ptx;
   }
 }
 

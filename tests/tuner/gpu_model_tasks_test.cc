@@ -6,12 +6,9 @@
 #include <gtest/gtest.h>
 
 #include <cmath>
-#include <cstdlib>
 #include <cstring>
-#include <fstream>
 #include <random>
 
-#include "common/file_read.h"
 #include "common/strings.h"
 #include "common/temp_dir.h"
 #include "compiler/codegen/codegen.h"
@@ -22,6 +19,7 @@
 #include "compiler/tir/lower.h"
 #include "compiler/tir/stmt_functor.h"
 #include "tests/codegen/kernel_runner.h"
+#include "tests/common/ptxas.h"
 #include "tuner/tuning_task.h"
 
 namespace tunefarm::tuner {
@@ -43,13 +41,6 @@ tir::PrimFunc OnCpu(tir::PrimFunc f, const std::string& name) {
   f.body = SerializeBindings().MutateStmt(f.body);
   f.name = name;
   return f;
-}
-
-std::string FindPtxas() {
-  for (const char* path : {"/usr/local/cuda/bin/ptxas", "/usr/bin/ptxas"}) {
-    if (std::ifstream(path).good()) return path;
-  }
-  return "";
 }
 
 // Float inputs in [-1, 1], int64 inputs inside their range, the rest zero.
@@ -122,14 +113,11 @@ void CheckModel(const std::string& model) {
   absl::StatusOr<std::string> ptx = codegen::BuildKernelLibrary(gpu_funcs, cuda);
   ASSERT_TRUE(ptx.ok()) << ptx.status();
   std::printf("%s: %zu tasks, %d launches, %zu bytes of PTX\n", model.c_str(), tasks->size(), launches, ptx->size());
-  const std::string ptxas = FindPtxas();
-  if (ptxas.empty()) GTEST_SKIP() << "ptxas not found (the CUDA toolkit is not installed): PTX not assembled";
+  const std::string ptxas = testing::FindPtxas();
+  if (ptxas.empty()) GTEST_SKIP() << testing::kNoPtxasReason;
   absl::StatusOr<TempDir> dir = TempDir::Create("gpu_model_tasks");
   ASSERT_TRUE(dir.ok()) << dir.status();
-  const std::string in = dir->path() + "/m.ptx", log = dir->path() + "/log";
-  std::ofstream(in) << *ptx;
-  const std::string command = StrCat(ptxas, " -arch=sm_90 ", in, " -o ", dir->path(), "/m.cubin > ", log, " 2>&1");
-  EXPECT_EQ(std::system(command.c_str()), 0) << ReadWholeFile(log, "ptxas log").value_or("");
+  EXPECT_EQ(testing::AssemblePtx(ptxas, *ptx, "sm_90", dir->path()), "");
 }
 
 TEST(GpuModelTasks, Resnet18) { CheckModel("resnet18"); }
