@@ -9,6 +9,7 @@
 //
 //   call_context_bench MODEL.so [--threads N] [--top K] [--runs R]
 #include <algorithm>
+#include <array>
 #include <chrono>
 #include <cstdio>
 #include <cstdlib>
@@ -32,16 +33,12 @@ double Median(std::vector<double> v) {
   return v.empty() ? 0 : v[v.size() / 2];
 }
 
-// Median seconds of `run` over `runs` runs, each timed alone after `before` (untimed).
-double TimeAlone(int runs, const std::function<void()>& before, const std::function<void()>& run) {
-  std::vector<double> seconds;
-  for (int r = 0; r < runs; ++r) {
-    before();
-    const auto start = Clock::now();
-    run();
-    seconds.push_back(std::chrono::duration<double>(Clock::now() - start).count());
-  }
-  return Median(seconds);
+// Seconds of one `run`, timed alone after `before` (untimed).
+double TimeOnce(const std::function<void()>& before, const std::function<void()>& run) {
+  before();
+  const auto start = Clock::now();
+  run();
+  return std::chrono::duration<double>(Clock::now() - start).count();
 }
 
 void Check(const tunefarm::deploy::Status& status) {
@@ -83,35 +80,43 @@ int main(int argc, char** argv) {
     Check(model.SetInput(i, bytes.data(), bytes.size()));
   }
 
+  // The contexts are sampled in turns, one sample of each per round, so that the host's speed
+  // drifting within the run (2x was seen on a 2-vCPU VM) moves every column alike.
   const size_t num_calls = model.plan().calls.size();
-  std::vector<std::vector<double>> in_model(num_calls);
   std::vector<double> seconds;
   for (int r = 0; r < 3; ++r) Check(model.Run());
-  for (int r = 0; r < runs; ++r) {
-    Check(model.RunTimed(&seconds));
-    for (size_t c = 0; c < num_calls; ++c) in_model[c].push_back(seconds[c]);
-  }
-  std::vector<double> median(num_calls);
-  for (size_t c = 0; c < num_calls; ++c) median[c] = Median(in_model[c]);
+  Check(model.RunTimed(&seconds));
   std::vector<size_t> order(num_calls);
   std::iota(order.begin(), order.end(), 0);
-  std::sort(order.begin(), order.end(), [&](size_t a, size_t b) { return median[a] > median[b]; });
+  std::sort(order.begin(), order.end(), [&](size_t a, size_t b) { return seconds[a] > seconds[b]; });
+  order.resize(std::min<size_t>(num_calls, static_cast<size_t>(std::max(top, 0))));
+
+  enum Context { kInModel, kAfterPrevious, kHot, kEvicted, kNumContexts };
+  std::vector<std::array<std::vector<double>, kNumContexts>> samples(order.size());
+  const auto nothing = [] {};
+  for (int r = 0; r < runs; ++r) {
+    Check(model.RunTimed(&seconds));
+    for (size_t k = 0; k < order.size(); ++k) {
+      const size_t c = order[k];
+      const auto run = [&] { Check(model.RunCall(c)); };
+      const auto previous = [&] { if (c > 0) Check(model.RunCall(c - 1)); };
+      const auto evict = [&] {
+        for (const auto& arg : model.CallArgBytes(c)) tunefarm::agent::EvictFromCaches(arg.data, arg.bytes);
+      };
+      samples[k][kInModel].push_back(seconds[c]);
+      samples[k][kAfterPrevious].push_back(TimeOnce(previous, run));
+      samples[k][kHot].push_back(TimeOnce(nothing, run));
+      samples[k][kHot].back() = TimeOnce(nothing, run);  // the first run after another context is not hot
+      samples[k][kEvicted].push_back(TimeOnce(evict, run));
+    }
+  }
 
   std::printf("%s, %d threads, %d runs per figure (median, us)\n", argv[1], model.num_threads(), runs);
   std::printf("%5s %10s %10s %10s %10s  %s\n", "call", "in model", "after prev", "hot", "evicted", "kernel");
-  const auto nothing = [] {};
-  for (int k = 0; k < top && k < static_cast<int>(num_calls); ++k) {
-    const size_t c = order[k];
-    const auto run = [&] { Check(model.RunCall(c)); };
-    const auto previous = [&] { if (c > 0) Check(model.RunCall(c - 1)); };
-    const auto evict = [&] {
-      for (const auto& arg : model.CallArgBytes(c)) tunefarm::agent::EvictFromCaches(arg.data, arg.bytes);
-    };
-    const double after_prev = TimeAlone(runs, previous, run);
-    const double hot = TimeAlone(runs, nothing, run);
-    const double evicted = TimeAlone(runs, evict, run);
-    std::printf("%5zu %10.1f %10.1f %10.1f %10.1f  %s\n", c, median[c] * 1e6, after_prev * 1e6, hot * 1e6,
-                evicted * 1e6, model.plan().calls[c].kernel.c_str());
+  for (size_t k = 0; k < order.size(); ++k) {
+    std::printf("%5zu", order[k]);
+    for (int context = 0; context < kNumContexts; ++context) std::printf(" %10.1f", Median(samples[k][context]) * 1e6);
+    std::printf("  %s\n", model.plan().calls[order[k]].kernel.c_str());
   }
   return 0;
 }
