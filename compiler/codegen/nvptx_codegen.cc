@@ -12,6 +12,7 @@
 #include "compiler/codegen/llvm_codegen.h"
 #include "compiler/codegen/llvm_target.h"
 #include "compiler/codegen/metadata.h"
+#include "compiler/tir/gpu_barriers.h"
 #include "compiler/tir/stmt_functor.h"
 #include "deploy/tunefarm_abi.h"
 #include "llvm/IR/Constants.h"
@@ -30,6 +31,8 @@ using tir::StmtNode;
 
 // Global memory: where NVPTX puts variables that the host reads with cuModuleGetGlobal.
 constexpr unsigned kGlobalAddressSpace = 1;
+// A block's shared memory.
+constexpr unsigned kSharedAddressSpace = 3;
 
 llvm::Intrinsic::ID SpecialRegister(tir::ThreadAxis axis) {
   switch (axis) {
@@ -102,18 +105,33 @@ class KernelEmitter : private tir::StmtVisitor {
     EmitIfThenElse(b_, cond, [&] { VisitStmt(s.then_case); }, [&] { VisitStmt(s.else_case); });
   }
 
-  // A thread's own array (local memory, or registers after SROA when every index is constant).
+  // A thread's own array (local memory, or registers after SROA when every index is constant),
+  // or the block's array in shared memory: a static variable of the kernel, reached through a
+  // generic pointer (LLVM's address-space inference turns its accesses back into ld/st.shared).
   void VisitAllocate(const StmtNode& s) override {
-    llvm::AllocaInst*& slot = slots_[s.buffer];
+    Value*& slot = slots_[s.buffer];
     if (!slot) {
       const tir::Buffer& b = f_.buffers[s.buffer];
-      slot = EntryBlockSlot(b_.GetInsertBlock()->getParent(), exprs_.MemoryType(b.dtype), b.NumElements(), b.name, 16);
+      llvm::Function* fn = b_.GetInsertBlock()->getParent();
+      if (b.scope == tir::BufferScope::kShared) {
+        auto* type = llvm::ArrayType::get(exprs_.MemoryType(b.dtype), static_cast<uint64_t>(b.NumElements()));
+        auto* shared = new llvm::GlobalVariable(m_, type, /*isConstant=*/false, llvm::GlobalValue::InternalLinkage,
+                                                llvm::UndefValue::get(type), StrCat(fn->getName().str(), ".", b.name),
+                                                nullptr, llvm::GlobalValue::NotThreadLocal, kSharedAddressSpace);
+        shared->setAlignment(llvm::Align(16));
+        llvm::IRBuilder<> entry(&fn->getEntryBlock(), fn->getEntryBlock().begin());
+        slot = entry.CreateAddrSpaceCast(shared, b_.getPtrTy());
+      } else {
+        slot = EntryBlockSlot(fn, exprs_.MemoryType(b.dtype), b.NumElements(), b.name, 16);
+      }
     }
     Value* saved = scope_.buffers[s.buffer];
     scope_.buffers[s.buffer] = slot;
     VisitStmt(s.body);
     scope_.buffers[s.buffer] = saved;
   }
+
+  void VisitBarrier(const StmtNode&) override { b_.CreateIntrinsic(llvm::Intrinsic::nvvm_barrier0, {}, {}); }
 
   void VisitFor(const StmtNode& loop) override {
     const int64_t var = loop.loop_var->int_value;
@@ -140,7 +158,7 @@ class KernelEmitter : private tir::StmtVisitor {
   llvm::IRBuilder<> b_;
   ExprEmitter exprs_;
   ExprScope scope_;
-  std::map<int, llvm::AllocaInst*> slots_;
+  std::map<int, Value*> slots_;
 };
 
 void EmitGlobals(llvm::Module& m, const std::string& metadata_json) {
@@ -172,6 +190,11 @@ absl::StatusOr<std::unique_ptr<llvm::Module>> BuildNvptxModule(const std::vector
   for (const tir::PrimFunc& f : funcs) {
     absl::StatusOr<std::vector<tir::GpuLaunch>> planned = tir::PlanGpuLaunches(f, GpuLimitsOf(target));
     if (!planned.ok()) return planned.status();
+    for (tir::GpuLaunch& launch : *planned) {
+      absl::StatusOr<tir::Stmt> with_barriers = tir::InsertSharedMemoryBarriers(f, launch.body);
+      if (!with_barriers.ok()) return with_barriers.status();
+      launch.body = *std::move(with_barriers);
+    }
     for (size_t i = 0; i < planned->size(); ++i) {
       if (!names.insert(GpuKernelName(f.name, i)).second) {
         return absl::InvalidArgumentError(StrCat("GPU kernel name ", GpuKernelName(f.name, i), " of PrimFunc ", f.name,

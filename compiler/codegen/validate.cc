@@ -72,6 +72,8 @@ class FuncValidator : public tir::StmtVisitor {
         if (local_bytes > tir::kMaxLocalBytesPerFunc) {
           return Error(StrCat("local buffers need over ", tir::kMaxLocalBytesPerFunc, " bytes in all"));
         }
+      } else if (b.scope == tir::BufferScope::kShared) {
+        if (!gpu_) return Error(StrCat("buffer ", b.name, " is in shared memory, which only a GPU (cuda) target has"));
       } else {
         if (b.scope != tir::BufferScope::kWorkspace) {
           return Error(StrCat("buffer ", b.name, " after the arguments must be in the workspace or local"));
@@ -132,8 +134,9 @@ class FuncValidator : public tir::StmtVisitor {
 
   absl::Status CheckLocalAccess(int buffer) const {
     const tir::Buffer& b = f_.buffers[buffer];
-    if (b.scope == tir::BufferScope::kLocal && !allocated_.count(buffer))
-      return Error(StrCat("local buffer ", b.name, " is used outside its allocate"));
+    if (tir::IsAllocatedScope(b.scope) && !allocated_.count(buffer))
+      return Error(StrCat(b.scope == tir::BufferScope::kShared ? "shared" : "local", " buffer ", b.name,
+                          " is used outside its allocate"));
     return absl::OkStatus();
   }
 
@@ -191,12 +194,16 @@ class FuncValidator : public tir::StmtVisitor {
 
   void VisitAllocate(const tir::StmtNode& op) override {
     if (op.buffer < 0 || op.buffer >= static_cast<int>(f_.buffers.size()) ||
-        f_.buffers[op.buffer].scope != tir::BufferScope::kLocal)
-      return Check(Error(StrCat("allocate of buffer ", op.buffer, ", which is not a local buffer")));
+        !tir::IsAllocatedScope(f_.buffers[op.buffer].scope))
+      return Check(Error(StrCat("allocate of buffer ", op.buffer, ", which is not a local or shared buffer")));
     if (!allocated_.insert(op.buffer).second)
       return Check(Error(StrCat("local buffer ", f_.buffers[op.buffer].name, " is allocated inside its own allocate")));
     VisitStmt(op.body);
     allocated_.erase(op.buffer);
+  }
+
+  void VisitBarrier(const tir::StmtNode&) override {
+    if (!gpu_) Check(Error("a barrier, which only a GPU (cuda) target has"));
   }
 
   const tir::PrimFunc& f_;

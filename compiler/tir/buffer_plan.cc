@@ -70,12 +70,14 @@ BufferPlan PlanBuffers(const schedule::State& state, const std::vector<int>& in_
     // A "local" cache stage computed at a consumer's loop, or any stage computed at a loop of
     // its only reader, gets a local buffer, shaped by the lowering once the region is known; at
     // the root it is an ordinary workspace buffer.
+    // A "shared" one likewise, in a GPU block's shared memory (its region spans the block's threads).
     const bool cache_local = stage.scope == "local" && stage.location == schedule::ComputeLocation::kAt;
-    const bool attached_local = !cache_local && ReadOnlyWhereAttached(state, id) &&
+    const bool cache_shared = stage.scope == "shared" && stage.location == schedule::ComputeLocation::kAt;
+    const bool attached_local = !cache_local && !cache_shared && ReadOnlyWhereAttached(state, id) &&
                                 std::find(in_workspace.begin(), in_workspace.end(), id) == in_workspace.end();
     if (attached_local) plan.attached_locals.push_back(id);
     const bool local = cache_local || attached_local;
-    add(id, local ? BufferScope::kLocal : BufferScope::kWorkspace, ArgRole::kInput);
+    add(id, cache_shared ? BufferScope::kShared : local ? BufferScope::kLocal : BufferScope::kWorkspace, ArgRole::kInput);
   }
   return plan;
 }

@@ -22,10 +22,13 @@ class LaunchChecker : public StmtVisitor {
   // Once the walk has fixed the launch's shape: a store to global memory must lie inside a
   // loop bound to each dimension of extent > 1, or every thread along that dimension would
   // write the same elements at once (a race: a reduction's init wiping another's partial sum).
+  // A store to shared memory, which each block has its own of, needs only the thread axes.
   std::string CheckGlobalStores() const {
     for (const auto& [buffer, axes] : global_stores_) {
+      const bool shared = f_.buffers[buffer].scope == BufferScope::kShared;
       for (int a = static_cast<int>(ThreadAxis::kBlockX); a <= static_cast<int>(ThreadAxis::kThreadZ); ++a) {
         const ThreadAxis axis = static_cast<ThreadAxis>(a);
+        if (shared && IsBlockAxis(axis)) continue;
         const int64_t extent = IsBlockAxis(axis) ? launch_->grid[ThreadAxisDim(axis)] : launch_->block[ThreadAxisDim(axis)];
         if (extent > 1 && std::find(axes.begin(), axes.end(), axis) == axes.end()) {
           return StrCat("a store to ", f_.buffers[buffer].name, " is not inside the loop bound to ", ThreadAxisName(axis),
@@ -48,8 +51,14 @@ class LaunchChecker : public StmtVisitor {
       error = StrCat("the loop bound to ", name, " needs a positive constant extent");
       return;
     }
-    for (ThreadAxis outer : enclosing_) {
-      if (outer == axis) error = StrCat(name, " is bound inside a loop already bound to it");
+    for (size_t k = 0; k < enclosing_.size(); ++k) {
+      const ThreadAxis outer = enclosing_[k];
+      // Bound again inside, the axis is the same index: a block's threads sharing out the work of
+      // a cooperative fetch (a shared stage attached inside the consumer's thread loops). That
+      // means what the serial reading means only when the inner nest ignores the outer index.
+      if (outer == axis && UsesVar(op.body, enclosing_vars_[k])) {
+        error = StrCat(name, " is bound inside a loop already bound to it, and the inner loop uses the outer one's index");
+      }
       if (IsBlockAxis(axis) && IsThreadAxis(outer)) {
         error = StrCat(name, " is bound inside ", ThreadAxisName(outer), " (block axes go outside thread axes)");
       }
@@ -71,8 +80,10 @@ class LaunchChecker : public StmtVisitor {
       return;
     }
     enclosing_.push_back(axis);
+    enclosing_vars_.push_back(op.loop_var->int_value);
     VisitStmt(op.body);
     enclosing_.pop_back();
+    enclosing_vars_.pop_back();
   }
 
   void VisitStore(const StmtNode& op) override {
@@ -83,24 +94,40 @@ class LaunchChecker : public StmtVisitor {
     StmtVisitor::VisitStore(op);
   }
 
+  // Local buffers are per thread, shared ones per block (where inside the launch they are
+  // allocated does not change that: the threads bound around one run at once).
   void VisitAllocate(const StmtNode& op) override {
-    if (op.buffer >= 0 && op.buffer < static_cast<int>(f_.buffers.size()) &&
-        std::find(counted_.begin(), counted_.end(), op.buffer) == counted_.end()) {
+    if (op.buffer < 0 || op.buffer >= static_cast<int>(f_.buffers.size())) return StmtVisitor::VisitAllocate(op);
+    const Buffer& b = f_.buffers[op.buffer];
+    if (std::find(counted_.begin(), counted_.end(), op.buffer) == counted_.end()) {
       counted_.push_back(op.buffer);
-      launch_->local_bytes += f_.buffers[op.buffer].NumBytes();
+      (b.scope == BufferScope::kShared ? launch_->shared_bytes : launch_->local_bytes) += b.NumBytes();
     }
+    if (b.scope == BufferScope::kShared) return StmtVisitor::VisitAllocate(op);
     allocated_.push_back(op.buffer);
     StmtVisitor::VisitAllocate(op);
     allocated_.pop_back();
+  }
+
+  static bool UsesVar(const Stmt& body, int64_t var) {
+    bool used = false;
+    PreOrderVisit(body, [&](const Stmt& s) {
+      for (const Expr* e : {&s->extent, &s->index, &s->value, &s->cond}) {
+        if (used || !e->defined()) continue;
+        te::Visit(*e, [&](const Expr& n) { used = used || (n->kind == te::ExprKind::kVar && n->int_value == var); });
+      }
+    });
+    return used;
   }
 
  private:
   const PrimFunc& f_;
   GpuLaunch* launch_;
   std::vector<ThreadAxis> enclosing_;
+  std::vector<int64_t> enclosing_vars_;  // their loop variables
   std::vector<std::pair<int, std::vector<ThreadAxis>>> global_stores_;  // buffer, bound axes around it
   std::vector<int> allocated_;
-  std::vector<int> counted_;  // local buffers whose bytes local_bytes holds
+  std::vector<int> counted_;  // local and shared buffers whose bytes the launch counts
   bool grid_seen_[3] = {false, false, false};
   bool block_seen_[3] = {false, false, false};
 };

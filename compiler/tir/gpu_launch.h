@@ -7,13 +7,16 @@
 // PlanGpuLaunches is the lowering's check that the bindings are valid for the device:
 //  - one extent per launch dimension: every loop bound to threadIdx.x in a launch has the same
 //    extent (the launch has one blockDim.x);
-//  - no axis bound inside a loop bound to the same axis, no block axis inside a thread axis;
+//  - an axis bound inside a loop bound to the same axis is the same index (the block's threads
+//    sharing out a cooperative fetch), so the inner nest may not use the outer loop's index;
+//    no block axis inside a thread axis;
 //  - extents within the limits: threads per block, blockDim.z <= 64, gridDim.y/z <= 65535;
 //  - a local buffer (a register tile) is allocated inside the thread bindings, where each
 //    thread has its own copy of what it computes, never around them;
 //  - a store to global memory lies inside a loop bound to each launch dimension of extent > 1
 //    (else all threads along it write the same elements at once);
-//  - a thread's local buffers fit kMaxGpuLocalBytesPerThread.
+//  - a thread's local buffers fit kMaxGpuLocalBytesPerThread, a block's shared buffers the
+//    device's shared memory per block.
 // A violation is an InvalidArgument error naming the function, the launch and the rule.
 #pragma once
 

@@ -260,10 +260,14 @@ class StageLowering {
     return IfThenElse(cond, body);
   }
 
-  // A local stage's buffer holds just the region its consumer's loop needs, indexed from the
-  // region's corner (a register tile); every other buffer holds the whole tensor.
+  // A local or shared stage's buffer holds just the region its consumer's loop needs, indexed
+  // from the region's corner (a register tile, a block's shared tile); every other buffer holds
+  // the whole tensor.
   bool IsLocal(int tensor) const {
-    return ctx_.plan.buffers[ctx_.plan.buffer_of_tensor[tensor]].scope == BufferScope::kLocal;
+    return IsAllocatedScope(ctx_.plan.buffers[ctx_.plan.buffer_of_tensor[tensor]].scope);
+  }
+  bool IsShared(int tensor) const {
+    return ctx_.plan.buffers[ctx_.plan.buffer_of_tensor[tensor]].scope == BufferScope::kShared;
   }
 
   Expr OutputIndex(const std::vector<Expr>& space) const {
@@ -294,6 +298,13 @@ class StageLowering {
       for (size_t i = leaf + 1; i < stage_.iters.size(); ++i)
         inner[loop_var_[i]->int_value] = extent_[stage_.iters[i].node];
       const int producer_tensor = ctx_.state.stage(producer).tensor_id;
+      // A shared tile serves every thread of the block: its region spans the thread-bound loops
+      // around the attach point too, so it is the same for all of them (TVM's thread relaxation).
+      if (IsShared(producer_tensor)) {
+        for (size_t i = 0; i <= leaf; ++i)
+          if (IsThreadAxis(LoopThreadAxis(stage_.iters[i].annotation)))
+            inner[loop_var_[i]->int_value] = extent_[stage_.iters[i].node];
+      }
       std::vector<std::vector<Expr>> accesses = ReadsOf(bound_body_, producer_tensor);
       for (const auto& [reader, reader_region] : region_of_) {
         const te::TensorDef& r = ctx_.state.dag().tensor(ctx_.state.stage(reader).tensor_id);

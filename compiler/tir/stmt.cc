@@ -76,6 +76,8 @@ Stmt Allocate(int buffer, Stmt body) {
   return Stmt(std::move(n));
 }
 
+Stmt Barrier() { return Stmt(NewNode(StmtKind::kBarrier)); }
+
 Stmt IfThenElse(Expr cond, Stmt then_case, Stmt else_case) {
   TF_CHECK(cond->dtype == te::DType::kBool, "if condition must be bool");
   auto n = NewNode(StmtKind::kIf);
@@ -227,6 +229,8 @@ class StmtPrinter : public StmtVisitor {
     StrAppend(out_, Pad(), "}\n");
   }
 
+  void VisitBarrier(const StmtNode&) override { StrAppend(out_, Pad(), "barrier()\n"); }
+
   const PrimFunc* f_;
   int indent_;
   std::string* out_;
@@ -248,9 +252,9 @@ std::string PrimFuncToString(const PrimFunc& f) {
   StrAppend(&out, ") workspace ", f.workspace_bytes, " bytes\n");
   for (size_t i = f.num_args; i < f.buffers.size(); ++i) {
     const Buffer& b = f.buffers[i];
-    StrAppend(&out, "  ", b.scope == BufferScope::kLocal ? "local " : "scratch ", b.name, ": ",
-              te::DTypeName(b.dtype), "[", b.NumElements(), "]");
-    if (b.scope != BufferScope::kLocal) StrAppend(&out, " at +", b.workspace_offset);
+    StrAppend(&out, "  ", b.scope == BufferScope::kLocal ? "local " : b.scope == BufferScope::kShared ? "shared " : "scratch ",
+              b.name, ": ", te::DTypeName(b.dtype), "[", b.NumElements(), "]");
+    if (!IsAllocatedScope(b.scope)) StrAppend(&out, " at +", b.workspace_offset);
     out.append("\n");
   }
   StmtPrinter(&f, 1, &out).VisitStmt(f.body);

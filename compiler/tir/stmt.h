@@ -22,7 +22,13 @@
 //    undefined on entry. Every load and store of a local buffer lies inside its Allocate.
 //    Codegen gives it a stack slot in the function that runs the body (so inside a parallel
 //    loop each task has its own), which LLVM promotes to registers when every access has a
-//    constant index: that is how a register tile is written.
+//    constant index: that is how a register tile is written. A kShared buffer (a GPU target
+//    only) is one array per thread block in the GPU's shared memory, which every thread of the
+//    block reads and writes; the interpreter and the serial reading treat it as a local buffer.
+//  - kBarrier: (a GPU target only) every thread of the block waits here until all have arrived,
+//    and their shared-memory writes before it are visible to all after it. It is inserted just
+//    before code generation (gpu_barriers.h); elsewhere, where bound loops run in turn, it is a
+//    no-op.
 #pragma once
 
 #include <cstdint>
@@ -37,7 +43,7 @@ namespace tunefarm::tir {
 using te::DType;
 using te::Expr;
 
-enum class StmtKind : uint8_t { kFor, kStore, kIf, kSeq, kAllocate };
+enum class StmtKind : uint8_t { kFor, kStore, kIf, kSeq, kAllocate, kBarrier };
 enum class ForKind : uint8_t { kSerial, kParallel, kVectorized, kUnrolled, kThreadBinding };
 std::string_view ForKindName(ForKind k);
 
@@ -89,10 +95,15 @@ Stmt Store(int buffer, Expr index, Expr value);
 Stmt IfThenElse(Expr cond, Stmt then_case, Stmt else_case = Stmt());
 Stmt Seq(std::vector<Stmt> stmts);  // flattens nested sequences; one statement is returned as is
 Stmt Allocate(int buffer, Stmt body);
+Stmt Barrier();
 
 // kArg: a kernel argument; kWorkspace: a slot of the per-call workspace; kLocal: allocated by an
-// Allocate statement (a register tile or a small per-task scratch), never in the workspace.
-enum class BufferScope : uint8_t { kArg, kWorkspace, kLocal };
+// Allocate statement (a register tile or a small per-task scratch), never in the workspace;
+// kShared: allocated by an Allocate statement in a GPU block's shared memory (a tile the
+// block's threads fetch together and all read), shaped like a local buffer by the lowering.
+enum class BufferScope : uint8_t { kArg, kWorkspace, kLocal, kShared };
+// Local and shared buffers: allocated by an Allocate, holding a region of their tensor.
+inline bool IsAllocatedScope(BufferScope s) { return s == BufferScope::kLocal || s == BufferScope::kShared; }
 enum class ArgRole : uint8_t { kInput, kOutput, kParam };
 std::string_view ArgRoleName(ArgRole r);  // "in", "out", "param"
 

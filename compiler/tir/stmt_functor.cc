@@ -12,6 +12,7 @@ void StmtVisitor::VisitStmt(const Stmt& s) {
     case StmtKind::kIf: return VisitIf(*s);
     case StmtKind::kSeq: return VisitSeq(*s);
     case StmtKind::kAllocate: return VisitAllocate(*s);
+    case StmtKind::kBarrier: return VisitBarrier(*s);
   }
   TF_CHECK(false, "unknown statement kind");
 }
@@ -46,6 +47,7 @@ Stmt StmtMutator::MutateStmt(const Stmt& s) {
     case StmtKind::kIf: return MutateIf(s);
     case StmtKind::kSeq: return MutateSeq(s);
     case StmtKind::kAllocate: return MutateAllocate(s);
+    case StmtKind::kBarrier: return MutateBarrier(s);
   }
   TF_CHECK(false, "unknown statement kind");
   return s;

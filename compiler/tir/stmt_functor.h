@@ -29,6 +29,7 @@ class StmtVisitor {
   virtual void VisitIf(const StmtNode& op);
   virtual void VisitSeq(const StmtNode& op);
   virtual void VisitAllocate(const StmtNode& op);
+  virtual void VisitBarrier(const StmtNode&) {}
 };
 
 class StmtMutator {
@@ -44,6 +45,7 @@ class StmtMutator {
   virtual Stmt MutateIf(const Stmt& s);
   virtual Stmt MutateSeq(const Stmt& s);
   virtual Stmt MutateAllocate(const Stmt& s);
+  virtual Stmt MutateBarrier(const Stmt& s) { return s; }
 
   // Rebuilders for overrides: each returns `s` itself when nothing differs from it, and
   // applies the removal rules above.

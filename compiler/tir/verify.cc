@@ -38,7 +38,7 @@ class Verifier : public StmtVisitor {
   bool KnownBuffer(int64_t id) const { return id >= 0 && id < static_cast<int64_t>(f_.buffers.size()); }
 
   void CheckLocalAccess(int buffer) {
-    if (f_.buffers[buffer].scope == BufferScope::kLocal && !allocated_.count(buffer))
+    if (IsAllocatedScope(f_.buffers[buffer].scope) && !allocated_.count(buffer))
       Error(StrCat("local buffer ", f_.buffers[buffer].name, " used outside its allocate"));
   }
 
@@ -92,8 +92,8 @@ class Verifier : public StmtVisitor {
   }
 
   void VisitAllocate(const StmtNode& op) override {
-    if (!KnownBuffer(op.buffer) || f_.buffers[op.buffer].scope != BufferScope::kLocal)
-      return Error("allocate of a buffer that is not local");
+    if (!KnownBuffer(op.buffer) || !IsAllocatedScope(f_.buffers[op.buffer].scope))
+      return Error("allocate of a buffer that is not local or shared");
     if (!allocated_.insert(op.buffer).second) return Error(StrCat("local buffer ", f_.buffers[op.buffer].name, " allocated twice in one nest"));
     VisitStmt(op.body);
     allocated_.erase(op.buffer);

@@ -94,7 +94,7 @@ TEST(LocalBuffer, CodegenRefusesMalformedLocalBuffers) {
   EXPECT_NE(CodegenError({out, local({4})}, write).find("local buffer tmp is used outside its allocate"),
             std::string::npos);
   // An Allocate of the argument.
-  EXPECT_NE(CodegenError({out, local({4})}, tir::Allocate(0, write)).find("which is not a local buffer"),
+  EXPECT_NE(CodegenError({out, local({4})}, tir::Allocate(0, write)).find("which is not a local or shared buffer"),
             std::string::npos);
   // Over the per-buffer stack limit.
   EXPECT_NE(CodegenError({out, local({1 << 20})}, tir::Allocate(1, write)).find("over the 262144-byte limit"),

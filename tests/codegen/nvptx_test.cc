@@ -10,6 +10,7 @@
 #include "common/temp_dir.h"
 #include "compiler/codegen/codegen.h"
 #include "compiler/tir/lower.h"
+#include "tests/common/gpu_schedules.h"
 #include "tests/common/ptxas.h"
 #include "tests/common/test_dags.h"
 
@@ -79,6 +80,39 @@ TEST(Nvptx, PtxasAssemblesTheKernelsForSm80AndSm90) {
     ASSERT_TRUE(ptx.ok()) << ptx.status();
     EXPECT_EQ(testing::AssemblePtx(ptxas, *ptx, arch, dir->path()), "") << arch << "\n" << *ptx;
   }
+}
+
+// The classic shared-memory GEMM (tests/common/gpu_schedules.h): its tiles are static shared
+// arrays of the kernel, read and written as shared memory, with the two barriers between.
+TEST(Nvptx, SharedTilesBecomeSharedArraysWithBarriersAndAssemble) {
+  absl::StatusOr<tir::PrimFunc> f = tir::Lower(testing::SharedTiledGemm(64, 64, 64), "sgemm");
+  ASSERT_TRUE(f.ok()) << f.status();
+  // A CPU target has no shared memory, and says so before anything else.
+  absl::StatusOr<Target> cpu = Target::Parse("llvm -mtriple=x86_64-linux-gnu");
+  ASSERT_TRUE(cpu.ok());
+  absl::StatusOr<std::string> so = BuildSharedObject({*f}, *cpu);
+  ASSERT_FALSE(so.ok());
+  EXPECT_NE(so.status().message().find("A.shared is in shared memory, which only a GPU (cuda) target has"),
+            std::string::npos)
+      << so.status();
+
+  absl::StatusOr<std::string> ptx = BuildKernelLibrary({*f}, Cuda("cuda -arch=sm_80"));
+  ASSERT_TRUE(ptx.ok()) << ptx.status();
+  size_t arrays = 0;
+  for (size_t at = ptx->find(".shared .align 16 .b8"); at != std::string::npos;
+       at = ptx->find(".shared .align 16 .b8", at + 1)) {
+    ++arrays;
+    EXPECT_NE(ptx->substr(at, ptx->find('\n', at) - at).find("[1024]"), std::string::npos) << *ptx;
+  }
+  EXPECT_EQ(arrays, 2u) << *ptx;
+  for (const char* what : {"st.shared", "ld.shared", "bar.sync"}) {
+    EXPECT_NE(ptx->find(what), std::string::npos) << what << "\n" << *ptx;
+  }
+  const std::string ptxas = testing::FindPtxas();
+  if (ptxas.empty()) GTEST_SKIP() << testing::kNoPtxasReason;
+  absl::StatusOr<TempDir> dir = TempDir::Create("nvptx_test");
+  ASSERT_TRUE(dir.ok()) << dir.status();
+  EXPECT_EQ(testing::AssemblePtx(ptxas, *ptx, "sm_80", dir->path()), "") << *ptx;
 }
 
 TEST(Nvptx, ACpuTargetRefusesThreadBindingsAndAGpuTargetRefusesParallelLoops) {

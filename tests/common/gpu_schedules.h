@@ -1,0 +1,46 @@
+// GPU schedules that more than one test builds.
+#pragma once
+
+#include <cstdint>
+
+#include <gtest/gtest.h>
+
+#include "compiler/schedule/state.h"
+#include "tests/common/test_dags.h"
+
+namespace tunefarm::testing {
+
+// The stages of SharedTiledGemm: A, A.shared, B, B.shared, C.
+inline constexpr int kSharedGemmA = 1, kSharedGemmB = 3, kSharedGemmC = 4;
+
+// C[m, n] = A[m, k] B[k, n] the classic CUDA way: blocks of 16 x 16 threads, one output each;
+// for each step of 16 along k the block fetches a 16 x 16 tile of A and of B into shared memory
+// together (each thread one element of each: the tile's two axes fused, then split over
+// threadIdx.y and threadIdx.x), and every thread reads its row and column of both tiles. With
+// m or n not a multiple of 16 the thread loops get a guarded tail.
+inline schedule::State SharedTiledGemm(int64_t m, int64_t n, int64_t k) {
+  using schedule::IterAnnotation;
+  schedule::State s(GemmDag(m, n, k));
+  const auto ok = [](const absl::Status& step) { EXPECT_TRUE(step.ok()) << step; };
+  ok(s.CacheRead(0, "shared", {2}));      // A.shared reads A for C
+  ok(s.CacheRead(2, "shared", {3}));      // B.shared reads B for C (stage 3 until then)
+  constexpr int c = kSharedGemmC;
+  ok(s.Split(c, 0, {16}));                // i.o i.i j k
+  ok(s.Split(c, 2, {16}));                // i.o i.i j.o j.i k
+  ok(s.Reorder(c, {0, 2, 1, 3, 4}));      // i.o j.o i.i j.i k
+  ok(s.Split(c, 4, {16}));                // i.o j.o i.i j.i k.o k.i
+  ok(s.Annotate(c, 0, IterAnnotation::kBlockY));
+  ok(s.Annotate(c, 1, IterAnnotation::kBlockX));
+  ok(s.Annotate(c, 2, IterAnnotation::kThreadY));
+  ok(s.Annotate(c, 3, IterAnnotation::kThreadX));
+  for (int tile : {kSharedGemmA, kSharedGemmB}) {
+    ok(s.ComputeAt(tile, c, 4));          // at k.o
+    ok(s.Fuse(tile, {0, 1}));
+    ok(s.Split(tile, 0, {16, 16}));       // (fused / 256) x 16 x 16
+    ok(s.Annotate(tile, 1, IterAnnotation::kThreadY));
+    ok(s.Annotate(tile, 2, IterAnnotation::kThreadX));
+  }
+  return s;
+}
+
+}  // namespace tunefarm::testing

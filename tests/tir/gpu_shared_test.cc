@@ -1,0 +1,125 @@
+// GPU shared memory: a "shared" cache stage is a tile of the block's shared memory, its region
+// spanning the block's threads; the threads fetch it together (a loop bound again to the axes of
+// the loops around it); the launch counts its bytes; barriers order the fetch and the reads on
+// the GPU. The numerics are the serial reading's (the interpreter), which needs no barrier.
+#include <gtest/gtest.h>
+
+#include <string>
+
+#include "compiler/tir/gpu_barriers.h"
+#include "compiler/tir/gpu_launch.h"
+#include "compiler/tir/lower.h"
+#include "tests/common/gpu_schedules.h"
+#include "tests/common/interpreted_error.h"
+
+namespace tunefarm::tir {
+namespace {
+
+using testing::SharedTiledGemm;
+
+int Count(const std::string& text, const std::string& what) {
+  int n = 0;
+  for (size_t at = text.find(what); at != std::string::npos; at = text.find(what, at + 1)) ++n;
+  return n;
+}
+
+TEST(GpuShared, ASharedTileHoldsTheBlocksRegionAndTheGemmMatchesItsDefinition) {
+  schedule::State s = SharedTiledGemm(64, 64, 64);
+  absl::StatusOr<PrimFunc> f = Lower(s, "gemm");
+  ASSERT_TRUE(f.ok()) << f.status();
+  const std::string text = PrimFuncToString(*f);
+  // 16 rows x 16 steps of k, whatever thread reads them: not one thread's row.
+  EXPECT_NE(text.find("shared A.shared: float32[256]"), std::string::npos) << text;
+  EXPECT_NE(text.find("shared B.shared: float32[256]"), std::string::npos) << text;
+  absl::StatusOr<std::vector<GpuLaunch>> launches = PlanGpuLaunches(*f, GpuLimits{});
+  ASSERT_TRUE(launches.ok()) << launches.status() << "\n" << text;
+  ASSERT_EQ(launches->size(), 1u);
+  EXPECT_EQ((*launches)[0].grid, (std::array<int64_t, 3>{4, 4, 1}));
+  EXPECT_EQ((*launches)[0].block, (std::array<int64_t, 3>{16, 16, 1}));
+  EXPECT_EQ((*launches)[0].shared_bytes, 2 * 256 * 4);
+  EXPECT_EQ((*launches)[0].local_bytes, 0);
+  EXPECT_LT(testing::InterpretedError(s, 3), 1e-4) << text;
+}
+
+TEST(GpuShared, BarriersGoAfterTheFetchAndAtTheEndOfEachStepAlongK) {
+  absl::StatusOr<PrimFunc> f = Lower(SharedTiledGemm(64, 64, 64), "gemm");
+  ASSERT_TRUE(f.ok()) << f.status();
+  EXPECT_EQ(Count(PrimFuncToString(*f), "barrier()"), 0);  // the serial reading needs none
+  absl::StatusOr<Stmt> body = InsertSharedMemoryBarriers(*f, f->body);
+  ASSERT_TRUE(body.ok()) << body.status();
+  PrimFunc with_barriers = *f;
+  with_barriers.body = *body;
+  const std::string text = PrimFuncToString(with_barriers);
+  ASSERT_EQ(Count(text, "barrier()"), 2) << text;
+  // Read after write: the barrier sits between the two fetches and the loop over k.i that reads
+  // the tiles. Write after read: the second one ends each step along k.o.
+  const size_t fetch_b = text.find("B.shared["), first = text.find("barrier()");
+  const size_t use = text.find("A.shared[", first), second = text.find("barrier()", first + 1);
+  EXPECT_LT(fetch_b, first) << text;
+  EXPECT_LT(first, use) << text;
+  EXPECT_LT(use, second) << text;
+}
+
+TEST(GpuShared, ALaunchWithoutSharedMemoryGetsNoBarrier) {
+  schedule::State s(testing::GemmDag(64, 64, 32));
+  ASSERT_TRUE(s.Split(2, 0, {16}).ok());
+  ASSERT_TRUE(s.Annotate(2, 0, schedule::IterAnnotation::kBlockX).ok());
+  ASSERT_TRUE(s.Annotate(2, 1, schedule::IterAnnotation::kThreadX).ok());
+  absl::StatusOr<PrimFunc> f = Lower(s, "gemm");
+  ASSERT_TRUE(f.ok()) << f.status();
+  absl::StatusOr<Stmt> body = InsertSharedMemoryBarriers(*f, f->body);
+  ASSERT_TRUE(body.ok()) << body.status();
+  EXPECT_TRUE(body->same_as(f->body));
+}
+
+TEST(GpuShared, RefusesTilesBeyondTheDevicesSharedMemory) {
+  absl::StatusOr<PrimFunc> f = Lower(SharedTiledGemm(64, 64, 64), "gemm");
+  ASSERT_TRUE(f.ok()) << f.status();
+  GpuLimits small;
+  small.max_shared_memory_per_block = 1024;
+  absl::StatusOr<std::vector<GpuLaunch>> launches = PlanGpuLaunches(*f, small);
+  ASSERT_FALSE(launches.ok());
+  EXPECT_NE(launches.status().message().find("2048 bytes of shared memory per block exceed the device's 1024"),
+            std::string::npos)
+      << launches.status();
+}
+
+TEST(GpuShared, RefusesABarrierThatSomeThreadsWouldNotReach) {
+  // 56 rows: the last block's threads 8..15 along y skip the whole k loop, barriers included.
+  schedule::State s = SharedTiledGemm(56, 64, 64);
+  absl::StatusOr<PrimFunc> f = Lower(s, "gemm");
+  ASSERT_TRUE(f.ok()) << f.status();
+  EXPECT_LT(testing::InterpretedError(s, 5), 1e-4);  // the serial reading is still right
+  absl::StatusOr<Stmt> body = InsertSharedMemoryBarriers(*f, f->body);
+  ASSERT_FALSE(body.ok()) << StmtToString(*body);
+  EXPECT_NE(body.status().message().find("would sit under a condition on a thread index"), std::string::npos)
+      << body.status();
+}
+
+TEST(GpuShared, AThreadAxisBoundAgainInsideMayNotUseTheOuterIndex) {
+  // for bx @blockIdx.x(4) { for t @threadIdx.x(64) { for u @threadIdx.x(64) { out[bx*64 + u] = t } } }
+  PrimFunc f;
+  f.name = "nested";
+  f.buffers.push_back(Buffer{"out", te::DType::kFloat32, {256}, BufferScope::kArg, ArgRole::kOutput});
+  f.num_args = 1;
+  Expr bx = te::MakeVar("bx", 0), t = te::MakeVar("t", 1), u = te::MakeVar("u", 2);
+  auto idx = [](int64_t v) { return te::IntImm(te::kIndexType, v); };
+  auto nest = [&](Expr value) {
+    Stmt store = Store(0, bx * idx(64) + u, value);
+    Stmt inner = For(u, idx(64), ForKind::kThreadBinding, store, ThreadAxis::kThreadX);
+    return For(bx, idx(4), ForKind::kThreadBinding, For(t, idx(64), ForKind::kThreadBinding, inner, ThreadAxis::kThreadX),
+               ThreadAxis::kBlockX);
+  };
+  f.body = nest(te::FloatImm(te::DType::kFloat32, 1));
+  EXPECT_TRUE(PlanGpuLaunches(f, GpuLimits{}).ok());
+  f.body = nest(te::Cast(te::DType::kFloat32, t));
+  absl::StatusOr<std::vector<GpuLaunch>> launches = PlanGpuLaunches(f, GpuLimits{});
+  ASSERT_FALSE(launches.ok());
+  EXPECT_NE(launches.status().message().find("threadIdx.x is bound inside a loop already bound to it, and the inner "
+                                             "loop uses the outer one's index"),
+            std::string::npos)
+      << launches.status();
+}
+
+}  // namespace
+}  // namespace tunefarm::tir
