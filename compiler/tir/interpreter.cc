@@ -38,19 +38,25 @@ int64_t FloorDiv(int64_t a, int64_t b) {
 
 class Interpreter : public StmtVisitor {
  public:
-  Interpreter(const PrimFunc& f, const std::vector<void*>& args) : f_(f) {
-    workspace_.reset(new (std::align_val_t(64)) char[f.workspace_bytes + 64]);
+  // `workspace`: the caller's (GPU threads share one), or null to allocate one here.
+  Interpreter(const PrimFunc& f, const std::vector<void*>& args, char* workspace = nullptr,
+              const GpuThreadContext* gpu = nullptr)
+      : f_(f), gpu_(gpu) {
+    if (workspace == nullptr) {
+      workspace_.reset(new (std::align_val_t(64)) char[f.workspace_bytes + 64]);
+      workspace = workspace_.get();
+    }
     for (size_t b = 0; b < f.buffers.size(); ++b) {
       const Buffer& buf = f.buffers[b];
-      char* base = nullptr;  // local buffers get theirs from their Allocate
+      char* base = nullptr;  // local and shared buffers get theirs from their Allocate
       if (static_cast<int>(b) < f.num_args) base = static_cast<char*>(args[b]);
-      if (buf.scope == BufferScope::kWorkspace) base = workspace_.get() + buf.workspace_offset;
+      if (buf.scope == BufferScope::kWorkspace) base = workspace + buf.workspace_offset;
       base_.push_back(base);
     }
   }
 
-  absl::Status Run() {
-    VisitStmt(f_.body);
+  absl::Status Run(const Stmt& body) {
+    VisitStmt(body);
     return status_;
   }
 
@@ -268,6 +274,12 @@ class Interpreter : public StmtVisitor {
     int64_t n = Eval(op.extent).i;
     int64_t id = op.loop_var->int_value;
     if (id >= static_cast<int64_t>(vars_.size())) vars_.resize(id + 1);
+    if (gpu_ != nullptr && op.for_kind == ForKind::kThreadBinding) {  // one iteration: this thread's
+      const int dim = ThreadAxisDim(op.thread_axis);
+      vars_[id] = IsBlockAxis(op.thread_axis) ? gpu_->block_index[dim] : gpu_->thread_index[dim];
+      if (vars_[id] >= n) return Fail(StrCat(ThreadAxisName(op.thread_axis), " = ", vars_[id], " is outside its loop's extent ", n));
+      return VisitStmt(op.body);
+    }
     for (int64_t i = 0; i < n && status_.ok(); ++i) {
       vars_[id] = i;
       VisitStmt(op.body);
@@ -286,9 +298,10 @@ class Interpreter : public StmtVisitor {
   // shows in the results instead of passing by luck.
   void VisitAllocate(const StmtNode& op) override {
     const Buffer& b = f_.buffers[op.buffer];
-    std::vector<char> storage(b.NumBytes() + 1, static_cast<char>(0xff));
+    const bool block_shared = gpu_ != nullptr && b.scope == BufferScope::kShared;
+    std::vector<char> storage(block_shared ? 0 : b.NumBytes() + 1, static_cast<char>(0xff));
     char* saved = base_[op.buffer];
-    base_[op.buffer] = storage.data();
+    base_[op.buffer] = block_shared ? gpu_->shared[op.buffer] : storage.data();
     VisitStmt(op.body);
     base_[op.buffer] = saved;
   }
@@ -296,6 +309,11 @@ class Interpreter : public StmtVisitor {
   const PrimFunc& f_;
   std::unique_ptr<char[], AlignedDelete> workspace_;
   std::vector<char*> base_;
+  void VisitBarrier(const StmtNode&) override {
+    if (gpu_ != nullptr && !gpu_->barrier()) Fail("a barrier that not every thread of the block reaches");
+  }
+
+  const GpuThreadContext* gpu_;  // null: bound loops are serial loops and barriers do nothing
   std::vector<int64_t> vars_;
   absl::Status status_;
 };
@@ -305,7 +323,12 @@ class Interpreter : public StmtVisitor {
 absl::Status Interpret(const PrimFunc& f, const std::vector<void*>& args) {
   if (static_cast<int>(args.size()) != f.num_args)
     return absl::InvalidArgumentError(StrCat(f.name, ": expected ", f.num_args, " arguments, got ", args.size()));
-  return Interpreter(f, args).Run();
+  return Interpreter(f, args).Run(f.body);
+}
+
+absl::Status InterpretGpuThread(const PrimFunc& f, const Stmt& launch_body, const std::vector<void*>& args,
+                                char* workspace, const GpuThreadContext& thread) {
+  return Interpreter(f, args, workspace, &thread).Run(launch_body);
 }
 
 }  // namespace tunefarm::tir

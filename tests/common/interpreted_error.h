@@ -9,6 +9,7 @@
 
 #include <algorithm>
 #include <cmath>
+#include <functional>
 #include <vector>
 
 #include "compiler/tir/interpreter.h"
@@ -19,8 +20,14 @@
 
 namespace tunefarm::testing {
 
+// How the lowered function runs: tir::Interpret, or tir::InterpretAsGpu for a GPU schedule.
+using InterpretFn = std::function<absl::Status(const tir::PrimFunc&, const std::vector<void*>&)>;
+
 // The max abs difference over the first output (1e30 when the schedule does not lower).
-inline double InterpretedError(const schedule::State& s, uint64_t seed) {
+inline double InterpretedError(const schedule::State& s, uint64_t seed,
+                               const InterpretFn& interpret = [](const tir::PrimFunc& f, const std::vector<void*>& args) {
+                                 return tir::Interpret(f, args);
+                               }) {
   const te::ComputeDag& dag = *s.original_dag();
   auto f = tir::Lower(s, "k");
   EXPECT_TRUE(f.ok()) << f.status() << "\n" << s.ToString();
@@ -37,7 +44,7 @@ inline double InterpretedError(const schedule::State& s, uint64_t seed) {
   for (std::vector<float>& v : in) args.push_back(v.data());
   std::vector<float> out(dag.tensor(dag.outputs()[0]).NumElements(), NAN);
   args.push_back(out.data());
-  absl::Status st = tir::Interpret(*f, args);
+  absl::Status st = interpret(*f, args);
   EXPECT_TRUE(st.ok()) << st << "\n" << tir::PrimFuncToString(*f);
   auto ref = DagEvaluator(dag).Run(in64)[0];
   double worst = 0;

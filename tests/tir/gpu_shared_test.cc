@@ -7,8 +7,11 @@
 #include <string>
 
 #include "compiler/tir/gpu_barriers.h"
+#include "compiler/tir/gpu_interpreter.h"
+#include "compiler/tir/interpreter.h"
 #include "compiler/tir/gpu_launch.h"
 #include "compiler/tir/lower.h"
+#include "compiler/tir/stmt_functor.h"
 #include "tests/common/gpu_schedules.h"
 #include "tests/common/interpreted_error.h"
 
@@ -58,6 +61,53 @@ TEST(GpuShared, BarriersGoAfterTheFetchAndAtTheEndOfEachStepAlongK) {
   EXPECT_LT(fetch_b, first) << text;
   EXPECT_LT(first, use) << text;
   EXPECT_LT(use, second) << text;
+}
+
+// The device's reading: each block's threads run at once (gpu_interpreter.h takes them in the
+// turns a missing barrier would show in). With the barriers the GEMM is right; without either
+// one it reads tiles before they are fetched or after the next fetch overwrote them.
+TEST(GpuShared, RunAsAGpuRunsItTheGemmIsRightWithItsBarriersAndWrongWithoutThem) {
+  schedule::State s = SharedTiledGemm(32, 32, 32);  // 2 x 2 blocks of 256 threads, 2 steps along k
+  const auto as_gpu = [](const PrimFunc& f, const std::vector<void*>& args) { return InterpretAsGpu(f, args); };
+  EXPECT_LT(testing::InterpretedError(s, 9, as_gpu), 1e-4);
+
+  // The same, minus the barrier after the fetch, then minus the one ending each step.
+  for (int dropped : {0, 1}) {
+    const auto without_one = [dropped](const PrimFunc& f, const std::vector<void*>& args) {
+      absl::StatusOr<Stmt> body = InsertSharedMemoryBarriers(f, f.body);
+      if (!body.ok()) return body.status();
+      int seen = 0;
+      struct Drop : StmtMutator {
+        int target;
+        int* seen;
+        Stmt MutateBarrier(const Stmt& b) override { return (*seen)++ == target ? Stmt() : b; }
+      } drop;
+      drop.target = dropped;
+      drop.seen = &seen;
+      PrimFunc g = f;
+      g.body = drop.MutateStmt(*body);
+      return InterpretAsGpu(g, args, GpuLimits{}, /*insert_barriers=*/false);
+    };
+    EXPECT_GT(testing::InterpretedError(s, 9, without_one), 1e-2) << "without barrier " << dropped;
+  }
+}
+
+TEST(GpuShared, RunAsAGpuRunsItABarrierOnlyHalfTheThreadsReachIsAnError) {
+  // for bx @blockIdx.x(2) { for t @threadIdx.x(16) { if (t < 8) barrier(); out[bx * 16 + t] = 1 } }
+  PrimFunc f;
+  f.name = "half";
+  f.buffers.push_back(Buffer{"out", te::DType::kFloat32, {32}, BufferScope::kArg, ArgRole::kOutput});
+  f.num_args = 1;
+  Expr bx = te::MakeVar("bx", 0), t = te::MakeVar("t", 1);
+  auto idx = [](int64_t v) { return te::IntImm(te::kIndexType, v); };
+  Stmt body = Seq({IfThenElse(te::Lt(t, idx(8)), Barrier()), Store(0, bx * idx(16) + t, te::FloatImm(te::DType::kFloat32, 1))});
+  f.body = For(bx, idx(2), ForKind::kThreadBinding, For(t, idx(16), ForKind::kThreadBinding, body, ThreadAxis::kThreadX),
+               ThreadAxis::kBlockX);
+  std::vector<float> out(32, 0);
+  absl::Status run = InterpretAsGpu(f, {out.data()}, GpuLimits{}, /*insert_barriers=*/false);
+  ASSERT_FALSE(run.ok());
+  EXPECT_NE(run.message().find("a barrier that not every thread of the block reaches"), std::string::npos) << run;
+  EXPECT_TRUE(Interpret(f, {out.data()}).ok());  // the serial reading has no barriers to miss
 }
 
 TEST(GpuShared, ALaunchWithoutSharedMemoryGetsNoBarrier) {

@@ -57,6 +57,8 @@ void CollectStores(const Stmt& s, int64_t extent, std::vector<StoreShape>* out) 
     case StmtKind::kAllocate:
       CollectStores(s->body, extent, out);
       return;
+    case StmtKind::kBarrier:
+      return;
   }
 }
 
