@@ -75,20 +75,22 @@ class BarrierInserter : public StmtMutator {
 
   Stmt MutateSeq(const Stmt& s) override {
     std::vector<Stmt> out;
-    std::set<int> written;  // shared buffers written since the last barrier
+    std::set<int> written, read;  // shared buffers written, and read, since the last barrier
     bool changed = false;
     for (const Stmt& child : s->seq) {
       Stmt m = MutateStmt(child);
       changed |= !m.same_as(child);
       if (!m.defined()) continue;
-      if (m->kind == StmtKind::kBarrier) written.clear();
+      if (m->kind == StmtKind::kBarrier) written.clear(), read.clear();
       const SharedAccess access = AccessOf(m);
-      if (Intersects(access.reads, written)) {
+      if (Intersects(access.reads, written) || Intersects(access.writes, read)) {
         out.push_back(MakeBarrier());
         written.clear();
+        read.clear();
         changed = true;
       }
       written.insert(access.writes.begin(), access.writes.end());
+      read.insert(access.reads.begin(), access.reads.end());
       out.push_back(std::move(m));
     }
     if (!changed) return s;

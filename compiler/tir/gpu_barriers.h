@@ -5,7 +5,8 @@
 // run at once, so:
 //  - read after write: in a sequence, a statement that reads a shared buffer which an earlier
 //    statement of the sequence wrote (since the last barrier) gets a barrier before it, so every
-//    thread's part of the fetch is in place before any thread reads the tile;
+//    thread's part of the fetch is in place before any thread reads the tile; likewise a
+//    statement that writes a shared buffer an earlier one read (write after read);
 //  - write after read: a loop that is not bound, whose body both writes and reads shared memory
 //    (the reduction loop around a fetch and its use), ends each iteration with a barrier, so the
 //    next iteration's fetch cannot overwrite what a slower thread is still reading.

@@ -1,6 +1,7 @@
 #include "compiler/tir/gpu_launch.h"
 
 #include <algorithm>
+#include <map>
 #include <string>
 #include <utility>
 
@@ -55,9 +56,19 @@ class LaunchChecker : public StmtVisitor {
       const ThreadAxis outer = enclosing_[k];
       // Bound again inside, the axis is the same index: a block's threads sharing out the work of
       // a cooperative fetch (a shared stage attached inside the consumer's thread loops). That
-      // means what the serial reading means only when the inner nest ignores the outer index.
-      if (outer == axis && UsesVar(op.body, enclosing_vars_[k])) {
-        error = StrCat(name, " is bound inside a loop already bound to it, and the inner loop uses the outer one's index");
+      // means what the serial reading means only when the inner nest ignores the outer index,
+      // runs for every thread (no condition on that index around it), and writes only shared
+      // memory (which the barriers order; global memory they do not).
+      if (outer == axis) {
+        const int64_t var = enclosing_vars_[k];
+        if (UsesVar(op.body, var)) {
+          error = StrCat(name, " is bound inside a loop already bound to it, and the inner loop uses the outer one's index");
+        } else if (std::any_of(condition_vars_.begin(), condition_vars_.end(),
+                               [&](const std::vector<int64_t>& vars) { return Contains(vars, var); })) {
+          error = StrCat(name, " is bound again under a condition on its index: not every thread would do its part");
+        } else if (StoresOutsideSharedMemory(op.body)) {
+          error = StrCat(name, " is bound again around a store outside shared memory, which no barrier orders");
+        }
       }
       if (IsBlockAxis(axis) && IsThreadAxis(outer)) {
         error = StrCat(name, " is bound inside ", ThreadAxisName(outer), " (block axes go outside thread axes)");
@@ -74,7 +85,11 @@ class LaunchChecker : public StmtVisitor {
     }
     seen = true;
     launch_extent = extent;
-    if (!allocated_.empty() && IsThreadAxis(axis)) {
+    // Around a thread loop, a local buffer would be one per thread holding everyone's part; a
+    // loop bound again to an axis already bound outside the buffer is the same thread (a
+    // cooperative fetch inside a register tile's loops), which is fine.
+    if (!allocated_.empty() && IsThreadAxis(axis) &&
+        std::find(allocated_.front().begin(), allocated_.front().end(), axis) == allocated_.front().end()) {
       error = StrCat("a local buffer is allocated around the loop bound to ", name,
                      ": each thread would hold its own copy (attach its stage inside the thread bindings)");
       return;
@@ -86,12 +101,30 @@ class LaunchChecker : public StmtVisitor {
     enclosing_vars_.pop_back();
   }
 
+  // A shared buffer is the block's: only the thread loops inside its Allocate divide its
+  // elements among the threads (those outside run the same stores in every thread).
   void VisitStore(const StmtNode& op) override {
-    if (op.buffer >= 0 && op.buffer < static_cast<int>(f_.buffers.size()) &&
-        f_.buffers[op.buffer].scope != BufferScope::kLocal) {
-      global_stores_.emplace_back(op.buffer, enclosing_);
+    if (op.buffer >= 0 && op.buffer < static_cast<int>(f_.buffers.size())) {
+      const BufferScope scope = f_.buffers[op.buffer].scope;
+      if (scope == BufferScope::kShared) {
+        auto depth = shared_depth_.find(op.buffer);
+        const size_t from = depth == shared_depth_.end() ? 0 : depth->second;
+        global_stores_.emplace_back(op.buffer, std::vector<ThreadAxis>(enclosing_.begin() + from, enclosing_.end()));
+      } else if (scope != BufferScope::kLocal) {
+        global_stores_.emplace_back(op.buffer, enclosing_);
+      }
     }
     StmtVisitor::VisitStore(op);
+  }
+
+  void VisitIf(const StmtNode& op) override {
+    std::vector<int64_t> vars;
+    te::Visit(op.cond, [&](const Expr& n) {
+      if (n->kind == te::ExprKind::kVar) vars.push_back(n->int_value);
+    });
+    condition_vars_.push_back(std::move(vars));
+    StmtVisitor::VisitIf(op);
+    condition_vars_.pop_back();
   }
 
   // Local buffers are per thread, shared ones per block (where inside the launch they are
@@ -103,10 +136,25 @@ class LaunchChecker : public StmtVisitor {
       counted_.push_back(op.buffer);
       (b.scope == BufferScope::kShared ? launch_->shared_bytes : launch_->local_bytes) += b.NumBytes();
     }
-    if (b.scope == BufferScope::kShared) return StmtVisitor::VisitAllocate(op);
-    allocated_.push_back(op.buffer);
+    if (b.scope == BufferScope::kShared) {
+      shared_depth_[op.buffer] = enclosing_.size();
+      return StmtVisitor::VisitAllocate(op);
+    }
+    allocated_.push_back(enclosing_);
     StmtVisitor::VisitAllocate(op);
     allocated_.pop_back();
+  }
+
+  static bool Contains(const std::vector<int64_t>& vars, int64_t var) {
+    return std::find(vars.begin(), vars.end(), var) != vars.end();
+  }
+
+  bool StoresOutsideSharedMemory(const Stmt& body) const {
+    bool outside = false;
+    PreOrderVisit(body, [&](const Stmt& s) {
+      outside = outside || (s->kind == StmtKind::kStore && f_.buffers[s->buffer].scope != BufferScope::kShared);
+    });
+    return outside;
   }
 
   static bool UsesVar(const Stmt& body, int64_t var) {
@@ -126,7 +174,9 @@ class LaunchChecker : public StmtVisitor {
   std::vector<ThreadAxis> enclosing_;
   std::vector<int64_t> enclosing_vars_;  // their loop variables
   std::vector<std::pair<int, std::vector<ThreadAxis>>> global_stores_;  // buffer, bound axes around it
-  std::vector<int> allocated_;
+  std::vector<std::vector<ThreadAxis>> allocated_;  // per open local Allocate: the axes bound around it
+  std::map<int, size_t> shared_depth_;                // per shared buffer: enclosing_.size() at its Allocate
+  std::vector<std::vector<int64_t>> condition_vars_;  // per enclosing if: the variables of its condition
   std::vector<int> counted_;  // local and shared buffers whose bytes the launch counts
   bool grid_seen_[3] = {false, false, false};
   bool block_seen_[3] = {false, false, false};
@@ -153,6 +203,10 @@ std::string CheckLimits(const GpuLaunch& launch, const GpuLimits& limits) {
   if (launch.shared_bytes > limits.max_shared_memory_per_block) {
     return StrCat(launch.shared_bytes, " bytes of shared memory per block exceed the device's ",
                   limits.max_shared_memory_per_block);
+  }
+  if (launch.shared_bytes > kMaxStaticSharedBytes) {
+    return StrCat(launch.shared_bytes, " bytes of shared memory per block exceed the ", kMaxStaticSharedBytes,
+                  " a kernel's static shared arrays may hold (more needs dynamic shared memory, not built)");
   }
   return "";
 }

@@ -8,13 +8,15 @@
 //  - one extent per launch dimension: every loop bound to threadIdx.x in a launch has the same
 //    extent (the launch has one blockDim.x);
 //  - an axis bound inside a loop bound to the same axis is the same index (the block's threads
-//    sharing out a cooperative fetch), so the inner nest may not use the outer loop's index;
-//    no block axis inside a thread axis;
+//    sharing out a cooperative fetch), so the inner nest may not use the outer loop's index,
+//    sit under a condition on it, or store outside shared memory; no block axis inside a
+//    thread axis;
 //  - extents within the limits: threads per block, blockDim.z <= 64, gridDim.y/z <= 65535;
 //  - a local buffer (a register tile) is allocated inside the thread bindings, where each
 //    thread has its own copy of what it computes, never around them;
 //  - a store to global memory lies inside a loop bound to each launch dimension of extent > 1
-//    (else all threads along it write the same elements at once);
+//    (else all threads along it write the same elements at once); a store to a shared buffer,
+//    inside a loop bound to each thread dimension of extent > 1 within the buffer's Allocate;
 //  - a thread's local buffers fit kMaxGpuLocalBytesPerThread, a block's shared buffers the
 //    device's shared memory per block.
 // A violation is an InvalidArgument error naming the function, the launch and the rule.
@@ -44,6 +46,9 @@ struct GpuLaunch {
 
 // What one GPU thread may hold in local memory (every part since compute capability 2.0).
 inline constexpr int64_t kMaxGpuLocalBytesPerThread = 512 * 1024;
+// What a kernel's static __shared__ arrays may hold on any part (beyond, ptxas refuses them;
+// newer parts reach more only through dynamic shared memory).
+inline constexpr int64_t kMaxStaticSharedBytes = 48 * 1024;
 
 absl::StatusOr<std::vector<GpuLaunch>> PlanGpuLaunches(const PrimFunc& f, const GpuLimits& limits);
 

@@ -53,6 +53,9 @@ struct LoweringContext {
   // Per local stage: the region its buffer holds, in the loop variables of the loops enclosing
   // its attach point (every reader runs inside that loop).
   std::unordered_map<int, std::vector<AxisRegion>> local_regions;
+  // The variables of loops bound to a threadIdx axis, with their extents: a shared stage's
+  // region is relaxed over those around it, whichever stage's loops they are.
+  std::unordered_map<int64_t, int64_t> thread_loop_extents;
 };
 
 // A body with every read of an inlined stage replaced by that stage's (recursively inlined)
@@ -179,6 +182,8 @@ class StageLowering {
       const auto& node = stage_.node_of(static_cast<int>(i));
       loop_var_[i] = te::MakeVar(StrCat(tensor_.name, ".", node.name), ctx_.next_var_id++);
       value_[stage_.iters[i].node] = loop_var_[i];
+      if (IsThreadAxis(LoopThreadAxis(stage_.iters[i].annotation)))
+        ctx_.thread_loop_extents[loop_var_[i]->int_value] = extent_[stage_.iters[i].node];
     }
   }
 
@@ -299,12 +304,9 @@ class StageLowering {
         inner[loop_var_[i]->int_value] = extent_[stage_.iters[i].node];
       const int producer_tensor = ctx_.state.stage(producer).tensor_id;
       // A shared tile serves every thread of the block: its region spans the thread-bound loops
-      // around the attach point too, so it is the same for all of them (TVM's thread relaxation).
-      if (IsShared(producer_tensor)) {
-        for (size_t i = 0; i <= leaf; ++i)
-          if (IsThreadAxis(LoopThreadAxis(stage_.iters[i].annotation)))
-            inner[loop_var_[i]->int_value] = extent_[stage_.iters[i].node];
-      }
+      // around the attach point too, this stage's or a consumer's further out, so it is the same
+      // for all of them (TVM's thread relaxation). Loops that do not enclose it do not occur.
+      if (IsShared(producer_tensor)) inner.insert(ctx_.thread_loop_extents.begin(), ctx_.thread_loop_extents.end());
       std::vector<std::vector<Expr>> accesses = ReadsOf(bound_body_, producer_tensor);
       for (const auto& [reader, reader_region] : region_of_) {
         const te::TensorDef& r = ctx_.state.dag().tensor(ctx_.state.stage(reader).tensor_id);

@@ -115,6 +115,20 @@ TEST(Nvptx, SharedTilesBecomeSharedArraysWithBarriersAndAssemble) {
   EXPECT_EQ(testing::AssemblePtx(ptxas, *ptx, "sm_80", dir->path()), "") << *ptx;
 }
 
+TEST(Nvptx, RegisterTilesFedFromSharedTilesAssemble) {
+  absl::StatusOr<tir::PrimFunc> f = tir::Lower(testing::SharedRegisterTiledGemm(64, 64, 32), "rgemm");
+  ASSERT_TRUE(f.ok()) << f.status();
+  absl::StatusOr<std::string> ptx = BuildKernelLibrary({*f}, Cuda("cuda -arch=sm_90"));
+  ASSERT_TRUE(ptx.ok()) << ptx.status();
+  EXPECT_NE(ptx->find("bar.sync"), std::string::npos) << *ptx;
+  EXPECT_EQ(ptx->find(".local"), std::string::npos) << "the 2 x 2 accumulator should live in registers\n" << *ptx;
+  const std::string ptxas = testing::FindPtxas();
+  if (ptxas.empty()) GTEST_SKIP() << testing::kNoPtxasReason;
+  absl::StatusOr<TempDir> dir = TempDir::Create("nvptx_test");
+  ASSERT_TRUE(dir.ok()) << dir.status();
+  EXPECT_EQ(testing::AssemblePtx(ptxas, *ptx, "sm_90", dir->path()), "") << *ptx;
+}
+
 TEST(Nvptx, ACpuTargetRefusesThreadBindingsAndAGpuTargetRefusesParallelLoops) {
   absl::StatusOr<Target> cpu = Target::Parse("llvm -mtriple=x86_64-linux-gnu");
   ASSERT_TRUE(cpu.ok());

@@ -17,8 +17,9 @@ inline constexpr int kSharedGemmA = 1, kSharedGemmB = 3, kSharedGemmC = 4;
 // for each step of 16 along k the block fetches a 16 x 16 tile of A and of B into shared memory
 // together (each thread one element of each: the tile's two axes fused, then split over
 // threadIdx.y and threadIdx.x), and every thread reads its row and column of both tiles. With
-// m or n not a multiple of 16 the thread loops get a guarded tail.
-inline schedule::State SharedTiledGemm(int64_t m, int64_t n, int64_t k) {
+// m or n not a multiple of 16 the thread loops get a guarded tail. `fetch_over_y` false leaves
+// the fetches' middle loop serial (every thread along y would fetch the same elements).
+inline schedule::State SharedTiledGemm(int64_t m, int64_t n, int64_t k, bool fetch_over_y = true) {
   using schedule::IterAnnotation;
   schedule::State s(GemmDag(m, n, k));
   const auto ok = [](const absl::Status& step) { EXPECT_TRUE(step.ok()) << step; };
@@ -37,6 +38,41 @@ inline schedule::State SharedTiledGemm(int64_t m, int64_t n, int64_t k) {
     ok(s.ComputeAt(tile, c, 4));          // at k.o
     ok(s.Fuse(tile, {0, 1}));
     ok(s.Split(tile, 0, {16, 16}));       // (fused / 256) x 16 x 16
+    if (fetch_over_y) ok(s.Annotate(tile, 1, IterAnnotation::kThreadY));
+    ok(s.Annotate(tile, 2, IterAnnotation::kThreadX));
+  }
+  return s;
+}
+
+// The stages of SharedRegisterTiledGemm: A, A.shared, B, B.shared, C.local, C.
+inline constexpr int kRegisterGemmLocal = 4, kRegisterGemmC = 5;
+
+// As SharedTiledGemm, with each of the 16 x 16 threads computing a 2 x 2 tile of C in a local
+// accumulator (C.local, attached inside the thread loops of C's copy), and the shared tiles
+// attached to C.local's outer loop over k: 32 x 16 of A and 16 x 32 of B per step, which the
+// 256 threads fetch two elements each.
+inline schedule::State SharedRegisterTiledGemm(int64_t m, int64_t n, int64_t k) {
+  using schedule::IterAnnotation;
+  schedule::State s(GemmDag(m, n, k));
+  const auto ok = [](const absl::Status& step) { EXPECT_TRUE(step.ok()) << step; };
+  ok(s.CacheRead(0, "shared", {2}));
+  ok(s.CacheRead(2, "shared", {3}));
+  ok(s.CacheWrite(4, "local"));                // C.local computes, C copies
+  constexpr int c = kRegisterGemmC, local = kRegisterGemmLocal;
+  ok(s.Split(c, 0, {16, 2}));                 // i.0 i.1 i.2 j
+  ok(s.Split(c, 3, {16, 2}));                 // i.0 i.1 i.2 j.0 j.1 j.2
+  ok(s.Reorder(c, {0, 3, 1, 4, 2, 5}));       // i.0 j.0 i.1 j.1 i.2 j.2
+  ok(s.Annotate(c, 0, IterAnnotation::kBlockY));
+  ok(s.Annotate(c, 1, IterAnnotation::kBlockX));
+  ok(s.Annotate(c, 2, IterAnnotation::kThreadY));
+  ok(s.Annotate(c, 3, IterAnnotation::kThreadX));
+  ok(s.ComputeAt(local, c, 3));               // a 2 x 2 tile per thread
+  ok(s.Split(local, 2, {16}));                // i j k.o k.i
+  ok(s.Reorder(local, {2, 3, 0, 1}));         // k.o k.i i j
+  for (int tile : {kSharedGemmA, kSharedGemmB}) {
+    ok(s.ComputeAt(tile, local, 0));          // at k.o
+    ok(s.Fuse(tile, {0, 1}));
+    ok(s.Split(tile, 0, {16, 16}));
     ok(s.Annotate(tile, 1, IterAnnotation::kThreadY));
     ok(s.Annotate(tile, 2, IterAnnotation::kThreadX));
   }

@@ -92,6 +92,27 @@ TEST(GpuShared, RunAsAGpuRunsItTheGemmIsRightWithItsBarriersAndWrongWithoutThem)
   }
 }
 
+// Register tiles inside, shared tiles around: the tiles, attached to the local accumulator's
+// loop over k, are relaxed over the thread loops of the copy stage further out.
+TEST(GpuShared, SharedTilesFeedingRegisterTilesSpanTheThreadsOfTheConsumerFurtherOut) {
+  schedule::State s = testing::SharedRegisterTiledGemm(64, 64, 32);
+  absl::StatusOr<PrimFunc> f = Lower(s, "gemm");
+  ASSERT_TRUE(f.ok()) << f.status();
+  const std::string text = PrimFuncToString(*f);
+  EXPECT_NE(text.find("shared A.shared: float32[512]"), std::string::npos) << text;  // 32 rows x 16 steps
+  EXPECT_NE(text.find("shared B.shared: float32[512]"), std::string::npos) << text;
+  EXPECT_NE(text.find("local C.local: float32[4]"), std::string::npos) << text;
+  absl::StatusOr<std::vector<GpuLaunch>> launches = PlanGpuLaunches(*f, GpuLimits{});
+  ASSERT_TRUE(launches.ok()) << launches.status() << "\n" << text;
+  EXPECT_EQ((*launches)[0].grid, (std::array<int64_t, 3>{2, 2, 1}));
+  EXPECT_EQ((*launches)[0].block, (std::array<int64_t, 3>{16, 16, 1}));
+  EXPECT_EQ((*launches)[0].shared_bytes, 2 * 512 * 4);
+  EXPECT_EQ((*launches)[0].local_bytes, 4 * 4);
+  EXPECT_LT(testing::InterpretedError(s, 4), 1e-4) << text;
+  const auto as_gpu = [](const PrimFunc& g, const std::vector<void*>& args) { return InterpretAsGpu(g, args); };
+  EXPECT_LT(testing::InterpretedError(s, 4, as_gpu), 1e-4) << text;
+}
+
 TEST(GpuShared, RunAsAGpuRunsItABarrierOnlyHalfTheThreadsReachIsAnError) {
   // for bx @blockIdx.x(2) { for t @threadIdx.x(16) { if (t < 8) barrier(); out[bx * 16 + t] = 1 } }
   PrimFunc f;
@@ -108,6 +129,30 @@ TEST(GpuShared, RunAsAGpuRunsItABarrierOnlyHalfTheThreadsReachIsAnError) {
   ASSERT_FALSE(run.ok());
   EXPECT_NE(run.message().find("a barrier that not every thread of the block reaches"), std::string::npos) << run;
   EXPECT_TRUE(Interpret(f, {out.data()}).ok());  // the serial reading has no barriers to miss
+}
+
+TEST(GpuShared, ASecondFetchIntoATileWaitsForTheReadsOfTheFirst) {
+  // for t @threadIdx.x(8) { allocate tile { fetch 1; out[t] = tile[7 - t]; fetch 2; out[8 + t] = tile[7 - t] } }
+  PrimFunc f;
+  f.name = "twice";
+  f.buffers.push_back(Buffer{"out", te::DType::kFloat32, {16}, BufferScope::kArg, ArgRole::kOutput});
+  f.buffers.push_back(Buffer{"tile", te::DType::kFloat32, {8}, BufferScope::kShared});
+  f.num_args = 1;
+  Expr t = te::MakeVar("t", 0), u = te::MakeVar("u", 1), v = te::MakeVar("v", 2);
+  auto idx = [](int64_t x) { return te::IntImm(te::kIndexType, x); };
+  auto fetch = [&](const Expr& var, float value) {
+    return For(var, idx(8), ForKind::kThreadBinding, Store(1, var, te::FloatImm(te::DType::kFloat32, value)),
+               ThreadAxis::kThreadX);
+  };
+  auto use = [&](int64_t at) { return Store(0, idx(at) + t, te::Load(te::DType::kFloat32, 1, {idx(7) - t})); };
+  f.body = For(t, idx(8), ForKind::kThreadBinding, Allocate(1, Seq({fetch(u, 1), use(0), fetch(v, 2), use(8)})),
+               ThreadAxis::kThreadX);
+  absl::StatusOr<Stmt> body = InsertSharedMemoryBarriers(f, f.body);
+  ASSERT_TRUE(body.ok()) << body.status();
+  EXPECT_EQ(Count(StmtToString(*body), "barrier()"), 3) << StmtToString(*body);  // after, before, after the second fetch
+  std::vector<float> out(16, 0);
+  ASSERT_TRUE(InterpretAsGpu(f, {out.data()}).ok());
+  for (int i = 0; i < 16; ++i) EXPECT_EQ(out[i], i < 8 ? 1.0f : 2.0f) << i;
 }
 
 TEST(GpuShared, ALaunchWithoutSharedMemoryGetsNoBarrier) {
@@ -146,27 +191,66 @@ TEST(GpuShared, RefusesABarrierThatSomeThreadsWouldNotReach) {
       << body.status();
 }
 
-TEST(GpuShared, AThreadAxisBoundAgainInsideMayNotUseTheOuterIndex) {
-  // for bx @blockIdx.x(4) { for t @threadIdx.x(64) { for u @threadIdx.x(64) { out[bx*64 + u] = t } } }
+TEST(GpuShared, AThreadAxisBoundAgainInsideIsACooperativeFetchOrAnError) {
+  // for bx @blockIdx.x(4) { for t @threadIdx.x(64) { allocate tile { [if (cond)]
+  //   for u @threadIdx.x(64) { tile[u] = value }   (or out[...] = value)
+  //   out[bx*64 + t] = tile[t] } } }
   PrimFunc f;
   f.name = "nested";
   f.buffers.push_back(Buffer{"out", te::DType::kFloat32, {256}, BufferScope::kArg, ArgRole::kOutput});
+  f.buffers.push_back(Buffer{"tile", te::DType::kFloat32, {64}, BufferScope::kShared});
   f.num_args = 1;
   Expr bx = te::MakeVar("bx", 0), t = te::MakeVar("t", 1), u = te::MakeVar("u", 2);
   auto idx = [](int64_t v) { return te::IntImm(te::kIndexType, v); };
-  auto nest = [&](Expr value) {
-    Stmt store = Store(0, bx * idx(64) + u, value);
-    Stmt inner = For(u, idx(64), ForKind::kThreadBinding, store, ThreadAxis::kThreadX);
-    return For(bx, idx(4), ForKind::kThreadBinding, For(t, idx(64), ForKind::kThreadBinding, inner, ThreadAxis::kThreadX),
-               ThreadAxis::kBlockX);
+  auto launch = [&](Expr value, Expr cond, int fetch_buffer) {
+    Stmt fetch = For(u, idx(64), ForKind::kThreadBinding,
+                     Store(fetch_buffer, fetch_buffer == 1 ? u : bx * idx(64) + u, value), ThreadAxis::kThreadX);
+    if (cond.defined()) fetch = IfThenElse(cond, fetch);
+    Stmt use = Store(0, bx * idx(64) + t, te::Load(te::DType::kFloat32, 1, {t}));
+    Stmt body = Allocate(1, Seq({fetch, use}));
+    f.body = For(bx, idx(4), ForKind::kThreadBinding, For(t, idx(64), ForKind::kThreadBinding, body, ThreadAxis::kThreadX),
+                 ThreadAxis::kBlockX);
+    return PlanGpuLaunches(f, GpuLimits{});
   };
-  f.body = nest(te::FloatImm(te::DType::kFloat32, 1));
-  EXPECT_TRUE(PlanGpuLaunches(f, GpuLimits{}).ok());
-  f.body = nest(te::Cast(te::DType::kFloat32, t));
-  absl::StatusOr<std::vector<GpuLaunch>> launches = PlanGpuLaunches(f, GpuLimits{});
+  const Expr one = te::FloatImm(te::DType::kFloat32, 1);
+  absl::StatusOr<std::vector<GpuLaunch>> fetch = launch(one, Expr(), 1);
+  ASSERT_TRUE(fetch.ok()) << fetch.status();
+  EXPECT_EQ((*fetch)[0].shared_bytes, 256);
+  std::vector<float> out(256, 0);
+  ASSERT_TRUE(InterpretAsGpu(f, {out.data()}).ok());
+  EXPECT_EQ(out[255], 1.0f);
+
+  const auto refused = [](const absl::StatusOr<std::vector<GpuLaunch>>& plan, const std::string& what) {
+    ASSERT_FALSE(plan.ok()) << what;
+    EXPECT_NE(plan.status().message().find(what), std::string::npos) << plan.status();
+  };
+  refused(launch(te::Cast(te::DType::kFloat32, t), Expr(), 1),
+          "threadIdx.x is bound inside a loop already bound to it, and the inner loop uses the outer one's index");
+  refused(launch(one, te::Lt(t, idx(32)), 1), "threadIdx.x is bound again under a condition on its index");
+  refused(launch(one, Expr(), 0), "threadIdx.x is bound again around a store outside shared memory");
+}
+
+TEST(GpuShared, RefusesASharedStoreThatEveryThreadOfTheBlockWouldMake) {
+  // The fetch of A.shared bound to threadIdx.x only: the 16 threads along y would each store
+  // the same elements of the block's tile.
+  absl::StatusOr<PrimFunc> f = Lower(SharedTiledGemm(64, 64, 64, /*fetch_over_y=*/false), "gemm");
+  ASSERT_TRUE(f.ok()) << f.status();
+  absl::StatusOr<std::vector<GpuLaunch>> launches = PlanGpuLaunches(*f, GpuLimits{});
   ASSERT_FALSE(launches.ok());
-  EXPECT_NE(launches.status().message().find("threadIdx.x is bound inside a loop already bound to it, and the inner "
-                                             "loop uses the outer one's index"),
+  EXPECT_NE(launches.status().message().find("a store to A.shared is not inside the loop bound to threadIdx.y"),
+            std::string::npos)
+      << launches.status();
+}
+
+TEST(GpuShared, RefusesMoreStaticSharedMemoryThanAKernelMayHave) {
+  absl::StatusOr<PrimFunc> f = Lower(SharedTiledGemm(64, 64, 64), "gemm");
+  ASSERT_TRUE(f.ok()) << f.status();
+  f->buffers[f->num_args].shape = {16 * 1024};  // A.shared: 64 KiB
+  GpuLimits hopper;
+  hopper.max_shared_memory_per_block = 227 * 1024;
+  absl::StatusOr<std::vector<GpuLaunch>> launches = PlanGpuLaunches(*f, hopper);
+  ASSERT_FALSE(launches.ok());
+  EXPECT_NE(launches.status().message().find("exceed the 49152 a kernel's static shared arrays may hold"),
             std::string::npos)
       << launches.status();
 }
