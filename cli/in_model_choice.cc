@@ -12,8 +12,9 @@
 namespace tunefarm::cli {
 namespace {
 
-// Profiled runs per variant and round, and rounds (variants alternate, so a slow phase of the
-// host hits all of them; each call keeps its best median over the rounds).
+// Profiled runs per variant and round, and rounds (variants alternate, in an order that rotates
+// from round to round, so a slow phase of the host hits all of them alike; each call keeps its
+// best median over the rounds).
 constexpr int kRunsPerRound = 10;
 constexpr int kRounds = 3;
 constexpr int kWarmupRuns = 3;
@@ -116,7 +117,10 @@ absl::StatusOr<InModelChoice> ChooseSchedulesInModel(const build::ModelPlan& pla
                                                                          std::numeric_limits<double>::infinity()));
   for (int round = 0; round < kRounds; ++round) {
     progress(StrCat("timing the variants call by call, round ", round + 1, " of ", kRounds));
-    for (int v = 0; v < kVariants; ++v) {
+    // Each round starts with another variant, so that none is always timed right after the
+    // same one (with three rounds, each variant is first, second and third once).
+    for (int i = 0; i < kVariants; ++i) {
+      const int v = (round + i) % kVariants;
       absl::StatusOr<std::vector<double>> medians = CallMedians(*models[v], kRunsPerRound);
       if (!medians.ok()) return medians.status();
       for (size_t c = 0; c < medians->size(); ++c) best[v][c] = std::min(best[v][c], (*medians)[c]);
