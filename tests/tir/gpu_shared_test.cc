@@ -20,6 +20,19 @@ namespace {
 
 using testing::SharedTiledGemm;
 
+Expr Idx(int64_t v) { return te::IntImm(te::kIndexType, v); }
+
+// A hand-written function's buffers: a float32 output of `out` elements, and a shared tile of
+// `tile` elements when tile > 0 (buffer 1). The test writes the body.
+PrimFunc OutAndTile(const char* name, int64_t out, int64_t tile) {
+  PrimFunc f;
+  f.name = name;
+  f.buffers.push_back(Buffer{"out", te::DType::kFloat32, {out}, BufferScope::kArg, ArgRole::kOutput});
+  if (tile > 0) f.buffers.push_back(Buffer{"tile", te::DType::kFloat32, {tile}, BufferScope::kShared});
+  f.num_args = 1;
+  return f;
+}
+
 int Count(const std::string& text, const std::string& what) {
   int n = 0;
   for (size_t at = text.find(what); at != std::string::npos; at = text.find(what, at + 1)) ++n;
@@ -115,14 +128,10 @@ TEST(GpuShared, SharedTilesFeedingRegisterTilesSpanTheThreadsOfTheConsumerFurthe
 
 TEST(GpuShared, RunAsAGpuRunsItABarrierOnlyHalfTheThreadsReachIsAnError) {
   // for bx @blockIdx.x(2) { for t @threadIdx.x(16) { if (t < 8) barrier(); out[bx * 16 + t] = 1 } }
-  PrimFunc f;
-  f.name = "half";
-  f.buffers.push_back(Buffer{"out", te::DType::kFloat32, {32}, BufferScope::kArg, ArgRole::kOutput});
-  f.num_args = 1;
+  PrimFunc f = OutAndTile("half", 32, 0);
   Expr bx = te::MakeVar("bx", 0), t = te::MakeVar("t", 1);
-  auto idx = [](int64_t v) { return te::IntImm(te::kIndexType, v); };
-  Stmt body = Seq({IfThenElse(te::Lt(t, idx(8)), Barrier()), Store(0, bx * idx(16) + t, te::FloatImm(te::DType::kFloat32, 1))});
-  f.body = For(bx, idx(2), ForKind::kThreadBinding, For(t, idx(16), ForKind::kThreadBinding, body, ThreadAxis::kThreadX),
+  Stmt body = Seq({IfThenElse(te::Lt(t, Idx(8)), Barrier()), Store(0, bx * Idx(16) + t, te::FloatImm(te::DType::kFloat32, 1))});
+  f.body = For(bx, Idx(2), ForKind::kThreadBinding, For(t, Idx(16), ForKind::kThreadBinding, body, ThreadAxis::kThreadX),
                ThreadAxis::kBlockX);
   std::vector<float> out(32, 0);
   absl::Status run = InterpretAsGpu(f, {out.data()}, GpuLimits{}, /*insert_barriers=*/false);
@@ -133,19 +142,14 @@ TEST(GpuShared, RunAsAGpuRunsItABarrierOnlyHalfTheThreadsReachIsAnError) {
 
 TEST(GpuShared, ASecondFetchIntoATileWaitsForTheReadsOfTheFirst) {
   // for t @threadIdx.x(8) { allocate tile { fetch 1; out[t] = tile[7 - t]; fetch 2; out[8 + t] = tile[7 - t] } }
-  PrimFunc f;
-  f.name = "twice";
-  f.buffers.push_back(Buffer{"out", te::DType::kFloat32, {16}, BufferScope::kArg, ArgRole::kOutput});
-  f.buffers.push_back(Buffer{"tile", te::DType::kFloat32, {8}, BufferScope::kShared});
-  f.num_args = 1;
+  PrimFunc f = OutAndTile("twice", 16, 8);
   Expr t = te::MakeVar("t", 0), u = te::MakeVar("u", 1), v = te::MakeVar("v", 2);
-  auto idx = [](int64_t x) { return te::IntImm(te::kIndexType, x); };
   auto fetch = [&](const Expr& var, float value) {
-    return For(var, idx(8), ForKind::kThreadBinding, Store(1, var, te::FloatImm(te::DType::kFloat32, value)),
+    return For(var, Idx(8), ForKind::kThreadBinding, Store(1, var, te::FloatImm(te::DType::kFloat32, value)),
                ThreadAxis::kThreadX);
   };
-  auto use = [&](int64_t at) { return Store(0, idx(at) + t, te::Load(te::DType::kFloat32, 1, {idx(7) - t})); };
-  f.body = For(t, idx(8), ForKind::kThreadBinding, Allocate(1, Seq({fetch(u, 1), use(0), fetch(v, 2), use(8)})),
+  auto use = [&](int64_t at) { return Store(0, Idx(at) + t, te::Load(te::DType::kFloat32, 1, {Idx(7) - t})); };
+  f.body = For(t, Idx(8), ForKind::kThreadBinding, Allocate(1, Seq({fetch(u, 1), use(0), fetch(v, 2), use(8)})),
                ThreadAxis::kThreadX);
   absl::StatusOr<Stmt> body = InsertSharedMemoryBarriers(f, f.body);
   ASSERT_TRUE(body.ok()) << body.status();
@@ -195,20 +199,15 @@ TEST(GpuShared, AThreadAxisBoundAgainInsideIsACooperativeFetchOrAnError) {
   // for bx @blockIdx.x(4) { for t @threadIdx.x(64) { allocate tile { [if (cond)]
   //   for u @threadIdx.x(64) { tile[u] = value }   (or out[...] = value)
   //   out[bx*64 + t] = tile[t] } } }
-  PrimFunc f;
-  f.name = "nested";
-  f.buffers.push_back(Buffer{"out", te::DType::kFloat32, {256}, BufferScope::kArg, ArgRole::kOutput});
-  f.buffers.push_back(Buffer{"tile", te::DType::kFloat32, {64}, BufferScope::kShared});
-  f.num_args = 1;
+  PrimFunc f = OutAndTile("nested", 256, 64);
   Expr bx = te::MakeVar("bx", 0), t = te::MakeVar("t", 1), u = te::MakeVar("u", 2);
-  auto idx = [](int64_t v) { return te::IntImm(te::kIndexType, v); };
   auto launch = [&](Expr value, Expr cond, int fetch_buffer) {
-    Stmt fetch = For(u, idx(64), ForKind::kThreadBinding,
-                     Store(fetch_buffer, fetch_buffer == 1 ? u : bx * idx(64) + u, value), ThreadAxis::kThreadX);
+    Stmt fetch = For(u, Idx(64), ForKind::kThreadBinding,
+                     Store(fetch_buffer, fetch_buffer == 1 ? u : bx * Idx(64) + u, value), ThreadAxis::kThreadX);
     if (cond.defined()) fetch = IfThenElse(cond, fetch);
-    Stmt use = Store(0, bx * idx(64) + t, te::Load(te::DType::kFloat32, 1, {t}));
+    Stmt use = Store(0, bx * Idx(64) + t, te::Load(te::DType::kFloat32, 1, {t}));
     Stmt body = Allocate(1, Seq({fetch, use}));
-    f.body = For(bx, idx(4), ForKind::kThreadBinding, For(t, idx(64), ForKind::kThreadBinding, body, ThreadAxis::kThreadX),
+    f.body = For(bx, Idx(4), ForKind::kThreadBinding, For(t, Idx(64), ForKind::kThreadBinding, body, ThreadAxis::kThreadX),
                  ThreadAxis::kBlockX);
     return PlanGpuLaunches(f, GpuLimits{});
   };
@@ -226,7 +225,7 @@ TEST(GpuShared, AThreadAxisBoundAgainInsideIsACooperativeFetchOrAnError) {
   };
   refused(launch(te::Cast(te::DType::kFloat32, t), Expr(), 1),
           "threadIdx.x is bound inside a loop already bound to it, and the inner loop uses the outer one's index");
-  refused(launch(one, te::Lt(t, idx(32)), 1), "threadIdx.x is bound again under a condition on its index");
+  refused(launch(one, te::Lt(t, Idx(32)), 1), "threadIdx.x is bound again under a condition on its index");
   refused(launch(one, Expr(), 0), "threadIdx.x is bound again around a store outside shared memory");
 }
 
