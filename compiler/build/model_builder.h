@@ -39,6 +39,11 @@ struct ModelPlan {
 
 absl::StatusOr<ModelPlan> PlanModel(const graph::Graph& imported, const BuildOptions& options);
 
+// The fewest input and output channels for which a 3x3 conv runs as Winograd on `target`
+// (passes::PassOptions::min_winograd_channels): where the transforms start to pay depends on
+// the machine's FMA throughput against its memory.
+int MinWinogradChannels(const codegen::Target& target);
+
 // Chooses every task's schedule (recorded in its Task::schedule), lowers and compiles the tasks
 // into one shared object with the plan and the parameters embedded. Returns its bytes.
 absl::StatusOr<std::string> BuildArtifact(ModelPlan* plan, const BuildOptions& options);

@@ -45,7 +45,8 @@ ParamForm ClassifyParam(const graph::TensorType& t, int64_t channels) {
 
 class LayoutRewrite {
  public:
-  LayoutRewrite(const graph::Graph& g, int64_t block, bool winograd) : g_(g), winograd_(winograd), block_(block), rw_(g) {}
+  LayoutRewrite(const graph::Graph& g, int64_t block, bool winograd, int64_t min_winograd_channels)
+      : g_(g), winograd_(winograd), min_winograd_channels_(min_winograd_channels), block_(block), rw_(g) {}
 
   // Decides, in order, which values are blocked and by how much (block_of_).
   int Plan() {
@@ -352,7 +353,7 @@ class LayoutRewrite {
     if (!ops::WinogradApplies(w[2], w[3], {strides[0], strides[1]}, {dilations[0], dilations[1]},
                               n.attrs.GetInt("group")))
       return 0;
-    if (w[0] < kMinWinogradChannels || w[1] < kMinWinogradChannels) return 0;
+    if (w[0] < min_winograd_channels_ || w[1] < min_winograd_channels_) return 0;
     const auto& out = n.outputs[0].shape;
     return out[2] >= 8 && out[3] >= 8 ? 4 : 2;
   }
@@ -394,13 +395,11 @@ class LayoutRewrite {
     return absl::OkStatus();
   }
 
-  // squeezenet's expand convs (16-48 input channels, tuned, 2 threads): direct 102-164 us,
-  // Winograd 116-209 us; from 64 channels (resnet18, squeezenet's last two) Winograd wins.
-  static constexpr int64_t kMinWinogradChannels = 64;
   static constexpr int64_t kMaxViewedInputChannels = 4;
 
   const graph::Graph& g_;
   const bool winograd_;
+  const int64_t min_winograd_channels_;
   const int64_t block_;
   GraphRewriter rw_;
   std::map<NodeEntry, int64_t> block_of_;        // old value -> its block (blocked values only)
@@ -413,9 +412,10 @@ class LayoutRewrite {
 
 }  // namespace
 
-absl::StatusOr<graph::Graph> ConvertLayout(const graph::Graph& g, int block, bool winograd) {
+absl::StatusOr<graph::Graph> ConvertLayout(const graph::Graph& g, int block, bool winograd,
+                                           int min_winograd_channels) {
   if (block <= 1) return g;
-  LayoutRewrite rewrite(g, block, winograd);
+  LayoutRewrite rewrite(g, block, winograd, min_winograd_channels);
   if (rewrite.Plan() == 0) {
     TF_LOG(INFO, "passes") << "layout: no convertible Conv, graph left in NCHW";
     return g;

@@ -13,7 +13,8 @@
 // input of at most 4 channels (an image) as NCHW1c, a Reshape view. So conversions sit only
 // where the region meets the rest of the graph, and not at a CNN's image input.
 //
-// With `winograd`, a 3x3 stride-1 ungrouped conv with at least 64 input and output channels
+// With `winograd`, a 3x3 stride-1 ungrouped conv with at least `min_winograd_channels` input
+// and output channels
 // runs as Winograd F(m x m, 3 x 3) instead (compiler/ops/winograd.h): WinogradDataPack,
 // WinogradBatchGemm with the weight transformed at compile time, and WinogradInverse with the
 // bias; m = 4 when the output is at least 8x8, else 2.
@@ -37,6 +38,7 @@ namespace tunefarm::passes {
 
 // block: the target's float vector lanes (8 AVX2, 16 AVX-512, 4 NEON); <= 1 returns g as is.
 // A graph without a convertible Conv is returned unchanged. Unused NCHW weights are left for DCE.
-absl::StatusOr<graph::Graph> ConvertLayout(const graph::Graph& g, int block, bool winograd = false);
+absl::StatusOr<graph::Graph> ConvertLayout(const graph::Graph& g, int block, bool winograd = false,
+                                           int min_winograd_channels = 64);
 
 }  // namespace tunefarm::passes

@@ -52,7 +52,8 @@ absl::StatusOr<graph::Graph> OptimizeGraph(const graph::Graph& input, const Pass
   if (options.layout_block > 1) {
     // After DCE, so only live convs are converted; DCE again drops the NCHW weights.
     size_t before = g.nodes().size();
-    auto blocked = ConvertLayout(g, options.layout_block, options.winograd);
+    auto blocked = ConvertLayout(g, options.layout_block, options.winograd,
+                                 options.min_winograd_channels > 0 ? options.min_winograd_channels : 64);
     if (!blocked.ok()) return blocked.status();
     g = std::move(*blocked);
     TF_LOG(DEBUG, "passes") << "layout: " << before << " -> " << g.nodes().size() << " nodes; " << OpCountsString(g);

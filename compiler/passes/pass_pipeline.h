@@ -18,8 +18,11 @@ struct PassOptions {
   // NCHW[x]c block for the conv region (layout.h), normally the target's float vector lanes;
   // 0 leaves the graph in NCHW. build::PlanModel sets it from the target.
   int layout_block = 0;
-  // In the NCHW[x]c region, 3x3 stride-1 convs by Winograd (layout.h).
+  // In the NCHW[x]c region, 3x3 stride-1 convs by Winograd (layout.h), from this many input
+  // and output channels (with fewer, the transforms can cost more than the multiplies saved;
+  // where that line lies depends on the machine: build::MinWinogradChannels).
   bool winograd = true;
+  int min_winograd_channels = 0;  // 0: 64; build::PlanModel sets the target's
 };
 
 // Runs constant folding, conv+BN folding, constant folding again, dense weight

@@ -10,6 +10,7 @@
 #include <fstream>
 #include <random>
 
+#include "common/strings.h"
 #include "compiler/build/model_builder.h"
 #include "compiler/codegen/host_target.h"
 #include "compiler/schedule/default_rules.h"
@@ -221,6 +222,28 @@ TEST(BuildTest, AConcatOfPartsOnlyItReadsIsComputedInPlace) {
         ASSERT_NEAR(got[o][i], want[o][i], 1e-4 + 1e-4 * std::fabs(want[o][i])) << g.output_names()[o] << "[" << i << "]";
     }
   }
+}
+
+// Where Winograd starts to pay depends on the machine (MinWinogradChannels): a 3x3 conv of 16
+// channels runs as Winograd for Zen 4, directly for Zen 5, and a 64-channel one on both.
+TEST(BuildTest, TheWinogradChannelThresholdIsTheTargets) {
+  auto winograd_calls = [](int channels, const char* cpu) {
+    std::mt19937 rng(3);
+    Graph g;
+    NodeEntry x = *g.AddInput("x", {te::DType::kFloat32, {1, channels, 16, 16}});
+    g.AddOutput("y", ConvRelu(g, x, channels, channels, 3, rng, "c"));
+    BuildOptions options = Options(2);
+    options.target = *codegen::Target::Parse(StrCat("llvm -mtriple=x86_64-linux-gnu -mcpu=", cpu, " -mattr=+avx512f"));
+    auto plan = PlanModel(g, options);
+    EXPECT_TRUE(plan.ok()) << plan.status();
+    int calls = 0;
+    for (const KernelCall& c : plan->exec.calls) calls += std::count(c.ops.begin(), c.ops.end(), "WinogradBatchGemm");
+    return calls;
+  };
+  EXPECT_EQ(MinWinogradChannels(*codegen::Target::Parse("llvm -mtriple=x86_64-linux-gnu -mcpu=znver4")), 16);
+  EXPECT_EQ(winograd_calls(16, "znver4"), 1);
+  EXPECT_EQ(winograd_calls(16, "znver5"), 0);
+  EXPECT_EQ(winograd_calls(64, "znver5"), 1);
 }
 
 // Two blocks with equal shapes are one workload: one kernel, two calls.
