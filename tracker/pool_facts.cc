@@ -34,6 +34,19 @@ std::string GpusDiffer(const v1::HardwareFacts& pool, const v1::HardwareFacts& d
     if (std::string s = Differs("GPU compute capability", d.compute_capability(), p.compute_capability());
         !s.empty())
       return s;
+    // What the GPU target string is made of: two slices of one GPU (MIG) share its name and
+    // compute capability, but not their multiprocessors.
+    if (std::string s = Differs("GPU multiprocessors", d.multiprocessors(), p.multiprocessors()); !s.empty()) return s;
+    if (std::string s = Differs("GPU shared memory per block", d.max_shared_memory_per_block(),
+                                p.max_shared_memory_per_block());
+        !s.empty())
+      return s;
+    if (std::string s = Differs("GPU threads per block", d.max_threads_per_block(), p.max_threads_per_block());
+        !s.empty())
+      return s;
+    if (std::string s = Differs("GPU registers per block", d.max_registers_per_block(), p.max_registers_per_block());
+        !s.empty())
+      return s;
   }
   return "";
 }

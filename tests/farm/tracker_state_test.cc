@@ -93,6 +93,27 @@ TEST(FarmTrackerState, ADeviceWhoseFactsDifferFromItsPoolsIsRefusedNamingTheFact
   EXPECT_EQ(cpu.devices(0).address(), "h:1");
 }
 
+// Two slices of one GPU (MIG) have its name and compute capability, but fewer multiprocessors:
+// their kernels' best schedules differ, so they may not share a key.
+TEST(FarmTrackerState, AGpuSliceIsNotMixedIntoAPoolOfWholeGpus) {
+  FakeClockTracker t;
+  auto gpu_agent = [](const std::string& address, int multiprocessors) {
+    v1::RegisterRequest request = Agent("h100", address);
+    v1::GpuFacts* gpu = request.mutable_facts()->add_gpus();
+    gpu->set_name("NVIDIA H100 80GB HBM3");
+    gpu->set_compute_capability("9.0");
+    gpu->set_multiprocessors(multiprocessors);
+    gpu->set_max_shared_memory_per_block(49152);
+    return request;
+  };
+  ASSERT_TRUE(t.state.Register(gpu_agent("h:1", 132)).ok());
+  EXPECT_TRUE(t.state.Register(gpu_agent("h:2", 132)).ok());
+  absl::StatusOr<v1::RegisterReply> slice = t.state.Register(gpu_agent("h:3", 16));
+  ASSERT_TRUE(absl::IsFailedPrecondition(slice.status())) << slice.status();
+  EXPECT_NE(slice.status().message().find("GPU multiprocessors '16' (the pool's: '132')"), std::string_view::npos)
+      << slice.status();
+}
+
 TEST(FarmTrackerState, RegisterReplyCarriesTimingAndUniqueIds) {
   FakeClockTracker t;
   absl::StatusOr<v1::RegisterReply> a = t.state.Register(Agent("cpu", "h:1"));
