@@ -3,6 +3,7 @@
 #include "compiler/build/param_layouts.h"
 #include "compiler/build/task_lowering.h"
 #include "compiler/codegen/codegen.h"
+#include "compiler/passes/layout.h"
 #include "common/strings.h"
 #include "deploy/artifact_checksum.h"
 
@@ -20,7 +21,9 @@ void Report(const BuildOptions& options, std::string_view line) {
 // (102-164 against 116-209 us); on Zen 4, which runs AVX-512 on 256-bit units, Winograd from
 // 16 channels made the model 15-17% faster, with the default rules and tuned alike. Other
 // machines keep 64 until measured.
-int MinWinogradChannels(const codegen::Target& target) { return target.cpu == "znver4" ? 16 : 64; }
+int MinWinogradChannels(const codegen::Target& target) {
+  return target.cpu == "znver4" ? 16 : passes::kDefaultMinWinogradChannels;
+}
 
 absl::StatusOr<ModelPlan> PlanModel(const graph::Graph& imported, const BuildOptions& options) {
   passes::PassOptions pass_options = options.passes;

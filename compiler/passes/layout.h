@@ -14,8 +14,7 @@
 // where the region meets the rest of the graph, and not at a CNN's image input.
 //
 // With `winograd`, a 3x3 stride-1 ungrouped conv with at least `min_winograd_channels` input
-// and output channels
-// runs as Winograd F(m x m, 3 x 3) instead (compiler/ops/winograd.h): WinogradDataPack,
+// and output channels runs as Winograd F(m x m, 3 x 3) instead (compiler/ops/winograd.h): WinogradDataPack,
 // WinogradBatchGemm with the weight transformed at compile time, and WinogradInverse with the
 // bias; m = 4 when the output is at least 8x8, else 2.
 //
@@ -38,7 +37,10 @@ namespace tunefarm::passes {
 
 // block: the target's float vector lanes (8 AVX2, 16 AVX-512, 4 NEON); <= 1 returns g as is.
 // A graph without a convertible Conv is returned unchanged. Unused NCHW weights are left for DCE.
+// Where Winograd pays on a machine nobody has measured (build::MinWinogradChannels).
+inline constexpr int kDefaultMinWinogradChannels = 64;
+
 absl::StatusOr<graph::Graph> ConvertLayout(const graph::Graph& g, int block, bool winograd = false,
-                                           int min_winograd_channels = 64);
+                                           int min_winograd_channels = kDefaultMinWinogradChannels);
 
 }  // namespace tunefarm::passes

@@ -53,7 +53,7 @@ absl::StatusOr<graph::Graph> OptimizeGraph(const graph::Graph& input, const Pass
     // After DCE, so only live convs are converted; DCE again drops the NCHW weights.
     size_t before = g.nodes().size();
     auto blocked = ConvertLayout(g, options.layout_block, options.winograd,
-                                 options.min_winograd_channels > 0 ? options.min_winograd_channels : 64);
+                                 options.min_winograd_channels > 0 ? options.min_winograd_channels : kDefaultMinWinogradChannels);
     if (!blocked.ok()) return blocked.status();
     g = std::move(*blocked);
     TF_LOG(DEBUG, "passes") << "layout: " << before << " -> " << g.nodes().size() << " nodes; " << OpCountsString(g);

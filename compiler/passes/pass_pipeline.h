@@ -22,7 +22,7 @@ struct PassOptions {
   // and output channels (with fewer, the transforms can cost more than the multiplies saved;
   // where that line lies depends on the machine: build::MinWinogradChannels).
   bool winograd = true;
-  int min_winograd_channels = 0;  // 0: 64; build::PlanModel sets the target's
+  int min_winograd_channels = 0;  // 0: kDefaultMinWinogradChannels; build::PlanModel sets the target's
 };
 
 // Runs constant folding, conv+BN folding, constant folding again, dense weight

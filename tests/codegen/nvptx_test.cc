@@ -7,7 +7,6 @@
 #include <string>
 
 #include "common/strings.h"
-#include "common/temp_dir.h"
 #include "compiler/codegen/codegen.h"
 #include "compiler/tir/lower.h"
 #include "tests/common/gpu_schedules.h"
@@ -72,13 +71,11 @@ TEST(Nvptx, TheMetadataCarriesEachEntrysLaunches) {
 
 TEST(Nvptx, PtxasAssemblesTheKernelsForSm80AndSm90) {
   const std::string ptxas = testing::FindPtxas();
-  if (ptxas.empty()) GTEST_SKIP() << testing::kNoPtxasReason;
-  absl::StatusOr<TempDir> dir = TempDir::Create("nvptx_test");
-  ASSERT_TRUE(dir.ok()) << dir.status();
+  if (ptxas.empty()) GTEST_SKIP() << testing::kNoPtxasReason;  // nothing else can check PTX (tests/common/ptxas.h)
   for (const char* arch : {"sm_80", "sm_90"}) {
     absl::StatusOr<std::string> ptx = BuildKernelLibrary({BoundGemm()}, Cuda(StrCat("cuda -arch=", arch).c_str()));
     ASSERT_TRUE(ptx.ok()) << ptx.status();
-    EXPECT_EQ(testing::AssemblePtx(ptxas, *ptx, arch, dir->path()), "") << arch << "\n" << *ptx;
+    EXPECT_EQ(testing::AssemblePtx(ptxas, *ptx, arch), "") << arch << "\n" << *ptx;
   }
 }
 
@@ -109,10 +106,8 @@ TEST(Nvptx, SharedTilesBecomeSharedArraysWithBarriersAndAssemble) {
     EXPECT_NE(ptx->find(what), std::string::npos) << what << "\n" << *ptx;
   }
   const std::string ptxas = testing::FindPtxas();
-  if (ptxas.empty()) GTEST_SKIP() << testing::kNoPtxasReason;
-  absl::StatusOr<TempDir> dir = TempDir::Create("nvptx_test");
-  ASSERT_TRUE(dir.ok()) << dir.status();
-  EXPECT_EQ(testing::AssemblePtx(ptxas, *ptx, "sm_80", dir->path()), "") << *ptx;
+  if (ptxas.empty()) GTEST_SKIP() << testing::kNoPtxasReason;  // only the assembly (tests/common/ptxas.h)
+  EXPECT_EQ(testing::AssemblePtx(ptxas, *ptx, "sm_80"), "") << *ptx;
 }
 
 TEST(Nvptx, RegisterTilesFedFromSharedTilesAssemble) {
@@ -123,10 +118,8 @@ TEST(Nvptx, RegisterTilesFedFromSharedTilesAssemble) {
   EXPECT_NE(ptx->find("bar.sync"), std::string::npos) << *ptx;
   EXPECT_EQ(ptx->find(".local"), std::string::npos) << "the 2 x 2 accumulator should live in registers\n" << *ptx;
   const std::string ptxas = testing::FindPtxas();
-  if (ptxas.empty()) GTEST_SKIP() << testing::kNoPtxasReason;
-  absl::StatusOr<TempDir> dir = TempDir::Create("nvptx_test");
-  ASSERT_TRUE(dir.ok()) << dir.status();
-  EXPECT_EQ(testing::AssemblePtx(ptxas, *ptx, "sm_90", dir->path()), "") << *ptx;
+  if (ptxas.empty()) GTEST_SKIP() << testing::kNoPtxasReason;  // only the assembly (tests/common/ptxas.h)
+  EXPECT_EQ(testing::AssemblePtx(ptxas, *ptx, "sm_90"), "") << *ptx;
 }
 
 TEST(Nvptx, ACpuTargetRefusesThreadBindingsAndAGpuTargetRefusesParallelLoops) {

@@ -7,6 +7,7 @@
 
 #include "compiler/codegen/host_target.h"
 #include "compiler/tir/lower.h"
+#include "tests/common/count_occurrences.h"
 #include "tests/codegen/gemm_bias_run.h"
 #include "tests/common/test_dags.h"
 
@@ -26,12 +27,6 @@ State GemmWithTwoWorkspaceSlots(int64_t m, int64_t n, int64_t k) {
   return s;
 }
 
-int CountOf(const std::string& text, const std::string& what) {
-  int n = 0;
-  for (size_t at = text.find(what); at != std::string::npos; at = text.find(what, at + 1)) ++n;
-  return n;
-}
-
 TEST(WorkspaceAlias, EveryAccessToASlotIsScopedAgainstTheOtherSlots) {
   auto f = tir::Lower(GemmWithTwoWorkspaceSlots(8, 32, 16), "gemm");
   ASSERT_TRUE(f.ok()) << f.status();
@@ -42,8 +37,8 @@ TEST(WorkspaceAlias, EveryAccessToASlotIsScopedAgainstTheOtherSlots) {
   ASSERT_TRUE(ir.ok()) << ir.status();
   // A.global: stored once, loaded once; C: stored twice (init, update), loaded twice (update,
   // out) -> six accesses, each with both lists.
-  EXPECT_EQ(CountOf(*ir, "!alias.scope !"), 6) << *ir;
-  EXPECT_EQ(CountOf(*ir, "!noalias !"), 6) << *ir;
+  EXPECT_EQ(tunefarm::testing::CountOccurrences(*ir, "!alias.scope !"), 6) << *ir;
+  EXPECT_EQ(tunefarm::testing::CountOccurrences(*ir, "!noalias !"), 6) << *ir;
 }
 
 TEST(WorkspaceAlias, OneSlotNeedsNoScopes) {

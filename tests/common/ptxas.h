@@ -10,6 +10,7 @@
 
 #include "common/file_read.h"
 #include "common/strings.h"
+#include "common/temp_dir.h"
 
 namespace tunefarm::testing {
 
@@ -25,10 +26,18 @@ inline constexpr char kNoPtxasReason[] =
     "ptxas not found: the CUDA toolkit is not installed on this machine, so the PTX (generated and "
     "checked above) cannot be assembled here";
 
-// Assembles `ptx` for `arch` (e.g. "sm_90") with `ptxas` in `dir`; "" on success, else ptxas's
-// exit status and output.
-inline std::string AssemblePtx(const std::string& ptxas, const std::string& ptx, const std::string& arch,
-                               const std::string& dir) {
+// Assembles `ptx` for `arch` (e.g. "sm_90") with `ptxas` in a fresh temporary directory; "" on
+// success, else ptxas's exit status and output.
+//
+// A test calls it after checking the PTX itself, and skips only this step where FindPtxas()
+// finds no toolkit, with kNoPtxasReason:
+//   const std::string ptxas = testing::FindPtxas();
+//   if (ptxas.empty()) GTEST_SKIP() << testing::kNoPtxasReason;
+//   EXPECT_EQ(testing::AssemblePtx(ptxas, *ptx, "sm_90"), "") << *ptx;
+inline std::string AssemblePtx(const std::string& ptxas, const std::string& ptx, const std::string& arch) {
+  absl::StatusOr<TempDir> temp = TempDir::Create("ptxas");
+  if (!temp.ok()) return StrCat("no temporary directory for ptxas: ", std::string(temp.status().message()));
+  const std::string dir = temp->path();
   const std::string in = dir + "/k.ptx", out = dir + "/k.cubin", log = dir + "/ptxas.log";
   std::ofstream(in) << ptx;
   const int rc = std::system(StrCat(ptxas, " -arch=", arch, " ", in, " -o ", out, " > ", log, " 2>&1").c_str());

@@ -12,6 +12,7 @@
 #include "compiler/tir/gpu_launch.h"
 #include "compiler/tir/lower.h"
 #include "compiler/tir/stmt_functor.h"
+#include "tests/common/count_occurrences.h"
 #include "tests/common/gpu_schedules.h"
 #include "tests/common/interpreted_error.h"
 
@@ -31,12 +32,6 @@ PrimFunc OutAndTile(const char* name, int64_t out, int64_t tile) {
   if (tile > 0) f.buffers.push_back(Buffer{"tile", te::DType::kFloat32, {tile}, BufferScope::kShared});
   f.num_args = 1;
   return f;
-}
-
-int Count(const std::string& text, const std::string& what) {
-  int n = 0;
-  for (size_t at = text.find(what); at != std::string::npos; at = text.find(what, at + 1)) ++n;
-  return n;
 }
 
 TEST(GpuShared, ASharedTileHoldsTheBlocksRegionAndTheGemmMatchesItsDefinition) {
@@ -60,13 +55,13 @@ TEST(GpuShared, ASharedTileHoldsTheBlocksRegionAndTheGemmMatchesItsDefinition) {
 TEST(GpuShared, BarriersGoAfterTheFetchAndAtTheEndOfEachStepAlongK) {
   absl::StatusOr<PrimFunc> f = Lower(SharedTiledGemm(64, 64, 64), "gemm");
   ASSERT_TRUE(f.ok()) << f.status();
-  EXPECT_EQ(Count(PrimFuncToString(*f), "barrier()"), 0);  // the serial reading needs none
+  EXPECT_EQ(testing::CountOccurrences(PrimFuncToString(*f), "barrier()"), 0);  // the serial reading needs none
   absl::StatusOr<Stmt> body = InsertSharedMemoryBarriers(*f, f->body);
   ASSERT_TRUE(body.ok()) << body.status();
   PrimFunc with_barriers = *f;
   with_barriers.body = *body;
   const std::string text = PrimFuncToString(with_barriers);
-  ASSERT_EQ(Count(text, "barrier()"), 2) << text;
+  ASSERT_EQ(testing::CountOccurrences(text, "barrier()"), 2) << text;
   // Read after write: the barrier sits between the two fetches and the loop over k.i that reads
   // the tiles. Write after read: the second one ends each step along k.o.
   const size_t fetch_b = text.find("B.shared["), first = text.find("barrier()");
@@ -153,7 +148,8 @@ TEST(GpuShared, ASecondFetchIntoATileWaitsForTheReadsOfTheFirst) {
                ThreadAxis::kThreadX);
   absl::StatusOr<Stmt> body = InsertSharedMemoryBarriers(f, f.body);
   ASSERT_TRUE(body.ok()) << body.status();
-  EXPECT_EQ(Count(StmtToString(*body), "barrier()"), 3) << StmtToString(*body);  // after, before, after the second fetch
+  // After the first fetch, before the second (its reads are done), after the second.
+  EXPECT_EQ(testing::CountOccurrences(StmtToString(*body), "barrier()"), 3) << StmtToString(*body);
   std::vector<float> out(16, 0);
   ASSERT_TRUE(InterpretAsGpu(f, {out.data()}).ok());
   for (int i = 0; i < 16; ++i) EXPECT_EQ(out[i], i < 8 ? 1.0f : 2.0f) << i;
