@@ -103,5 +103,21 @@ TEST(LocalBuffer, CodegenRefusesMalformedLocalBuffers) {
   EXPECT_EQ(CodegenError({out, local({4})}, tir::Allocate(1, write)), "");
 }
 
+// Shared memory and barriers exist only on a GPU: a CPU build names them instead of emitting
+// code that would mean something else.
+TEST(LocalBuffer, CodegenForACpuRefusesSharedBuffersAndBarriers) {
+  tir::Buffer out = Arg("out", te::DType::kFloat32, {4}, tir::ArgRole::kOutput);
+  tir::Buffer tile = Arg("tile", te::DType::kFloat32, {4});
+  tile.scope = tir::BufferScope::kShared;
+  const te::Expr i = te::MakeVar("i", 0);
+  tir::Stmt write = tir::For(i, te::IntImm(te::kIndexType, 4), tir::ForKind::kSerial,
+                             tir::Store(0, i, te::FloatImm(te::DType::kFloat32, 1)));
+  EXPECT_NE(CodegenError({out, tile}, tir::Allocate(1, write)).find(
+                "buffer tile is in shared memory, which only a GPU (cuda) target has"),
+            std::string::npos);
+  EXPECT_NE(CodegenError({out}, tir::Seq({write, tir::Barrier()})).find("a barrier, which only a GPU (cuda) target has"),
+            std::string::npos);
+}
+
 }  // namespace
 }  // namespace tunefarm::codegen::testing
