@@ -162,11 +162,21 @@ class StageLowering {
     for (const auto& n : stage_.nodes) extent_.push_back(n.extent);
     if (!region_) return;
     for (int i = 0; i < stage_.num_space_axes; ++i) extent_[i] = (*region_)[i].extent;
+    std::vector<bool> thread_bound(stage_.nodes.size(), false);
+    for (const auto& it : stage_.iters) thread_bound[it.node] = IsThreadAxis(LoopThreadAxis(it.annotation));
     for (const IterRelation& rel : stage_.relations) {
       if (rel.kind == IterRelation::kSplit) {
-        int64_t inner = 1;
-        for (size_t i = 1; i < rel.to.size(); ++i) inner *= extent_[rel.to[i]];
-        extent_[rel.to[0]] = (extent_[rel.from[0]] + inner - 1) / inner;
+        // Innermost first, an inner loop runs no more iterations than the region leaves it: a
+        // stage computed below one of its own tile levels (a register tile at a consumer's
+        // thread loop) needs none of that level's iterations, which would otherwise all run and
+        // be guarded away. TVM's bound inference does the same. A thread-bound loop keeps its
+        // extent, the launch's.
+        int64_t remaining = extent_[rel.from[0]];
+        for (size_t i = rel.to.size(); i-- > 1;) {
+          if (!thread_bound[rel.to[i]]) extent_[rel.to[i]] = std::min(extent_[rel.to[i]], remaining);
+          remaining = (remaining + extent_[rel.to[i]] - 1) / extent_[rel.to[i]];
+        }
+        extent_[rel.to[0]] = remaining;
       } else {
         int64_t product = 1;
         for (int f : rel.from) product *= extent_[f];
@@ -411,7 +421,7 @@ absl::StatusOr<PrimFunc> LowerWithPlan(const schedule::State& state, std::string
                                        const std::vector<int>& in_workspace) {
   const te::ComputeDag& dag = state.dag();
   BufferPlan plan = PlanBuffers(state, in_workspace);
-  LoweringContext ctx{state, plan, 0, std::vector<Expr>(dag.num_tensors()), {}};
+  LoweringContext ctx{state, plan, 0, std::vector<Expr>(dag.num_tensors()), {}, {}};
   std::vector<Stmt> nests;
   for (int tensor : dag.stages()) {
     const Stage& stage = state.stage(tensor);

@@ -67,6 +67,31 @@ TEST(LocalScope, RegisterTileIsTheRegionOfTheAttachLoop) {
   }
 }
 
+// A tile computed below one of its own split levels: C.local, split i -> 4 x 2 like its copy C,
+// is computed at C's i.1 loop, so each computation covers 2 rows and needs none of its own i.1
+// loop's 4 iterations. That loop runs once (its extent clamped to what the region leaves), not
+// 4 times with 3 guarded away. This is what lets a register tile sit at a GPU thread loop.
+TEST(LocalScope, ATileAttachedBelowItsOwnSplitLevelRunsOnlyTheIterationsItsRegionNeeds) {
+  State s(testing::GemmBiasDag(16, 8, 5));
+  ASSERT_TRUE(s.CacheWrite(3, "local").ok());  // A B bias C.local C out
+  ASSERT_TRUE(s.Split(3, 0, {4, 2}).ok());     // C.local: i.0 i.1 i.2 j k
+  ASSERT_TRUE(s.Split(4, 0, {4, 2}).ok());     // C: i.0 i.1 i.2 j
+  ASSERT_TRUE(s.ComputeAt(3, 4, 1).ok());      // at C's i.1: 2 rows of C
+  auto f = Lower(s, "gemm");
+  ASSERT_TRUE(f.ok()) << f.status();
+  const Buffer* tile = FindBuffer(*f, "C.local");
+  ASSERT_NE(tile, nullptr);
+  EXPECT_EQ(tile->shape, (std::vector<int64_t>{2, 8}));
+  int c_local_loops_of_4 = 0, guards = 0;
+  PreOrderVisit(f->body, [&](const Stmt& st) { guards += st->kind == StmtKind::kIf; });
+  const std::string text = PrimFuncToString(*f);
+  for (size_t at = text.find("for (C.local.i0.1"); at != std::string::npos; at = text.find("for (C.local.i0.1", at + 1))
+    c_local_loops_of_4 += text.substr(at, text.find('\n', at) - at).find(", 0, 4)") != std::string::npos;
+  EXPECT_EQ(c_local_loops_of_4, 0) << text;
+  EXPECT_EQ(guards, 0) << text;
+  EXPECT_LT(GemmError(*f, 16, 8, 5), 1e-4f) << text;
+}
+
 TEST(LocalScope, TileAccumulatesAcrossAnInnerReductionSplit) {
   // C.local's own loops: i j k.0 k.1 -> k.0 i k.1 j (j vectorized): the register-tile order.
   State s = RegisterTileGemm(12, 32, 20, 3, 16);
