@@ -21,7 +21,9 @@ int64_t BlockSize(int64_t points, int64_t threads) {
   return threads;
 }
 
-absl::Status Bind(State* s, int stage, const GpuRuleContext& ctx) {
+}  // namespace
+
+absl::Status BindToBlocksAndThreads(State* s, int stage, int64_t threads_per_block) {
   const int n = s->stage(stage).num_space_axes;
   if (n == 0) return absl::OkStatus();
   if (n > 1) {
@@ -30,14 +32,12 @@ absl::Status Bind(State* s, int stage, const GpuRuleContext& ctx) {
     if (absl::Status st = s->Fuse(stage, space); !st.ok()) return st;
   }
   const int64_t points = s->stage(stage).node_of(0).extent;
-  const int64_t block = BlockSize(points, ctx.threads_per_block);
+  const int64_t block = BlockSize(points, threads_per_block);
   if (block == points) return s->Annotate(stage, 0, IterAnnotation::kThreadX);
   if (absl::Status st = s->Split(stage, 0, {block}); !st.ok()) return st;
   if (absl::Status st = s->Annotate(stage, 0, IterAnnotation::kBlockX); !st.ok()) return st;
   return s->Annotate(stage, 1, IterAnnotation::kThreadX);
 }
-
-}  // namespace
 
 absl::StatusOr<State> ApplyGpuDefaultSchedule(std::shared_ptr<const te::ComputeDag> dag, const GpuRuleContext& ctx,
                                               std::vector<std::string>* applied) {
@@ -55,7 +55,7 @@ absl::StatusOr<State> ApplyGpuDefaultSchedule(std::shared_ptr<const te::ComputeD
   }
   for (int stage = state.dag().num_tensors() - 1; stage >= 0; --stage) {
     if (!AtRoot(state, stage)) continue;
-    if (absl::Status st = Bind(&state, stage, ctx); !st.ok()) {
+    if (absl::Status st = BindToBlocksAndThreads(&state, stage, ctx.threads_per_block); !st.ok()) {
       return absl::InternalError(StrCat("GPU default rule 'bind' on stage ", stage, ": ", std::string(st.message())));
     }
     note(stage, "bind");

@@ -24,6 +24,12 @@ struct GpuRuleContext {
   int64_t threads_per_block = 256;  // the block size when no divisor of the extent is as good
 };
 
+// Rule 2 on one root stage: its space loops fused, split by a block size near
+// `threads_per_block` (the extent when it fits; else the largest divisor down to half of it; else
+// a guarded last block), bound to blockIdx.x and threadIdx.x. The tuner's GPU annotation binds
+// every stage it does not tile this way, with a block size it draws.
+absl::Status BindToBlocksAndThreads(State* s, int stage, int64_t threads_per_block);
+
 absl::StatusOr<State> ApplyGpuDefaultSchedule(std::shared_ptr<const te::ComputeDag> dag, const GpuRuleContext& ctx,
                                               std::vector<std::string>* applied = nullptr);
 

@@ -4,6 +4,8 @@
 #include <set>
 
 #include "common/strings.h"
+#include "compiler/tir/gpu_barriers.h"
+#include "compiler/tir/gpu_launch.h"
 #include "compiler/tir/lower.h"
 #include "tuner/parallel_work.h"
 #include "tuner/search_space/random_annotation.h"
@@ -47,6 +49,16 @@ absl::StatusOr<tir::PrimFunc> LowerProgram(const schedule::State& program, const
   if (!program.IsConcrete()) return Invalid(kInvalidUnfilled, "some split length is unfilled");
   auto f = tir::Lower(program, "sample");
   if (!f.ok()) return Invalid(kInvalidLower, std::string(f.status().message()));
+  if (target.gpu) {
+    // What code generation would refuse: launches over the device's limits, a binding that
+    // races, a barrier threads cannot all reach.
+    auto launches = tir::PlanGpuLaunches(*f, {target.max_threads_per_block, target.max_shared_bytes});
+    if (!launches.ok()) return Invalid(kInvalidGpuLaunch, std::string(launches.status().message()));
+    for (const tir::GpuLaunch& launch : *launches)
+      if (auto body = tir::InsertSharedMemoryBarriers(*f, launch.body); !body.ok())
+        return Invalid(kInvalidGpuLaunch, std::string(body.status().message()));
+    return f;
+  }
   for (const tir::Buffer& b : f->buffers)
     if (b.scope == tir::BufferScope::kLocal && b.NumBytes() > target.l2_bytes)
       return Invalid(kInvalidLocalTile, StrCat("local buffer ", b.name, " needs ", b.NumBytes(), " bytes"));

@@ -39,9 +39,11 @@ inline constexpr char kInvalidStep[] = "refused step";
 inline constexpr char kInvalidUnfilled[] = "unfilled split";
 inline constexpr char kInvalidLower[] = "lower";
 inline constexpr char kInvalidLocalTile[] = "local tile over L2";
+inline constexpr char kInvalidGpuLaunch[] = "GPU launch";
 
-// OK when `program` is a complete schedule that lowers and whose local buffers fit the L2 cache;
-// otherwise the Status message starts with the reason.
+// OK when `program` is a complete schedule that lowers and whose local buffers fit the L2 cache
+// (on a GPU: whose launches plan within the target's limits and whose shared-memory barriers
+// every thread reaches); otherwise the Status message starts with the reason.
 absl::Status CheckProgram(const schedule::State& program, const SearchTarget& target);
 // The same check, returning the lowered program (so a caller that needs it lowers once).
 absl::StatusOr<tir::PrimFunc> LowerProgram(const schedule::State& program, const SearchTarget& target);

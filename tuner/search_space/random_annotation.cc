@@ -7,7 +7,9 @@
 
 #include "common/strings.h"
 #include "tuner/search_space/compute_location_choices.h"
+#include "tuner/search_space/gpu_annotation.h"
 #include "tuner/search_space/split_factorization.h"
+#include "tuner/search_space/tile_sizes.h"
 
 namespace tunefarm::tuner {
 namespace {
@@ -26,51 +28,6 @@ absl::Status PhaseError(std::string_view phase, const absl::Status& s) {
 }
 
 // --- 1. Tile sizes ---
-
-// A split of the sketch whose lengths annotation draws.
-struct TunableSplit {
-  size_t step = 0;
-  // The stage as (index, stage count) when split: distinct stages never share it, although
-  // inserting a cache stage shifts indices.
-  std::pair<int, int> stage;
-  IterKind kind = IterKind::kSpace;
-  int64_t extent = schedule::kUnknownExtent;
-  int parts = 1;  // inner lengths
-};
-
-bool IsUnfilled(const schedule::SplitStep& split) {
-  return std::any_of(split.lengths.begin(), split.lengths.end(), [](const auto& l) { return !l; });
-}
-
-// The iterator node a split step splits in `state`, or null when there is none.
-const schedule::IterNode* SplitNode(const State& state, const schedule::SplitStep& split) {
-  if (split.stage < 0 || split.stage >= static_cast<int>(state.stages().size())) return nullptr;
-  const schedule::Stage& st = state.stage(split.stage);
-  if (split.iter < 0 || split.iter >= static_cast<int>(st.iters.size())) return nullptr;
-  return &st.node_of(split.iter);
-}
-
-// Replays the sketch as it is, noting each split to draw: the unfilled ones, and one that an
-// rfactor right after it factors (its length had to be known to build the new stage).
-absl::StatusOr<std::vector<TunableSplit>> FindTunableSplits(const State& sketch) {
-  State scratch(sketch.original_dag());
-  const std::vector<Step>& steps = sketch.steps();
-  std::vector<TunableSplit> out;
-  for (size_t i = 0; i < steps.size(); ++i) {
-    if (const auto* split = std::get_if<schedule::SplitStep>(&steps[i])) {
-      const auto* rfactor = i + 1 < steps.size() ? std::get_if<schedule::RfactorStep>(&steps[i + 1]) : nullptr;
-      if (IsUnfilled(*split) || (rfactor && rfactor->stage == split->stage)) {
-        const schedule::IterNode* node = SplitNode(scratch, *split);
-        if (!node) return absl::InvalidArgumentError(StrCat("the sketch's step ", i, " splits a missing iterator"));
-        out.push_back({i, {split->stage, static_cast<int>(scratch.stages().size())}, node->kind, node->extent,
-                       static_cast<int>(split->lengths.size())});
-      }
-    }
-    if (auto s = scratch.Apply(steps[i]); !s.ok())
-      return absl::InvalidArgumentError(StrCat("the sketch does not replay at step ", i, ": ", std::string(s.message())));
-  }
-  return out;
-}
 
 // Draws lengths for every tunable split of known extent: space splits of one stage share the
 // register budget for their innermost lengths; every other split only has the innermost cap.
@@ -95,32 +52,6 @@ std::map<size_t, std::vector<int64_t>> DrawLengths(const std::vector<TunableSpli
     }
   }
   return lengths;
-}
-
-absl::StatusOr<State> FillTileSizes(const State& sketch, const SearchTarget& target, std::mt19937_64& rng) {
-  auto splits = FindTunableSplits(sketch);
-  if (!splits.ok()) return splits.status();
-  std::map<size_t, std::vector<int64_t>> drawn = DrawLengths(*splits, target, rng);
-  std::map<size_t, int> parts_of;
-  for (const TunableSplit& s : *splits) parts_of[s.step] = s.parts;
-  State out(sketch.original_dag());
-  const std::vector<Step>& steps = sketch.steps();
-  for (size_t i = 0; i < steps.size(); ++i) {
-    Step step = steps[i];
-    if (auto* split = std::get_if<schedule::SplitStep>(&step)) {
-      const schedule::IterNode* node = SplitNode(out, *split);
-      if (!node) return absl::InvalidArgumentError(StrCat("step ", i, " splits a missing iterator"));
-      split->extent = node->extent;  // earlier draws change it
-      if (parts_of.count(i)) {
-        auto it = drawn.find(i);
-        std::vector<int64_t> lengths =
-            it != drawn.end() ? it->second : SampleFactorization(split->extent, parts_of[i], kMaxInnermostSplitLength, rng);
-        split->lengths.assign(lengths.begin(), lengths.end());
-      }
-    }
-    if (auto s = out.Apply(step); !s.ok()) return s;
-  }
-  return out;
 }
 
 // --- 2. Compute locations ---
@@ -254,7 +185,9 @@ std::vector<std::pair<int, int>> RewritableConstants(const State& program) {
 }
 
 absl::StatusOr<State> AnnotateRandomly(const State& sketch, const SearchTarget& target, std::mt19937_64& rng) {
-  auto state = FillTileSizes(sketch, target, rng);
+  if (target.gpu) return AnnotateRandomlyForGpu(sketch, target, rng);
+  auto state = FillTileSizes(
+      sketch, [&](const std::vector<TunableSplit>& splits) { return DrawLengths(splits, target, rng); }, rng);
   if (!state.ok()) return PhaseError("tile sizes", state.status());
   if (auto s = ChangeComputeLocations(&*state, rng); !s.ok()) return PhaseError("compute locations", s);
   DrawLayoutRewrites(&*state, rng);

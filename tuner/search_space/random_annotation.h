@@ -30,7 +30,8 @@
 //                     loops index lanes by div/mod, which codegen can only gather, so here the
 //                     innermost loop is vectorized alone, up to four vectors.)
 //  6. auto-unroll     every stage with a reduce loop gets auto_unroll_max_step 0, 16, 64 or 512.
-// A step the State refuses is an error (the caller counts it and draws again).
+// A step the State refuses is an error (the caller counts it and draws again). For a GPU target
+// it is gpu_annotation.h's annotation instead.
 #pragma once
 
 #include <random>

@@ -11,6 +11,11 @@ SearchTarget SearchTarget::FromTarget(const codegen::Target& target) {
   t.l1_bytes = target.L1dCacheBytes();
   t.l2_bytes = target.L2CacheBytes();
   t.cores = target.Cores();
+  if (target.IsCuda()) {
+    t.gpu = true;
+    t.max_threads_per_block = target.MaxThreadsPerBlock();
+    t.max_shared_bytes = target.MaxSharedMemoryPerBlock();
+  }
   return t;
 }
 

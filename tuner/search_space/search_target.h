@@ -14,8 +14,13 @@ struct SearchTarget {
   int64_t l1_bytes = 32 * 1024;
   int64_t l2_bytes = 512 * 1024;
   int cores = 1;
+  // A GPU (a cuda target): the GPU sketch rules and annotation, and its per-block limits.
+  bool gpu = false;
+  int max_threads_per_block = 1024;
+  int64_t max_shared_bytes = 48 * 1024;
 
-  // Lanes, registers (codegen::Target::VectorRegisters), caches and cores are the target's.
+  // Lanes, registers (codegen::Target::VectorRegisters), caches and cores are the target's;
+  // for a cuda target, its thread and shared-memory limits.
   static SearchTarget FromTarget(const codegen::Target& target);
 
   // The widest loop random annotation vectorizes: four vectors (as the default rules' widest

@@ -5,6 +5,7 @@
 
 #include "common/strings.h"
 #include "compiler/schedule/padding_placement.h"
+#include "tuner/search_space/gpu_sketch_rules.h"
 #include "tuner/search_space/multi_level_tiling.h"
 
 namespace tunefarm::tuner {
@@ -18,13 +19,16 @@ using Branches = absl::StatusOr<std::vector<SketchBranch>>;
 
 const te::StageAnalysis& Analysis(const State& s, int stage) { return s.dag().analysis(stage); }
 
-// A compute stage at the root with its initial loops: no rule has handled it yet.
+}  // namespace
+
 bool Fresh(const State& s, int stage) {
   const schedule::Stage& st = s.stage(stage);
   return !st.is_placeholder && st.location == ComputeLocation::kRoot && s.IsUntouched(stage);
 }
 
 bool NeedsTiling(const State& s, int stage) { return Fresh(s, stage) && Analysis(s, stage).needs_multi_level_tiling; }
+
+namespace {
 
 bool IsCacheStage(const State& s, int stage) { return !s.stage(stage).scope.empty(); }
 
@@ -64,11 +68,15 @@ int FusibleConsumer(const State& s, int stage) {
   return HowReads(s, c, stage) == ReadKind::kElementwise ? c : -1;
 }
 
+}  // namespace
+
 bool HasSplittableSpaceAxis(const State& s, int stage) {
   for (int64_t e : s.dag().tensor(stage).shape)
     if (e > 1) return true;
   return false;
 }
+
+namespace {
 
 int64_t Product(const std::vector<int64_t>& v) {
   int64_t p = 1;
@@ -84,17 +92,23 @@ bool NeedsRfactor(const State& s, int stage, const SearchTarget& target) {
   return reduce > 1 && reduce > target.cores;
 }
 
+}  // namespace
+
 // --- The rules ---
 
 RuleCondition HandledCondition(const State& s, int stage, const SearchTarget&) {
   return Fresh(s, stage) ? RuleCondition::kSkip : RuleCondition::kApplyAndSkipRest;
 }
-Branches Next(const State& s, int stage, const SearchTarget&) { return std::vector<SketchBranch>{{s, stage - 1}}; }
-
+absl::StatusOr<std::vector<SketchBranch>> Next(const State& s, int stage, const SearchTarget&) {
+  return std::vector<SketchBranch>{{s, stage - 1}};
+}
 RuleCondition InlineCondition(const State& s, int stage, const SearchTarget&) {
   return Fresh(s, stage) && Analysis(s, stage).strictly_inlinable ? RuleCondition::kApplyAndSkipRest
                                                                   : RuleCondition::kSkip;
 }
+
+namespace {
+
 // A conv's padding that may be worth computing once (padding_placement.h): both placements.
 Branches InlineApply(const State& s, int stage, const SearchTarget& target) {
   State next = s;
@@ -185,9 +199,9 @@ Branches TileApply(const State& s, int stage, const SearchTarget&) {
   return std::vector<SketchBranch>{{std::move(next), stage - 1}};
 }
 
-RuleCondition KeepCondition(const State&, int, const SearchTarget&) { return RuleCondition::kApply; }
-
 }  // namespace
+
+RuleCondition KeepCondition(const State&, int, const SearchTarget&) { return RuleCondition::kApply; }
 
 const std::vector<SketchRule>& SketchRules() {
   static const std::vector<SketchRule> kRules = {
@@ -218,7 +232,7 @@ std::vector<State> GenerateSketches(std::shared_ptr<const te::ComputeDag> dag, c
     }
     const int stage = current.next_stage;
     std::vector<SketchBranch> produced;
-    for (const SketchRule& rule : SketchRules()) {
+    for (const SketchRule& rule : target.gpu ? GpuSketchRules() : SketchRules()) {
       const RuleCondition condition = rule.condition(current.state, stage, target);
       if (condition == RuleCondition::kSkip) continue;
       auto branches = rule.apply(current.state, stage, target);

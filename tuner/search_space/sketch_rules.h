@@ -53,7 +53,20 @@ struct SketchRule {
 // The rules above, in order.
 const std::vector<SketchRule>& SketchRules();
 
-// Every sketch of `dag`, in a fixed order (at least one: the rules always leave a state). A
+// Parts both tables (this one and gpu_sketch_rules.h) use.
+// A compute stage at the root with its initial loops: no rule has handled it yet.
+bool Fresh(const schedule::State& s, int stage);
+// Fresh and reuse-heavy (te::StageAnalysis::needs_multi_level_tiling).
+bool NeedsTiling(const schedule::State& s, int stage);
+bool HasSplittableSpaceAxis(const schedule::State& s, int stage);
+// Rule 1 ("handled": skip rest unless Fresh, going on with the stage below), rule 2's condition
+// (Fresh and strictly inlinable) and rule 7's ("keep": always).
+RuleCondition HandledCondition(const schedule::State& s, int stage, const SearchTarget& target);
+absl::StatusOr<std::vector<SketchBranch>> Next(const schedule::State& s, int stage, const SearchTarget& target);
+RuleCondition InlineCondition(const schedule::State& s, int stage, const SearchTarget& target);
+RuleCondition KeepCondition(const schedule::State& s, int stage, const SearchTarget& target);
+
+// Every sketch of `dag` (by GpuSketchRules() for a GPU target), in a fixed order (at least one: the rules always leave a state). A
 // rule whose steps the State refuses contributes no branch; `notes`, if given, receives a line
 // for each such refusal (a rule bug, which tests check for).
 std::vector<schedule::State> GenerateSketches(std::shared_ptr<const te::ComputeDag> dag, const SearchTarget& target,

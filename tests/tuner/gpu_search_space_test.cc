@@ -1,0 +1,137 @@
+// The GPU search space (tuner/search_space/gpu_sketch_rules.h, gpu_annotation.h): the sketch a
+// GEMM or a conv gets for a cuda target, and programs drawn from it. No GPU is needed: every
+// drawn program must plan its launches within the device's limits, and computes what the DAG
+// means when its threads run as a GPU runs them (tir::InterpretAsGpu: each block's threads in
+// turns between barriers, sharing the block's shared tiles), checked against the plain DAG
+// evaluator; a few are compiled to PTX and assembled by ptxas.
+#include <gtest/gtest.h>
+
+#include <random>
+#include <string>
+#include <vector>
+
+#include "compiler/codegen/codegen.h"
+#include "compiler/tir/gpu_interpreter.h"
+#include "compiler/tir/gpu_launch.h"
+#include "compiler/tir/lower.h"
+#include "tests/common/interpreted_error.h"
+#include "tests/common/ptxas.h"
+#include "tests/common/test_dags.h"
+#include "tuner/search_space/gpu_sketch_rules.h"
+#include "tuner/search_space/initial_population.h"
+#include "tuner/search_space/random_annotation.h"
+#include "tuner/search_space/sketch_rules.h"
+
+namespace tunefarm::tuner {
+namespace {
+
+using schedule::ComputeLocation;
+using schedule::IterAnnotation;
+using schedule::State;
+
+codegen::Target Cuda(const char* text = "cuda -arch=sm_80") { return codegen::Target::Parse(text).value(); }
+
+int StageNamed(const State& s, const std::string& name) {
+  for (int i = 0; i < static_cast<int>(s.stages().size()); ++i)
+    if (s.dag().tensor(i).name == name) return i;
+  return -1;
+}
+
+double GpuError(const State& program, uint64_t seed) {
+  return testing::InterpretedError(program, seed, [](const tir::PrimFunc& f, const std::vector<void*>& args) {
+    return tir::InterpretAsGpu(f, args);
+  });
+}
+
+TEST(GpuSketches, AGemmGetsSharedTilesARegisterTileAndABoundCopyOut) {
+  const SearchTarget target = SearchTarget::FromTarget(Cuda());
+  ASSERT_TRUE(target.gpu);
+  std::vector<std::string> notes;
+  std::vector<State> sketches = GenerateSketches(testing::GemmDag(64, 48, 32), target, &notes);
+  EXPECT_TRUE(notes.empty()) << notes[0];
+  ASSERT_EQ(sketches.size(), 1u);
+  const State& s = sketches[0];
+  const int local = StageNamed(s, "C.local"), copy = StageNamed(s, "C");
+  ASSERT_GE(local, 0);
+  ASSERT_GE(copy, 0);
+  EXPECT_EQ(s.stage(local).scope, "local");
+  EXPECT_EQ(s.stage(local).location, ComputeLocation::kAt);
+  EXPECT_EQ(s.stage(local).attach_stage, copy);
+  // The copy-out: the blocks (both axes' S0 fused), the threads (S1 fused), the register tile.
+  ASSERT_EQ(s.stage(copy).iters.size(), 4u) << s.ToString();
+  int shared = 0;
+  for (int i = 0; i < static_cast<int>(s.stages().size()); ++i) {
+    if (s.stage(i).scope != "shared") continue;
+    ++shared;
+    EXPECT_EQ(s.stage(i).location, ComputeLocation::kAt);
+    EXPECT_EQ(s.stage(i).attach_stage, local);
+    EXPECT_EQ(s.stage(i).iters.size(), 2u) << "fused, then split by the block's threads";
+  }
+  EXPECT_EQ(shared, 2);
+  EXPECT_FALSE(s.IsConcrete());
+}
+
+struct GpuCase {
+  const char* name;
+  std::shared_ptr<const te::ComputeDag> (*dag)();
+};
+
+class GpuSampledPrograms : public ::testing::TestWithParam<GpuCase> {};
+
+// Every drawn program plans, binds its tiles' loops and computes the DAG as a GPU runs it.
+TEST_P(GpuSampledPrograms, PlanTheirLaunchesAndMatchTheReferenceRunAsAGpu) {
+  const SearchTarget target = SearchTarget::FromTarget(Cuda());
+  std::mt19937_64 rng(11);
+  SampleStats stats;
+  std::vector<State> programs = SampleInitialPopulation(GetParam().dag(), target, 12, rng, &stats);
+  ASSERT_GE(programs.size(), 6u) << stats.Summary() << "\n"
+                                 << (stats.first_messages.empty() ? "" : stats.first_messages.begin()->second);
+  int bound_tiles = 0;
+  for (size_t p = 0; p < programs.size(); ++p) {
+    const State& program = programs[p];
+    ASSERT_TRUE(CheckProgram(program, target).ok()) << CheckProgram(program, target);
+    auto f = tir::Lower(program, "k");
+    ASSERT_TRUE(f.ok()) << f.status();
+    auto launches = tir::PlanGpuLaunches(*f, {target.max_threads_per_block, target.max_shared_bytes});
+    ASSERT_TRUE(launches.ok()) << launches.status();
+    for (const tir::GpuLaunch& l : *launches) {
+      EXPECT_LE(l.block[0] * l.block[1] * l.block[2], target.max_threads_per_block);
+      bound_tiles += l.shared_bytes > 0;
+    }
+    EXPECT_LT(GpuError(program, 3 + p), 1e-3) << program.ToString() << "\n" << tir::PrimFuncToString(*f);
+  }
+  EXPECT_GT(bound_tiles, 0) << "no program used shared memory";
+}
+
+INSTANTIATE_TEST_SUITE_P(
+    Dags, GpuSampledPrograms,
+    ::testing::Values(GpuCase{"gemm", [] { return testing::GemmDag(64, 48, 32); }},
+                      GpuCase{"gemm_odd", [] { return testing::GemmDag(24, 20, 18); }},
+                      GpuCase{"gemm_bias", [] { return testing::GemmBiasDag(32, 64, 16); }},
+                      GpuCase{"conv_bias_relu", [] { return testing::ConvBiasReluDag(8, 10, 16); }}),
+    [](const ::testing::TestParamInfo<GpuCase>& info) { return std::string(info.param.name); });
+
+// Drawn programs are kernels the GPU toolchain accepts: PTX from LLVM's NVPTX backend that
+// ptxas assembles.
+TEST(GpuSampledPrograms, CompileToPtxThatAssembles) {
+  const codegen::Target cuda = Cuda("cuda -arch=sm_80");
+  const SearchTarget target = SearchTarget::FromTarget(cuda);
+  std::mt19937_64 rng(5);
+  std::vector<State> programs = SampleInitialPopulation(testing::GemmDag(128, 128, 64), target, 3, rng, nullptr);
+  ASSERT_EQ(programs.size(), 3u);
+  std::vector<std::string> ptx;
+  for (size_t p = 0; p < programs.size(); ++p) {
+    auto f = tir::Lower(programs[p], "gemm" + std::to_string(p));
+    ASSERT_TRUE(f.ok()) << f.status();
+    auto library = codegen::BuildKernelLibrary({*f}, cuda);
+    ASSERT_TRUE(library.ok()) << library.status() << "\n" << programs[p].ToString();
+    EXPECT_NE(library->find("bar.sync"), std::string::npos) << *library;
+    ptx.push_back(*library);
+  }
+  const std::string ptxas = testing::FindPtxas();
+  if (ptxas.empty()) GTEST_SKIP() << testing::kNoPtxasReason;  // only the assembly (tests/common/ptxas.h)
+  for (const std::string& p : ptx) EXPECT_EQ(testing::AssemblePtx(ptxas, p, "sm_80"), "") << p;
+}
+
+}  // namespace
+}  // namespace tunefarm::tuner

@@ -1,0 +1,98 @@
+#include "tuner/search_space/gpu_annotation.h"
+
+#include <algorithm>
+#include <map>
+#include <utility>
+#include <vector>
+
+#include "common/strings.h"
+#include "compiler/schedule/gpu_default_rules.h"
+#include "tuner/search_space/split_factorization.h"
+#include "tuner/search_space/tile_sizes.h"
+
+namespace tunefarm::tuner {
+namespace {
+
+using schedule::ComputeLocation;
+using schedule::IterAnnotation;
+using schedule::State;
+
+constexpr int64_t kWarp = 32;
+constexpr int64_t kBlockSizes[] = {32, 64, 128, 256, 512, 1024};
+
+std::map<size_t, std::vector<int64_t>> DrawGpuLengths(const std::vector<TunableSplit>& splits,
+                                                      const SearchTarget& target, std::mt19937_64& rng) {
+  std::map<size_t, std::vector<int64_t>> lengths;
+  std::map<std::pair<int, int>, std::vector<const TunableSplit*>> tiled;  // a stage's space splits
+  for (const TunableSplit& s : splits) {
+    if (s.extent == schedule::kUnknownExtent) continue;
+    if (s.kind == schedule::IterKind::kSpace && s.parts == 3)
+      tiled[s.stage].push_back(&s);
+    else
+      lengths[s.step] = SampleFactorization(s.extent, s.parts, kMaxInnermostSplitLength, rng);
+  }
+  for (const auto& [stage, group] : tiled) {
+    int64_t points = 1;
+    for (const TunableSplit* s : group) points *= s->extent;
+    const int64_t fewest_threads = std::min(kWarp, points);
+    for (int attempt = 0; attempt < kGpuTileDraws; ++attempt) {
+      int64_t threads = 1, registers = 1;
+      for (const TunableSplit* s : group) {
+        lengths[s->step] = SampleFactorization(s->extent, s->parts, kMaxInnermostSplitLength, rng);
+        threads *= lengths[s->step][0];
+        registers *= lengths[s->step][1] * lengths[s->step][2];
+      }
+      if (threads <= target.max_threads_per_block && threads >= fewest_threads && registers <= kGpuMaxRegisterTile)
+        break;
+    }
+  }
+  return lengths;
+}
+
+// A tiled stage's copy-out: at the root, with the accumulators computed at its second loop
+// (the fused S1 loop), both loops over space.
+bool IsTiledCopyOut(const State& s, int stage) {
+  const schedule::Stage& st = s.stage(stage);
+  return st.location == ComputeLocation::kRoot && st.iters.size() >= 2 &&
+         !s.AttachedAt(stage, st.iters[1].node).empty() && st.node_of(0).kind == schedule::IterKind::kSpace &&
+         st.node_of(1).kind == schedule::IterKind::kSpace;
+}
+
+absl::Status Bind(State* s, const SearchTarget& target, std::mt19937_64& rng) {
+  std::vector<int64_t> sizes;
+  for (int64_t b : kBlockSizes)
+    if (b <= target.max_threads_per_block) sizes.push_back(b);
+  for (int stage = 0; stage < static_cast<int>(s->stages().size()); ++stage) {
+    const schedule::Stage& st = s->stage(stage);
+    if (st.is_placeholder || st.location == ComputeLocation::kInlined || st.scope == schedule::kLayoutScope) continue;
+    if (st.scope == "shared") {
+      if (st.iters.empty()) continue;
+      if (auto r = s->Annotate(stage, static_cast<int>(st.iters.size()) - 1, IterAnnotation::kThreadX); !r.ok()) return r;
+      continue;
+    }
+    if (st.location != ComputeLocation::kRoot) continue;  // inside a tile: runs in its thread
+    if (IsTiledCopyOut(*s, stage)) {
+      if (auto r = s->Annotate(stage, 0, IterAnnotation::kBlockX); !r.ok()) return r;
+      if (auto r = s->Annotate(stage, 1, IterAnnotation::kThreadX); !r.ok()) return r;
+      continue;
+    }
+    if (auto r = schedule::BindToBlocksAndThreads(s, stage, sizes[rng() % sizes.size()]); !r.ok()) return r;
+  }
+  return absl::OkStatus();
+}
+
+absl::Status PhaseError(std::string_view phase, const absl::Status& s) {
+  return absl::Status(s.code(), StrCat(phase, ": ", std::string(s.message())));
+}
+
+}  // namespace
+
+absl::StatusOr<State> AnnotateRandomlyForGpu(const State& sketch, const SearchTarget& target, std::mt19937_64& rng) {
+  auto state = FillTileSizes(
+      sketch, [&](const std::vector<TunableSplit>& splits) { return DrawGpuLengths(splits, target, rng); }, rng);
+  if (!state.ok()) return PhaseError("tile sizes", state.status());
+  if (auto s = Bind(&*state, target, rng); !s.ok()) return PhaseError("bindings", s);
+  return state;
+}
+
+}  // namespace tunefarm::tuner

@@ -1,0 +1,32 @@
+// Random annotation for a GPU (a cuda target): a GPU sketch (gpu_sketch_rules.h) becomes a
+// complete program. Each call draws, in this order:
+//  1. tile sizes  each tiled stage's space splits (S1: threads, S2 and S3: the register tile)
+//                 drawn together until the block has at most the target's threads per block,
+//                 and at least 32 (a warp) when the tile allows, and each thread at most
+//                 kGpuMaxRegisterTile accumulators; reduce splits freely (innermost at most 64).
+//                 Up to kGpuTileDraws tries; the last draw stands, and the launch check of
+//                 LowerProgram refuses it if it breaks a limit.
+//  2. bindings    the copy-out of a tiled stage: its fused S0 loop to blockIdx.x and its fused
+//                 S1 loop to threadIdx.x; each shared copy's inner fetch loop to threadIdx.x;
+//                 every other root stage fused and split by a block size drawn from 32..1024
+//                 (BindToBlocksAndThreads).
+// Compute locations stay where the sketch put them; nothing is parallel, vectorized or unrolled
+// (a GPU's parallelism is its threads).
+#pragma once
+
+#include <cstdint>
+#include <random>
+
+#include "absl/status/statusor.h"
+#include "compiler/schedule/state.h"
+#include "tuner/search_space/search_target.h"
+
+namespace tunefarm::tuner {
+
+inline constexpr int64_t kGpuMaxRegisterTile = 64;
+inline constexpr int kGpuTileDraws = 64;
+
+absl::StatusOr<schedule::State> AnnotateRandomlyForGpu(const schedule::State& sketch, const SearchTarget& target,
+                                                       std::mt19937_64& rng);
+
+}  // namespace tunefarm::tuner

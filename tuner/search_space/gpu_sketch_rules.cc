@@ -1,0 +1,115 @@
+#include "tuner/search_space/gpu_sketch_rules.h"
+
+#include <algorithm>
+#include <string>
+#include <utility>
+
+#include "common/strings.h"
+#include "compiler/schedule/iter_lookup.h"
+#include "tuner/search_space/multi_level_tiling.h"
+
+namespace tunefarm::tuner {
+namespace {
+
+using schedule::State;
+using Branches = absl::StatusOr<std::vector<SketchBranch>>;
+
+Branches InlineApply(const State& s, int stage, const SearchTarget&) {
+  State next = s;
+  if (auto st = next.ComputeInline(stage); !st.ok()) return st;
+  return std::vector<SketchBranch>{{std::move(next), stage - 1}};
+}
+
+RuleCondition GpuTileCondition(const State& s, int stage, const SearchTarget&) {
+  return NeedsTiling(s, stage) && s.stage(stage).scope.empty() && HasSplittableSpaceAxis(s, stage)
+             ? RuleCondition::kApplyAndSkipRest
+             : RuleCondition::kSkip;
+}
+
+// Fuses `loops` of `stage` (positions, consecutive) into one, when there are several.
+absl::Status FuseLoops(State* s, int stage, int first, int count) {
+  if (count < 2) return absl::OkStatus();
+  std::vector<int> loops(count);
+  for (int i = 0; i < count; ++i) loops[i] = first + i;
+  return s->Fuse(stage, loops);
+}
+
+// The position of the last loop of X.local's R0 level: its reduce loops named "kN.0", or "kN"
+// for a reduce axis left unsplit (extent 1), which TileMultiLevel puts in the first group.
+int LastOuterReduceLoop(const State& s, int stage) {
+  const schedule::Stage& st = s.stage(stage);
+  int last = -1;
+  for (int i = 0; i < static_cast<int>(st.iters.size()); ++i) {
+    const schedule::IterNode& node = st.node_of(i);
+    if (node.kind != schedule::IterKind::kReduce) continue;
+    const size_t dot = node.name.find('.');
+    if (dot == std::string::npos || node.name.substr(dot) == ".0") last = i;
+  }
+  return last;
+}
+
+Branches GpuTileApply(const State& s, int stage, const SearchTarget&) {
+  State next = s;
+  // 1. Shared copies of every tensor the stage reads, highest index first: each insertion
+  //    shifts the stages after it, this one included.
+  std::vector<int> producers;
+  for (const auto& [tensor, reads] : s.dag().analysis(stage).reads) producers.push_back(tensor);
+  std::sort(producers.rbegin(), producers.rend());
+  int x = stage;
+  for (int p : producers) {
+    if (auto st = next.CacheRead(p, "shared", {x}); !st.ok()) return st;
+    ++x;
+  }
+  // 2. The accumulators: X.local computes at index x, X (now the copy-out) at x + 1.
+  if (auto st = next.CacheWrite(x, "local"); !st.ok()) return st;
+  const int local = x, copy = x + 1;
+  auto tiles = TileMultiLevel(&next, local, kGpuTileStructure);
+  if (!tiles.ok()) return tiles.status();
+  // 3. The copy-out follows S0 and S1 of each split axis: S0s, S1s, then the register tile.
+  const int axes = static_cast<int>(tiles->space_axes.size());
+  for (int a = 0; a < axes; ++a) {
+    const int iter = schedule::FindIter(next, copy, StrCat("i", tiles->space_axes[a]));
+    if (iter < 0) return absl::InternalError(StrCat("the copy-out has no loop i", tiles->space_axes[a]));
+    if (auto st = next.FollowSplit(copy, iter, tiles->split_steps[a], 2); !st.ok()) return st;
+  }
+  std::vector<int> order;
+  for (int level = 0; level < 3; ++level)
+    for (int axis : tiles->space_axes) order.push_back(schedule::FindIter(next, copy, StrCat("i", axis, ".", level)));
+  const schedule::Stage& copy_stage = next.stage(copy);
+  for (int i = 0; i < static_cast<int>(copy_stage.iters.size()); ++i)  // unsplit axes (extent 1) innermost
+    if (copy_stage.node_of(i).name.find('.') == std::string::npos) order.push_back(i);
+  if (std::find(order.begin(), order.end(), -1) != order.end())
+    return absl::InternalError("the copy-out is not tiled as expected after follow_split");
+  if (auto st = next.Reorder(copy, order); !st.ok()) return st;
+  if (auto st = FuseLoops(&next, copy, 0, axes); !st.ok()) return st;     // the blocks
+  if (auto st = FuseLoops(&next, copy, 1, axes); !st.ok()) return st;     // the threads
+  if (auto st = next.ComputeAt(local, copy, 1); !st.ok()) return st;
+  // 4. Each shared copy at X.local's step along the reduction, fetched by all the threads.
+  const int step_loop = LastOuterReduceLoop(next, local);
+  if (step_loop < 0) return absl::InternalError("the local stage has no reduce loop");
+  for (int shared = 0; shared < local; ++shared) {  // this rule's copies: the shared stages at the root
+    if (next.stage(shared).scope != "shared" || next.stage(shared).location != schedule::ComputeLocation::kRoot) continue;
+    if (auto st = next.ComputeAt(shared, local, step_loop); !st.ok()) return st;
+    const int loops = static_cast<int>(next.stage(shared).iters.size());
+    if (auto st = FuseLoops(&next, shared, 0, loops); !st.ok()) return st;
+    // Split by the thread count: the product of the S1 lengths (lengths[0] of each split).
+    if (auto st = next.FollowFusedSplit(shared, 0, tiles->split_steps, 0, /*factor_or_nparts=*/true); !st.ok())
+      return st;
+  }
+  // On with the stages below X.local: the shared copies (handled) and the producers.
+  return std::vector<SketchBranch>{{std::move(next), local - 1}};
+}
+
+}  // namespace
+
+const std::vector<SketchRule>& GpuSketchRules() {
+  static const std::vector<SketchRule> kRules = {
+      {"handled", HandledCondition, Next},
+      {"inline", InlineCondition, InlineApply},
+      {"gpu-tile", GpuTileCondition, GpuTileApply},
+      {"keep", KeepCondition, Next},
+  };
+  return kRules;
+}
+
+}  // namespace tunefarm::tuner

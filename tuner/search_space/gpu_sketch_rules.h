@@ -1,0 +1,40 @@
+// Sketch rules for a GPU (a cuda target), Ansor's GPU set without virtual threads. The table,
+// tried in order for each stage like the CPU one (sketch_rules.h):
+//   1. handled   placeholders, and stages an earlier rule placed: left as they are (skip rest)
+//   2. inline    strictly inlinable stages (elementwise, padding) are inlined: recomputing
+//                them where they are read costs a few instructions, a stage of its own a
+//                launch and a trip through global memory (skip rest)
+//   3. gpu-tile  a reuse-heavy stage (a GEMM, a conv): shared memory and register tiles
+//                (below) (skip rest)
+//   4. keep      anything else stays at the root; annotation binds it to blocks and threads
+//
+// gpu-tile, on stage X reading tensors P1..Pn:
+//   - each Pi gets a "shared" cache_read stage Pi.shared for X, and X a "local" cache_write
+//     stage X.local (the accumulators) with X the copy-out;
+//   - X.local is tiled "SSRRSRS" (kGpuTileStructure): S0 the blocks, S1 the threads of a
+//     block, R0 the steps along the reduction, R1 and R2 the reduction within a step, S2 and S3
+//     each thread's register tile;
+//   - X follows the first two levels of each split axis: its loops are S0 (all axes fused,
+//     blockIdx.x), S1 (fused, threadIdx.x), then the register tile; X.local is computed at the
+//     S1 loop, so each thread owns an S2 x S3 tile of accumulators;
+//   - each Pi.shared is computed at X.local's last R0 loop: the block's tiles for one step
+//     along the reduction, its loops fused into one and split by the block's thread count
+//     (follow_fused_split of the S1 lengths), so the threads fetch it together.
+// The bindings themselves are annotation's (gpu_annotation.h): a loop is bound once its extent
+// is known. Not here yet: vthread (Ansor's S level between blocks and threads, which spreads a
+// thread's tile to avoid bank conflicts), cross-thread reduction, and an elementwise consumer
+// fused into the copy-out (it stays a launch of its own).
+#pragma once
+
+#include <string_view>
+#include <vector>
+
+#include "tuner/search_space/sketch_rules.h"
+
+namespace tunefarm::tuner {
+
+inline constexpr std::string_view kGpuTileStructure = "SSRRSRS";
+
+const std::vector<SketchRule>& GpuSketchRules();
+
+}  // namespace tunefarm::tuner
