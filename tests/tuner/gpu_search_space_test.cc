@@ -6,6 +6,7 @@
 // evaluator; a few are compiled to PTX and assembled by ptxas.
 #include <gtest/gtest.h>
 
+#include <cmath>
 #include <random>
 #include <string>
 #include <vector>
@@ -17,6 +18,8 @@
 #include "tests/common/interpreted_error.h"
 #include "tests/common/ptxas.h"
 #include "tests/common/test_dags.h"
+#include "tuner/evolution/evolutionary_search.h"
+#include "tuner/features/program_features.h"
 #include "tuner/search_space/gpu_sketch_rules.h"
 #include "tuner/search_space/initial_population.h"
 #include "tuner/search_space/random_annotation.h"
@@ -110,6 +113,47 @@ INSTANTIATE_TEST_SUITE_P(
                       GpuCase{"gemm_bias", [] { return testing::GemmBiasDag(32, 64, 16); }},
                       GpuCase{"conv_bias_relu", [] { return testing::ConvBiasReluDag(8, 10, 16); }}),
     [](const ::testing::TestParamInfo<GpuCase>& info) { return std::string(info.param.name); });
+
+// Evolution on GPU programs (tile sizes moved between levels, the other rules finding nothing
+// to change or refused) emits only programs that plan their launches and compute the DAG.
+TEST(GpuEvolution, MutantsAreValidAndMatchTheReferenceRunAsAGpu) {
+  const SearchTarget target = SearchTarget::FromTarget(Cuda());
+  std::mt19937_64 rng(7);
+  std::vector<State> initial = SampleInitialPopulation(testing::GemmDag(64, 64, 32), target, 24, rng, nullptr);
+  ASSERT_GE(initial.size(), 16u);
+  // A score to climb: more threads per block (the copy-out's second loop).
+  auto score = [](const std::vector<State>& programs) {
+    std::vector<float> out;
+    for (const State& p : programs) out.push_back(static_cast<float>(p.stage(StageNamed(p, "C")).node_of(1).extent));
+    return out;
+  };
+  EvolutionOptions options;
+  options.population = 48;
+  options.generations = 3;
+  options.seed = 3;
+  EvolutionResult r = EvolutionarySearch(initial, target, score, {}, 8, options);
+  ASSERT_EQ(r.programs.size(), 8u) << r.stats.Summary();
+  EXPECT_GT(r.stats.mutations.rules[0].applied, 0) << r.stats.Summary();
+  for (size_t i = 0; i < r.programs.size(); ++i) {
+    ASSERT_TRUE(CheckProgram(r.programs[i], target).ok()) << CheckProgram(r.programs[i], target);
+    EXPECT_LT(GpuError(r.programs[i], 40 + i), 1e-3) << r.programs[i].ToString();
+  }
+}
+
+// The cost model's features read a GPU program's loop nest too (thread-bound loops, shared
+// and local buffers): one row per store, all finite.
+TEST(GpuFeatures, ADrawnProgramHasARowPerStore) {
+  const SearchTarget target = SearchTarget::FromTarget(Cuda());
+  std::mt19937_64 rng(9);
+  std::vector<State> programs = SampleInitialPopulation(testing::GemmDag(64, 64, 32), target, 1, rng, nullptr);
+  ASSERT_EQ(programs.size(), 1u);
+  auto f = tir::Lower(programs[0], "k");
+  ASSERT_TRUE(f.ok()) << f.status();
+  auto features = ExtractFeatures(*f);
+  ASSERT_TRUE(features.ok()) << features.status();
+  EXPECT_GE(features->rows, 5);  // accumulator init, update, the two fetches, the copy-out
+  for (float v : features->values) EXPECT_TRUE(std::isfinite(v));
+}
 
 // Drawn programs are kernels the GPU toolchain accepts: PTX from LLVM's NVPTX backend that
 // ptxas assembles.

@@ -42,7 +42,7 @@ std::map<size_t, std::vector<int64_t>> DrawGpuLengths(const std::vector<TunableS
         threads *= lengths[s->step][0];
         registers *= lengths[s->step][1] * lengths[s->step][2];
       }
-      if (threads <= target.max_threads_per_block && threads >= fewest_threads && registers <= kGpuMaxRegisterTile)
+      if (threads <= target.max_threads_per_block && threads >= fewest_threads && registers <= target.RegisterTileElements())
         break;
     }
   }

@@ -3,7 +3,7 @@
 //  1. tile sizes  each tiled stage's space splits (S1: threads, S2 and S3: the register tile)
 //                 drawn together until the block has at most the target's threads per block,
 //                 and at least 32 (a warp) when the tile allows, and each thread at most
-//                 kGpuMaxRegisterTile accumulators; reduce splits freely (innermost at most 64).
+//                 RegisterTileElements() accumulators; reduce splits freely (innermost at most 64).
 //                 Up to kGpuTileDraws tries; the last draw stands, and the launch check of
 //                 LowerProgram refuses it if it breaks a limit.
 //  2. bindings    the copy-out of a tiled stage: its fused S0 loop to blockIdx.x and its fused
@@ -23,7 +23,6 @@
 
 namespace tunefarm::tuner {
 
-inline constexpr int64_t kGpuMaxRegisterTile = 64;
 inline constexpr int kGpuTileDraws = 64;
 
 absl::StatusOr<schedule::State> AnnotateRandomlyForGpu(const schedule::State& sketch, const SearchTarget& target,

@@ -8,6 +8,10 @@
 
 namespace tunefarm::tuner {
 
+// Accumulators per GPU thread: 64 of the 255 registers a thread may have leave room for the
+// operands and addresses.
+inline constexpr int64_t kGpuRegisterTileElements = 64;
+
 struct SearchTarget {
   int vector_lanes = 4;       // float32 elements per vector register
   int vector_registers = 16;  // architectural vector registers
@@ -26,8 +30,11 @@ struct SearchTarget {
   // The widest loop random annotation vectorizes: four vectors (as the default rules' widest
   // vector tile), and never over codegen's limit of 64 lanes.
   int64_t MaxVectorExtent() const;
-  // float32 accumulators the register file holds: the cap on a tile's innermost space level.
-  int64_t RegisterTileElements() const { return static_cast<int64_t>(vector_registers) * vector_lanes; }
+  // float32 accumulators the register file holds: the cap on a tile's innermost space level
+  // (on a GPU, what one thread may accumulate: kGpuRegisterTileElements).
+  int64_t RegisterTileElements() const {
+    return gpu ? kGpuRegisterTileElements : static_cast<int64_t>(vector_registers) * vector_lanes;
+  }
 };
 
 }  // namespace tunefarm::tuner
