@@ -1,8 +1,11 @@
-// Every task of the four shared models under the default GPU schedule (a cuda target):
+// Every task of the four shared models under the default GPU schedule (a cuda target), and
+// under a program drawn from the GPU search space (tuner/search_space/gpu_sketch_rules.h):
 // it lowers, its launches fit the device, the whole model's kernels become one PTX module that
 // the CUDA toolkit's ptxas assembles for sm_90, and each scheduled kernel computes what the
 // task's naive kernel does. No GPU runs here: for the numerics the bound loops are turned back
-// into serial loops (what they mean: every block and thread, in turn) and run on this CPU.
+// into serial loops (what they mean: every block and thread, in turn; a cooperative fetch is
+// then done whole by each thread, which computes the same) and shared tiles into local ones,
+// and the kernel runs on this CPU.
 #include <gtest/gtest.h>
 
 #include <cmath>
@@ -19,6 +22,7 @@
 #include "compiler/tir/stmt_functor.h"
 #include "tests/codegen/kernel_runner.h"
 #include "tests/common/ptxas.h"
+#include "tuner/search_space/initial_population.h"
 #include "tuner/tuning_task.h"
 
 namespace tunefarm::tuner {
@@ -38,9 +42,13 @@ class SerializeBindings : public tir::StmtMutator {
 
 tir::PrimFunc OnCpu(tir::PrimFunc f, const std::string& name) {
   f.body = SerializeBindings().MutateStmt(f.body);
+  for (tir::Buffer& b : f.buffers)
+    if (b.scope == tir::BufferScope::kShared) b.scope = tir::BufferScope::kLocal;
   f.name = name;
   return f;
 }
+
+enum class Schedule { kDefault, kSearched };
 
 // Float inputs in [-1, 1], int64 inputs inside their range, the rest zero.
 std::vector<codegen::testing::Array<char>> Inputs(const tir::PrimFunc& f, uint64_t seed) {
@@ -62,7 +70,7 @@ std::vector<codegen::testing::Array<char>> Inputs(const tir::PrimFunc& f, uint64
   return arrays;
 }
 
-void CheckModel(const std::string& model) {
+void CheckModel(const std::string& model, Schedule schedule = Schedule::kDefault) {
   const codegen::Target cuda = codegen::Target::Parse("cuda -arch=sm_90").value();
   build::BuildOptions options;
   options.target = codegen::HostTarget();
@@ -73,7 +81,16 @@ void CheckModel(const std::string& model) {
   int launches = 0;
   for (size_t t = 0; t < tasks->size(); ++t) {
     const TuningTask& task = (*tasks)[t];
-    auto state = schedule::ApplyGpuDefaultSchedule(task.dag, schedule::GpuRuleContext{});
+    absl::StatusOr<schedule::State> state = schedule::ApplyGpuDefaultSchedule(task.dag, schedule::GpuRuleContext{});
+    if (schedule == Schedule::kSearched) {
+      std::mt19937_64 rng(t);
+      SampleStats stats;
+      std::vector<schedule::State> drawn =
+          SampleInitialPopulation(task.dag, SearchTarget::FromTarget(cuda), 1, rng, &stats);
+      ASSERT_EQ(drawn.size(), 1u) << model << " task " << t << ": " << stats.Summary() << "\n"
+                                  << (stats.first_messages.empty() ? "" : stats.first_messages.begin()->second);
+      state = drawn[0];
+    }
     ASSERT_TRUE(state.ok()) << model << " task " << t << ": " << state.status();
     auto f = tir::Lower(*state, StrCat("t", t));
     ASSERT_TRUE(f.ok()) << model << " task " << t << ": " << f.status() << "\n" << state->ToString();
@@ -111,7 +128,8 @@ void CheckModel(const std::string& model) {
   }
   absl::StatusOr<std::string> ptx = codegen::BuildKernelLibrary(gpu_funcs, cuda);
   ASSERT_TRUE(ptx.ok()) << ptx.status();
-  std::printf("%s: %zu tasks, %d launches, %zu bytes of PTX\n", model.c_str(), tasks->size(), launches, ptx->size());
+  std::printf("%s (%s): %zu tasks, %d launches, %zu bytes of PTX\n", model.c_str(),
+              schedule == Schedule::kSearched ? "searched" : "default", tasks->size(), launches, ptx->size());
   const std::string ptxas = testing::FindPtxas();
   if (ptxas.empty()) GTEST_SKIP() << testing::kNoPtxasReason;  // only the assembly (tests/common/ptxas.h)
   EXPECT_EQ(testing::AssemblePtx(ptxas, *ptx, "sm_90"), "");
@@ -121,6 +139,10 @@ TEST(GpuModelTasks, Resnet18) { CheckModel("resnet18"); }
 TEST(GpuModelTasks, MobilenetV2) { CheckModel("mobilenet_v2"); }
 TEST(GpuModelTasks, Squeezenet11) { CheckModel("squeezenet1_1"); }
 TEST(GpuModelTasks, TransformerEncoder) { CheckModel("transformer_encoder"); }
+TEST(GpuModelTasks, Resnet18Searched) { CheckModel("resnet18", Schedule::kSearched); }
+TEST(GpuModelTasks, MobilenetV2Searched) { CheckModel("mobilenet_v2", Schedule::kSearched); }
+TEST(GpuModelTasks, Squeezenet11Searched) { CheckModel("squeezenet1_1", Schedule::kSearched); }
+TEST(GpuModelTasks, TransformerEncoderSearched) { CheckModel("transformer_encoder", Schedule::kSearched); }
 
 }  // namespace
 }  // namespace tunefarm::tuner

@@ -74,6 +74,25 @@ TEST(GpuSketches, AGemmGetsSharedTilesARegisterTileAndABoundCopyOut) {
   EXPECT_FALSE(s.IsConcrete());
 }
 
+// A GEMM with a bias and ReLU after it: the epilogue takes the copy-out's place, so the whole
+// DAG is one launch and C never goes through global memory.
+TEST(GpuSketches, AnElementwiseEpilogueRunsInTheTilesLaunch) {
+  const SearchTarget target = SearchTarget::FromTarget(Cuda());
+  std::vector<State> sketches = GenerateSketches(testing::GemmBiasDag(32, 64, 16), target);
+  ASSERT_EQ(sketches.size(), 1u);
+  EXPECT_EQ(sketches[0].stage(StageNamed(sketches[0], "C")).location, ComputeLocation::kInlined);
+  std::mt19937_64 rng(4);
+  std::vector<State> programs = SampleInitialPopulation(testing::GemmBiasDag(32, 64, 16), target, 4, rng, nullptr);
+  ASSERT_EQ(programs.size(), 4u);
+  for (const State& p : programs) {
+    auto f = tir::Lower(p, "k");
+    ASSERT_TRUE(f.ok()) << f.status();
+    auto launches = tir::PlanGpuLaunches(*f, {target.max_threads_per_block, target.max_shared_bytes});
+    ASSERT_TRUE(launches.ok()) << launches.status();
+    EXPECT_EQ(launches->size(), 1u) << tir::PrimFuncToString(*f);
+  }
+}
+
 struct GpuCase {
   const char* name;
   std::shared_ptr<const te::ComputeDag> (*dag)();

@@ -60,9 +60,16 @@ Branches GpuTileApply(const State& s, int stage, const SearchTarget&) {
     if (auto st = next.CacheRead(p, "shared", {x}); !st.ok()) return st;
     ++x;
   }
-  // 2. The accumulators: X.local computes at index x, X (now the copy-out) at x + 1.
+  // 2. The accumulators: X.local computes at index x, X (now a copy) at x + 1. When an
+  //    elementwise stage (a bias, a ReLU) is X's only reader, the copy is inlined into it and
+  //    it writes the tile out: one launch, and X never goes through global memory.
   if (auto st = next.CacheWrite(x, "local"); !st.ok()) return st;
-  const int local = x, copy = x + 1;
+  const int local = x;
+  int copy = x + 1;
+  if (const int epilogue = FusibleConsumer(next, copy); epilogue >= 0) {
+    if (auto st = next.ComputeInline(copy); !st.ok()) return st;
+    copy = epilogue;
+  }
   auto tiles = TileMultiLevel(&next, local, kGpuTileStructure);
   if (!tiles.ok()) return tiles.status();
   // 3. The copy-out follows S0 and S1 of each split axis: S0s, S1s, then the register tile.

@@ -16,14 +16,15 @@
 //     each thread's register tile;
 //   - X follows the first two levels of each split axis: its loops are S0 (all axes fused,
 //     blockIdx.x), S1 (fused, threadIdx.x), then the register tile; X.local is computed at the
-//     S1 loop, so each thread owns an S2 x S3 tile of accumulators;
+//     S1 loop, so each thread owns an S2 x S3 tile of accumulators. When X's only reader is
+//     elementwise on it (a bias, a ReLU), X is inlined into that reader, which takes X's place:
+//     the epilogue runs on the registers, in the same launch;
 //   - each Pi.shared is computed at X.local's last R0 loop: the block's tiles for one step
 //     along the reduction, its loops fused into one and split by the block's thread count
 //     (follow_fused_split of the S1 lengths), so the threads fetch it together.
 // The bindings themselves are annotation's (gpu_annotation.h): a loop is bound once its extent
 // is known. Not here yet: vthread (Ansor's S level between blocks and threads, which spreads a
-// thread's tile to avoid bank conflicts), cross-thread reduction, and an elementwise consumer
-// fused into the copy-out (it stays a launch of its own).
+// thread's tile to avoid bank conflicts) and cross-thread reduction.
 #pragma once
 
 #include <string_view>

@@ -57,8 +57,8 @@ ReadKind HowReads(const State& s, int reader, int producer) {
   return kind;
 }
 
-// The stage's only reader when that reader is an untouched elementwise stage at the root that
-// reads it point by point (so the two can share tiles); -1 otherwise.
+}  // namespace
+
 int FusibleConsumer(const State& s, int stage) {
   std::vector<int> readers = s.EffectiveConsumers(stage);
   if (readers.size() != 1) return -1;
@@ -67,8 +67,6 @@ int FusibleConsumer(const State& s, int stage) {
   if (s.dag().tensor(c).shape != s.dag().tensor(stage).shape) return -1;
   return HowReads(s, c, stage) == ReadKind::kElementwise ? c : -1;
 }
-
-}  // namespace
 
 bool HasSplittableSpaceAxis(const State& s, int stage) {
   for (int64_t e : s.dag().tensor(stage).shape)

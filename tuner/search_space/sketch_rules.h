@@ -59,6 +59,9 @@ bool Fresh(const schedule::State& s, int stage);
 // Fresh and reuse-heavy (te::StageAnalysis::needs_multi_level_tiling).
 bool NeedsTiling(const schedule::State& s, int stage);
 bool HasSplittableSpaceAxis(const schedule::State& s, int stage);
+// The stage's only reader when that reader is an untouched elementwise stage at the root that
+// reads it point by point, through inlined stages (so the two can share tiles); -1 otherwise.
+int FusibleConsumer(const schedule::State& s, int stage);
 // Rule 1 ("handled": skip rest unless Fresh, going on with the stage below), rule 2's condition
 // (Fresh and strictly inlinable) and rule 7's ("keep": always).
 RuleCondition HandledCondition(const schedule::State& s, int stage, const SearchTarget& target);
