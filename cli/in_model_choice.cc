@@ -4,7 +4,6 @@
 #include <cstdio>
 #include <limits>
 
-#include "absl/strings/ascii.h"
 #include "cli/model_runtime.h"
 #include "cli/table.h"
 #include "common/strings.h"
@@ -20,14 +19,8 @@ constexpr int kRunsPerRound = 10;
 constexpr int kRounds = 3;
 constexpr int kWarmupRuns = 3;
 
-// "default", "best record", "2nd record", "3rd record", ...: variant v builds every kernel on its
-// record of rank v - 1.
-std::string VariantName(int v) {
-  if (v == 0) return "default";
-  if (v == 1) return "best record";
-  const char* suffix = v == 2 ? "nd" : v == 3 ? "rd" : "th";
-  return StrCat(v, suffix, " record");
-}
+const char* const kVariantNames[] = {"default", "best record", "2nd record"};
+constexpr int kVariants = 3;
 
 // The database's candidates from rank `skip` on (rank 0 is the best); skip < 0: none, so every
 // task falls back to the default rules.
@@ -82,19 +75,15 @@ int ChooseVariant(const std::vector<std::string>& origins, const std::vector<dou
 }
 
 absl::StatusOr<InModelChoice> ChooseSchedulesInModel(const build::ModelPlan& plan, const build::BuildOptions& options,
-                                                     const build::ScheduleSource& database, int records,
+                                                     const build::ScheduleSource& database,
                                                      const std::function<void(std::string_view)>& progress) {
-  if (records < 1 || records > kMaxRecordsToChooseAmong)
-    return absl::InvalidArgumentError(StrCat("records to choose among must be in [1, ", kMaxRecordsToChooseAmong, "], not ",
-                                             records));
-  const int kVariants = records + 1;
   absl::StatusOr<TempDir> scratch = TempDir::Create("tunefarm-choose");
   if (!scratch.ok()) return scratch.status();
   const size_t num_tasks = plan.exec.tasks.size();
   std::vector<std::vector<std::string>> origin(kVariants, std::vector<std::string>(num_tasks));
   std::vector<std::unique_ptr<LoadedModel>> models;
   for (int v = 0; v < kVariants; ++v) {
-    progress(StrCat("building variant ", v + 1, " of ", kVariants, ": every kernel on its ", VariantName(v)));
+    progress(StrCat("building variant ", v + 1, " of ", kVariants, ": every kernel on its ", kVariantNames[v]));
     RankedSource source(database, v - 1);
     build::BuildOptions variant_options = options;
     variant_options.schedules = &source;
@@ -129,7 +118,7 @@ absl::StatusOr<InModelChoice> ChooseSchedulesInModel(const build::ModelPlan& pla
   for (int round = 0; round < kRounds; ++round) {
     progress(StrCat("timing the variants call by call, round ", round + 1, " of ", kRounds));
     // Each round starts with another variant, so that none is always timed right after the
-    // same one (with three rounds and three variants, each is first, second and third once).
+    // same one (with three rounds, each variant is first, second and third once).
     for (int i = 0; i < kVariants; ++i) {
       const int v = (round + i) % kVariants;
       absl::StatusOr<std::vector<double>> medians = CallMedians(*models[v], kRunsPerRound);
@@ -148,10 +137,8 @@ absl::StatusOr<InModelChoice> ChooseSchedulesInModel(const build::ModelPlan& pla
     }
   }
   using A = Table::Align;
-  std::vector<Table::Column> columns = {{"KERNEL"}, {"CALLS", A::kRight}};
-  for (int v = 0; v < kVariants; ++v) columns.push_back({absl::AsciiStrToUpper(VariantName(v)), A::kRight});
-  columns.push_back({"CHOSEN"});
-  Table table(columns);
+  Table table({{"KERNEL"}, {"CALLS", A::kRight}, {"DEFAULT", A::kRight}, {"BEST RECORD", A::kRight},
+               {"2ND RECORD", A::kRight}, {"CHOSEN"}});
   std::map<std::string, int> variant_of_key;
   for (size_t t = 0; t < num_tasks; ++t) {
     // A variant that built the same schedule as an earlier one is the same program: not a choice.
@@ -166,15 +153,14 @@ absl::StatusOr<InModelChoice> ChooseSchedulesInModel(const build::ModelPlan& pla
     for (int v = 0; v < kVariants; ++v) {
       cells.push_back(IsRepeatVariant(origins, v) ? "=" : FormatSeconds(seconds[v]));
     }
-    cells.push_back(VariantName(chosen));
+    cells.push_back(kVariantNames[chosen]);
     table.AddRow(cells);
     variant_of_key[plan.exec.tasks[t].dag->WorkloadKey()] = chosen;
     out.chosen_sum_s += task_time[chosen][t];
   }
-  out.report = StrCat(table.ToString(), "sum of call medians:");
-  for (int v = 0; v < kVariants; ++v)
-    StrAppend(&out.report, " ", v == 0 ? "default" : StrCat(VariantName(v), "s"), " ", FormatSeconds(out.variant_sum_s[v]), ",");
-  StrAppend(&out.report, " chosen ", FormatSeconds(out.chosen_sum_s), "\n");
+  out.report = StrCat(table.ToString(), "sum of call medians: default ", FormatSeconds(out.variant_sum_s[0]),
+                      ", best records ", FormatSeconds(out.variant_sum_s[1]), ", 2nd records ",
+                      FormatSeconds(out.variant_sum_s[2]), ", chosen ", FormatSeconds(out.chosen_sum_s), "\n");
   out.source = std::make_unique<ChosenSource>(database, std::move(variant_of_key));
   return out;
 }

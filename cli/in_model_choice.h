@@ -1,16 +1,14 @@
 // `tunefarm compile --db ... --choose-in-model`: for every kernel, the schedule that is fastest
-// inside the model on this machine, among the default rules and the database's best records
-// (the best and the second best unless --choose-among says how many).
+// inside the model on this machine, among the default rules, the database's best record and
+// its second best.
 //
 // Why: the tuner times each kernel alone. Inside the model a kernel runs between others, on
 // data they have just written, beside weights that another kernel has pushed out of the
 // caches, and some schedules that win alone lose there. resnet18's 512-channel Winograd GEMMs
 // were the example: tuned, 621 us alone and 700 us in the model, where the default rules'
-// schedule took 580 us. So the model is built once per variant (every kernel on its default,
-// on its best record, on its second best, ...), each build is run and timed call by call, and
-// every kernel takes the variant whose calls took least. More than two records pays where the
-// database's ranking is unsure: re-timed in turns, a task's best record was up to 18% slower
-// than the fastest of its ten best (docs/tuner.md "Records measured minutes apart"). Kernels are chosen independently; a kernel's time
+// schedule took 580 us. So the model is built three times (every kernel on its default, on its
+// best record, on its second best), each build is run and timed call by call, and every kernel
+// takes the variant whose calls took least. Kernels are chosen independently; a kernel's time
 // depends a little on its neighbours, which timing the final artifact shows.
 #pragma once
 
@@ -42,15 +40,10 @@ struct InModelChoice {
 int ChooseVariant(const std::vector<std::string>& origins, const std::vector<double>& seconds);
 bool IsRepeatVariant(const std::vector<std::string>& origins, int v);
 
-inline constexpr int kDefaultRecordsToChooseAmong = 2;
-inline constexpr int kMaxRecordsToChooseAmong = 8;
-
 // `plan` comes from build::PlanModel with `options`, whose target must be this machine (the
-// variants run here). `records`: how many of each kernel's best records are variants (1 to
-// kMaxRecordsToChooseAmong), beside the default. Scratch artifacts go to a temporary
-// directory, removed on return.
+// variants run here). Scratch artifacts go to a temporary directory, removed on return.
 absl::StatusOr<InModelChoice> ChooseSchedulesInModel(const build::ModelPlan& plan, const build::BuildOptions& options,
-                                                     const build::ScheduleSource& database, int records,
+                                                     const build::ScheduleSource& database,
                                                      const std::function<void(std::string_view)>& progress);
 
 }  // namespace tunefarm::cli

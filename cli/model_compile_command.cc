@@ -32,8 +32,6 @@ const CommandSpec& Spec() {
        {"choose-in-model", 0, "", "with --db: build the model on every kernel's default, best and second-best "
         "schedule, time each build call by call on this machine, and keep per kernel the one fastest inside the "
         "model (about four times the compile time; the target must be this machine)"},
-       {"choose-among", 0, "K", "with --choose-in-model: the K best records of each kernel are variants beside the "
-        "default (default 2, at most 8; each adds a build)"},
        {"input-shape", 0, "NAME=D,D,...", "shape of an input with symbolic dimensions", false, true},
        {"bind", 0, "NAME=FILE", "a graph input fixed at compile time (.npy or .pb): a Reshape's shape, Slice's starts, ...", false, true}},
       {"MODEL.onnx"}};
@@ -110,10 +108,6 @@ int RunCompileCommand(int argc, char** argv) {
     options->schedules = source.get();
   }
 
-  if (flags.Has("choose-among") && !flags.Has("choose-in-model"))
-    return ReportUsageError(Spec(), "--choose-among goes with --choose-in-model");
-  auto choose_among = flags.GetInt("choose-among", kDefaultRecordsToChooseAmong, 1, kMaxRecordsToChooseAmong);
-  if (!choose_among.ok()) return ReportUsageError(Spec(), std::string(choose_among.status().message()));
   if (flags.Has("choose-in-model")) {
     if (!flags.Has("db")) return ReportUsageError(Spec(), "--choose-in-model chooses among tuned records: it needs --db");
     if (options->target.ToString() != codegen::HostTarget().ToString()) {
@@ -129,8 +123,7 @@ int RunCompileCommand(int argc, char** argv) {
   if (!plan.ok()) return ReportFailure("compile", plan.status());
   std::optional<InModelChoice> choice;
   if (flags.Has("choose-in-model")) {
-    auto chosen = ChooseSchedulesInModel(*plan, *options, *source, static_cast<int>(*choose_among),
-                                         options->progress);
+    auto chosen = ChooseSchedulesInModel(*plan, *options, *source, options->progress);
     if (!chosen.ok()) return ReportFailure("compile", chosen.status());
     choice = std::move(*chosen);
     std::printf("%s", choice->report.c_str());

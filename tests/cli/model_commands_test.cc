@@ -394,17 +394,6 @@ TEST(CliChooseInModelTest, ChoosesPerKernelAndTheArtifactStillComputesTheModel) 
                                conv + "test_data_set_0/input_1.pb", "--expect", conv + "test_data_set_0/output_0.pb"});
   EXPECT_EQ(run.exit_code, 0) << run.out << run.err;
 
-  // Four records per kernel: five variants, the 3rd and 4th records among them.
-  CliResult four = RunTunefarm({"compile", conv + "model.onnx", "--db", dir.File("t.db"), "--threads", "1",
-                                "--choose-in-model", "--choose-among", "4", "-o", so});
-  ASSERT_EQ(four.exit_code, 0) << four.err;
-  EXPECT_THAT(four.err, HasSubstr("building variant 5 of 5: every kernel on its 4th record"));
-  EXPECT_THAT(four.out, ::testing::ContainsRegex("DEFAULT +BEST RECORD +2ND RECORD +3RD RECORD +4TH RECORD +CHOSEN"));
-  EXPECT_THAT(four.out, HasSubstr(", 4th records "));
-  run = RunTunefarm({"run", so, "--input", conv + "test_data_set_0/input_0.pb", "--input",
-                     conv + "test_data_set_0/input_1.pb", "--expect", conv + "test_data_set_0/output_0.pb"});
-  EXPECT_EQ(run.exit_code, 0) << run.out << run.err;
-
   // Refused before any work: no database to choose from, or a target that is not this machine.
   CliResult no_db = RunTunefarm({"compile", conv + "model.onnx", "--choose-in-model", "-o", so});
   EXPECT_EQ(no_db.exit_code, 2);
@@ -413,13 +402,6 @@ TEST(CliChooseInModelTest, ChoosesPerKernelAndTheArtifactStillComputesTheModel) 
                                "llvm -mtriple=aarch64-linux-gnu -mcpu=cortex-a72", "-o", so});
   EXPECT_EQ(arm.exit_code, 2);
   EXPECT_THAT(arm.err, HasSubstr("times the model on this machine, so the target must be this machine's"));
-  CliResult alone = RunTunefarm({"compile", conv + "model.onnx", "--db", dir.File("t.db"), "--choose-among", "3", "-o", so});
-  EXPECT_EQ(alone.exit_code, 2);
-  EXPECT_THAT(alone.err, HasSubstr("--choose-among goes with --choose-in-model"));
-  CliResult many = RunTunefarm({"compile", conv + "model.onnx", "--db", dir.File("t.db"), "--choose-in-model",
-                                "--choose-among", "9", "-o", so});
-  EXPECT_EQ(many.exit_code, 2);
-  EXPECT_THAT(many.err, HasSubstr("choose-among"));
 }
 #endif  // TUNEFARM_HAVE_EMBEDDED_FARM
 
