@@ -7,6 +7,7 @@
 
 #include "common/strings.h"
 #include "compiler/schedule/gpu_default_rules.h"
+#include "tuner/search_space/random_annotation.h"
 #include "tuner/search_space/split_factorization.h"
 #include "tuner/search_space/tile_sizes.h"
 
@@ -92,6 +93,8 @@ absl::StatusOr<State> AnnotateRandomlyForGpu(const State& sketch, const SearchTa
       sketch, [&](const std::vector<TunableSplit>& splits) { return DrawGpuLengths(splits, target, rng); }, rng);
   if (!state.ok()) return PhaseError("tile sizes", state.status());
   if (auto s = Bind(&*state, target, rng); !s.ok()) return PhaseError("bindings", s);
+  // Unrolled, a thread's register tile is indexed by constants, so it stays in registers.
+  if (auto s = PickAutoUnroll(&*state, rng); !s.ok()) return PhaseError("auto-unroll", s);
   return state;
 }
 

@@ -10,8 +10,10 @@
 //                 S1 loop to threadIdx.x; each shared copy's inner fetch loop to threadIdx.x;
 //                 every other root stage fused and split by a block size drawn from 32..1024
 //                 (BindToBlocksAndThreads).
-// Compute locations stay where the sketch put them; nothing is parallel, vectorized or unrolled
-// (a GPU's parallelism is its threads).
+//  3. auto-unroll as on a CPU (random_annotation.h phase 6): unrolled, a thread's register tile
+//                 is indexed by constants, so it stays in registers.
+// Compute locations stay where the sketch put them; nothing is parallel or vectorized (a GPU's
+// parallelism is its threads).
 #pragma once
 
 #include <cstdint>

@@ -156,7 +156,18 @@ absl::Status VectorizeInnermost(State* s, const SearchTarget& target) {
   return absl::OkStatus();
 }
 
-// --- 6. Auto-unroll ---
+}  // namespace
+
+std::vector<std::pair<int, int>> RewritableConstants(const State& program) {
+  std::vector<std::pair<int, int>> out;
+  for (int t = 0; t < static_cast<int>(program.stages().size()); ++t) {
+    const int reader = RewriteReader(program, t);
+    if (reader < 0) continue;
+    State trial = program;
+    if (trial.LayoutRewrite(t, reader).ok()) out.emplace_back(t, reader);
+  }
+  return out;
+}
 
 absl::Status PickAutoUnroll(State* s, std::mt19937_64& rng) {
   for (int stage = 0; stage < static_cast<int>(s->stages().size()); ++stage) {
@@ -169,19 +180,6 @@ absl::Status PickAutoUnroll(State* s, std::mt19937_64& rng) {
     if (auto r = s->PragmaAutoUnroll(stage, 0, max_step); !r.ok()) return r;
   }
   return absl::OkStatus();
-}
-
-}  // namespace
-
-std::vector<std::pair<int, int>> RewritableConstants(const State& program) {
-  std::vector<std::pair<int, int>> out;
-  for (int t = 0; t < static_cast<int>(program.stages().size()); ++t) {
-    const int reader = RewriteReader(program, t);
-    if (reader < 0) continue;
-    State trial = program;
-    if (trial.LayoutRewrite(t, reader).ok()) out.emplace_back(t, reader);
-  }
-  return out;
 }
 
 absl::StatusOr<State> AnnotateRandomly(const State& sketch, const SearchTarget& target, std::mt19937_64& rng) {

@@ -55,4 +55,8 @@ std::vector<std::pair<int, int>> RewritableConstants(const schedule::State& prog
 // The auto_unroll_max_step values annotation draws from.
 inline constexpr int kAutoUnrollChoices[] = {0, 16, 64, 512};
 
+// Phase 6 (the GPU annotation's last phase too): every stage with a reduce loop gets one of
+// kAutoUnrollChoices.
+absl::Status PickAutoUnroll(schedule::State* s, std::mt19937_64& rng);
+
 }  // namespace tunefarm::tuner
