@@ -6,6 +6,7 @@
 // evaluator; a few are compiled to PTX and assembled by ptxas.
 #include <gtest/gtest.h>
 
+#include <algorithm>
 #include <cmath>
 #include <random>
 #include <string>
@@ -172,6 +173,23 @@ TEST(GpuFeatures, ADrawnProgramHasARowPerStore) {
   ASSERT_TRUE(features.ok()) << features.status();
   EXPECT_GE(features->rows, 5);  // accumulator init, update, the two fetches, the copy-out
   for (float v : features->values) EXPECT_TRUE(std::isfinite(v));
+  // Every store runs inside the launch's block and thread loops: their extents are columns, and
+  // the fetches store to shared memory.
+  const std::vector<std::string>& names = StoreFeatureNames();
+  auto column = [&](const std::string& name) {
+    return static_cast<int>(std::find(names.begin(), names.end(), name) - names.begin());
+  };
+  const int block_x = column("blockIdx_x_len"), thread_x = column("threadIdx_x_len"), shared = column("scope_shared");
+  ASSERT_LT(shared, static_cast<int>(names.size()));
+  auto launch = tir::PlanGpuLaunches(*f, {target.max_threads_per_block, target.max_shared_bytes});
+  ASSERT_TRUE(launch.ok() && launch->size() == 1u);
+  int shared_stores = 0;
+  for (int r = 0; r < features->rows; ++r) {
+    EXPECT_FLOAT_EQ(features->row(r)[block_x], std::log2(1.0 + (*launch)[0].grid[0])) << r;
+    EXPECT_FLOAT_EQ(features->row(r)[thread_x], std::log2(1.0 + (*launch)[0].block[0])) << r;
+    shared_stores += features->row(r)[shared] == 1.0f;
+  }
+  EXPECT_EQ(shared_stores, 2);
 }
 
 // Drawn programs are kernels the GPU toolchain accepts: PTX from LLVM's NVPTX backend that

@@ -84,7 +84,13 @@ struct StoreFacts {
   bool reduction_update = false;
   tir::BufferScope scope = tir::BufferScope::kArg;
   double workspace_bytes = 0, live_local_bytes = 0;
+  // On a GPU: the extent of the loop bound to blockIdx.x, .y, .z, threadIdx.x, .y, .z around
+  // the store (0: none), as Ansor's GPU features have them.
+  std::array<double, 6> gpu_axis_len{};
 };
+
+constexpr const char* kGpuAxisNames[6] = {"blockIdx_x_len",  "blockIdx_y_len",  "blockIdx_z_len",
+                                          "threadIdx_x_len", "threadIdx_y_len", "threadIdx_z_len"};
 
 // The one place the column order is written: `out(prefix, name, value)` once per column. The
 // names come from running it with a sink that keeps the names, the rows with one that keeps the
@@ -138,8 +144,10 @@ void WriteRow(const StoreFacts& f, Sink& out) {
   out("", "scope_arg", f.scope == tir::BufferScope::kArg);
   out("", "scope_workspace", f.scope == tir::BufferScope::kWorkspace);
   out("", "scope_local", f.scope == tir::BufferScope::kLocal);
+  out("", "scope_shared", f.scope == tir::BufferScope::kShared);
   out("", "workspace_bytes", Slog(f.workspace_bytes));
   out("", "live_local_bytes", Slog(f.live_local_bytes));
+  for (int a = 0; a < 6; ++a) out("", kGpuAxisNames[a], Slog(f.gpu_axis_len[a]));
 }
 
 struct NameSink {
@@ -158,6 +166,7 @@ struct Loop {
   int64_t var;
   double extent;  // at least 1
   ForKind kind;
+  tir::ThreadAxis axis;  // kThreadBinding only
 };
 
 // One buffer access of a store: its index's coefficient per enclosing loop (coeffs_ at
@@ -230,7 +239,7 @@ void StoreFeatureExtractor::VisitFor(const StmtNode& op) {
   if (id >= static_cast<int64_t>(var_depth_.size())) var_depth_.resize(id + 1, -1);
   const int32_t outer_binding = var_depth_[id];
   var_depth_[id] = static_cast<int32_t>(loops_.size());
-  loops_.push_back({id, static_cast<double>(std::max<int64_t>(extent, 1)), op.for_kind});
+  loops_.push_back({id, static_cast<double>(std::max<int64_t>(extent, 1)), op.for_kind, op.thread_axis});
   VisitStmt(op.body);
   loops_.pop_back();
   var_depth_[id] = outer_binding;
@@ -397,7 +406,11 @@ void StoreFeatureExtractor::VisitStore(const StmtNode& op) {
   facts.scope = buffer.scope;
   facts.workspace_bytes = static_cast<double>(func_.workspace_bytes);
   facts.live_local_bytes = live_local_bytes_;
-  if (buffer.scope == tir::BufferScope::kLocal && alloc_depth_[op.buffer] >= 0) {
+  for (const Loop& loop : loops_)
+    if (loop.kind == ForKind::kThreadBinding && loop.axis != tir::ThreadAxis::kNone)
+      facts.gpu_axis_len[static_cast<int>(loop.axis) - 1] = loop.extent;
+  const bool allocated_here = buffer.scope == tir::BufferScope::kLocal || buffer.scope == tir::BufferScope::kShared;
+  if (allocated_here && alloc_depth_[op.buffer] >= 0) {
     const int at = alloc_depth_[op.buffer];
     facts.alloc_size = static_cast<double>(buffer.NumBytes());
     facts.alloc_outer_prod = inner_prod_[0] / inner_prod_[at];

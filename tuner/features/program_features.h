@@ -22,10 +22,13 @@
 //    respect to the innermost loop the index depends on.
 //  - arithmetic intensity curve: float ops per byte of distinct data touched, at each loop level
 //    from the innermost outwards, sampled at ten evenly spaced points of the (log) op count.
-//  - allocation: for a store to a local buffer, its size and how often it is allocated.
+//  - allocation: for a store to a local or shared buffer, its size and how often it is allocated.
 //  - nest: product of the loop extents, number of loops, enclosing guards, innermost extent,
 //    whether the store is a reduction update (reads the element it writes), the store's buffer
-//    scope (one-hot), the function's workspace bytes and the local bytes live at the store.
+//    scope (one-hot: argument, workspace, local, shared), the function's workspace bytes and the
+//    local and shared bytes live at the store.
+//  - GPU: the extents of the loops bound to blockIdx.x/y/z and threadIdx.x/y/z around the store
+//    (0 on a CPU), as Ansor's GPU features.
 //
 // Magnitudes go through log2(1 + x), as Ansor's do; counts of loops or guards, one-hots and the
 // intensity curve do not.
