@@ -23,7 +23,8 @@ namespace tunefarm::testing {
 // How the lowered function runs: tir::Interpret, or tir::InterpretAsGpu for a GPU schedule.
 using InterpretFn = std::function<absl::Status(const tir::PrimFunc&, const std::vector<void*>&)>;
 
-// The max abs difference over the first output (1e30 when the schedule does not lower).
+// The max abs difference over the first output (1e30 when the schedule does not lower); a DAG
+// with several outputs gets a buffer for each.
 inline double InterpretedError(const schedule::State& s, uint64_t seed,
                                const InterpretFn& interpret = [](const tir::PrimFunc& f, const std::vector<void*>& args) {
                                  return tir::Interpret(f, args);
@@ -42,8 +43,11 @@ inline double InterpretedError(const schedule::State& s, uint64_t seed,
   EXPECT_TRUE(rewritten.ok()) << rewritten;
   std::vector<void*> args;
   for (std::vector<float>& v : in) args.push_back(v.data());
-  std::vector<float> out(dag.tensor(dag.outputs()[0]).NumElements(), NAN);
-  args.push_back(out.data());
+  // Every output gets its buffer; the first is compared.
+  std::vector<std::vector<float>> outs;
+  for (int o : dag.outputs()) outs.emplace_back(dag.tensor(o).NumElements(), NAN);
+  for (std::vector<float>& o : outs) args.push_back(o.data());
+  const std::vector<float>& out = outs[0];
   absl::Status st = interpret(*f, args);
   EXPECT_TRUE(st.ok()) << st << "\n" << tir::PrimFuncToString(*f);
   auto ref = DagEvaluator(dag).Run(in64)[0];

@@ -13,6 +13,8 @@
 #include <vector>
 
 #include "compiler/codegen/codegen.h"
+#include "compiler/ops/elementwise.h"
+#include "compiler/ops/matmul.h"
 #include "compiler/tir/gpu_interpreter.h"
 #include "compiler/tir/gpu_launch.h"
 #include "compiler/tir/lower.h"
@@ -92,6 +94,27 @@ TEST(GpuSketches, AnElementwiseEpilogueRunsInTheTilesLaunch) {
     ASSERT_TRUE(launches.ok()) << launches.status();
     EXPECT_EQ(launches->size(), 1u) << tir::PrimFuncToString(*f);
   }
+}
+
+// C is an output and also read by an elementwise stage: the copy-out stays C (an output is
+// written, never inlined), the tile keeps its shared and register tiles, and the ReLU is a
+// launch of its own.
+TEST(GpuSketches, AnOutputReadByAnEpilogueIsStillTiled) {
+  te::DagBuilder b;
+  auto a = b.Placeholder("A", te::DType::kFloat32, {32, 16});
+  auto w = b.Placeholder("B", te::DType::kFloat32, {16, 48}, true);
+  auto c = ops::Matmul(b, a, w, false, "C");
+  auto dag = b.Build({c, ops::Relu(b, c)});
+  const SearchTarget target = SearchTarget::FromTarget(Cuda());
+  std::vector<std::string> notes;
+  std::vector<State> sketches = GenerateSketches(dag, target, &notes);
+  EXPECT_TRUE(notes.empty()) << notes[0];
+  ASSERT_EQ(sketches.size(), 1u);
+  EXPECT_GE(StageNamed(sketches[0], "A.shared"), 0) << sketches[0].ToString();
+  std::mt19937_64 rng(2);
+  std::vector<State> programs = SampleInitialPopulation(dag, target, 3, rng, nullptr);
+  ASSERT_EQ(programs.size(), 3u);
+  for (size_t p = 0; p < programs.size(); ++p) EXPECT_LT(GpuError(programs[p], 60 + p), 1e-3) << programs[p].ToString();
 }
 
 struct GpuCase {

@@ -239,6 +239,11 @@ void StoreFeatureExtractor::VisitFor(const StmtNode& op) {
   if (id >= static_cast<int64_t>(var_depth_.size())) var_depth_.resize(id + 1, -1);
   const int32_t outer_binding = var_depth_[id];
   var_depth_[id] = static_cast<int32_t>(loops_.size());
+  // A thread axis bound again inside a loop bound to it (a cooperative fetch) is the same
+  // index, not more iterations: it multiplies nothing.
+  if (op.for_kind == ForKind::kThreadBinding)
+    for (const Loop& outer : loops_)
+      if (outer.kind == ForKind::kThreadBinding && outer.axis == op.thread_axis) extent = 1;
   loops_.push_back({id, static_cast<double>(std::max<int64_t>(extent, 1)), op.for_kind, op.thread_axis});
   VisitStmt(op.body);
   loops_.pop_back();
@@ -406,8 +411,9 @@ void StoreFeatureExtractor::VisitStore(const StmtNode& op) {
   facts.scope = buffer.scope;
   facts.workspace_bytes = static_cast<double>(func_.workspace_bytes);
   facts.live_local_bytes = live_local_bytes_;
-  for (const Loop& loop : loops_)
-    if (loop.kind == ForKind::kThreadBinding && loop.axis != tir::ThreadAxis::kNone)
+  for (const Loop& loop : loops_)  // the outermost binding of an axis has the launch's extent
+    if (loop.kind == ForKind::kThreadBinding && loop.axis != tir::ThreadAxis::kNone &&
+        facts.gpu_axis_len[static_cast<int>(loop.axis) - 1] == 0)
       facts.gpu_axis_len[static_cast<int>(loop.axis) - 1] = loop.extent;
   const bool allocated_here = buffer.scope == tir::BufferScope::kLocal || buffer.scope == tir::BufferScope::kShared;
   if (allocated_here && alloc_depth_[op.buffer] >= 0) {

@@ -63,6 +63,7 @@ absl::Status Bind(State* s, const SearchTarget& target, std::mt19937_64& rng) {
   std::vector<int64_t> sizes;
   for (int64_t b : kBlockSizes)
     if (b <= target.max_threads_per_block) sizes.push_back(b);
+  if (sizes.empty()) sizes.push_back(std::max(1, target.max_threads_per_block));  // a device below a warp
   for (int stage = 0; stage < static_cast<int>(s->stages().size()); ++stage) {
     const schedule::Stage& st = s->stage(stage);
     if (st.is_placeholder || st.location == ComputeLocation::kInlined || st.scope == schedule::kLayoutScope) continue;

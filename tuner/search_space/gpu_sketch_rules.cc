@@ -62,11 +62,13 @@ Branches GpuTileApply(const State& s, int stage, const SearchTarget&) {
   }
   // 2. The accumulators: X.local computes at index x, X (now a copy) at x + 1. When an
   //    elementwise stage (a bias, a ReLU) is X's only reader, the copy is inlined into it and
-  //    it writes the tile out: one launch, and X never goes through global memory.
+  //    it writes the tile out: one launch, and X never goes through global memory. Not when X
+  //    is an output of the DAG too: an output is written, never inlined.
   if (auto st = next.CacheWrite(x, "local"); !st.ok()) return st;
   const int local = x;
   int copy = x + 1;
-  if (const int epilogue = FusibleConsumer(next, copy); epilogue >= 0) {
+  const bool copy_is_output = next.dag().analysis(copy).is_output;
+  if (const int epilogue = copy_is_output ? -1 : FusibleConsumer(next, copy); epilogue >= 0) {
     if (auto st = next.ComputeInline(copy); !st.ok()) return st;
     copy = epilogue;
   }
