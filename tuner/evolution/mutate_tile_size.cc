@@ -33,16 +33,18 @@ std::vector<int64_t> DivisorsAboveOne(int64_t n) {
   return out;
 }
 
-// The innermost space lengths of one stage's space splits, multiplied: what random annotation
-// keeps within RegisterTileElements() (the group of step `step`, by stage and stage count).
-int64_t RegisterTile(const std::vector<Step>& steps, const ReplayTrace& trace, size_t step) {
+// One stage's register tile, what random annotation keeps within RegisterTileElements() (the
+// group of step `step`, by stage and stage count): on a CPU the innermost space lengths of its
+// space splits multiplied; on a GPU (gpu_annotation.h) every level inside the thread level
+// (S2 x S3), since each thread accumulates all of them.
+int64_t RegisterTile(const std::vector<Step>& steps, const ReplayTrace& trace, size_t step, bool gpu) {
   const auto& split = std::get<SplitStep>(steps[step]);
   int64_t product = 1;
   for (size_t i = 0; i < steps.size(); ++i) {
     const auto* s = std::get_if<SplitStep>(&steps[i]);
     if (!s || s->lengths.size() < 2 || trace.split_kind[i] != schedule::IterKind::kSpace) continue;
     if (s->stage != split.stage || trace.stage_count[i] != trace.stage_count[step]) continue;
-    product *= s->lengths.back().value_or(1);
+    for (size_t l = gpu ? 1 : s->lengths.size() - 1; l < s->lengths.size(); ++l) product *= s->lengths[l].value_or(1);
   }
   return product;
 }
@@ -83,8 +85,9 @@ absl::StatusOr<schedule::State> MutateTileSize(const schedule::State& parent, co
   ReplayTrace trace;
   auto program = ReplaySteps(parent.original_dag(), steps, &trace);
   if (!program.ok()) return program.status();
-  if (dst == innermost && innermost >= 2 && trace.split_kind[pick] == schedule::IterKind::kSpace &&
-      RegisterTile(steps, trace, pick) > target.RegisterTileElements())
+  const bool into_tile = target.gpu ? dst >= 2 : dst == innermost;  // levels[2..] are lengths[1..]
+  if (into_tile && innermost >= 2 && trace.split_kind[pick] == schedule::IterKind::kSpace &&
+      RegisterTile(steps, trace, pick, target.gpu) > target.RegisterTileElements())
     return absl::OutOfRangeError("the register tile would exceed the register file");
   return program;
 }
