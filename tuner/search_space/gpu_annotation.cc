@@ -83,10 +83,6 @@ absl::Status Bind(State* s, const SearchTarget& target, std::mt19937_64& rng) {
   return absl::OkStatus();
 }
 
-absl::Status PhaseError(std::string_view phase, const absl::Status& s) {
-  return absl::Status(s.code(), StrCat(phase, ": ", std::string(s.message())));
-}
-
 }  // namespace
 
 absl::StatusOr<State> AnnotateRandomlyForGpu(const State& sketch, const SearchTarget& target, std::mt19937_64& rng) {

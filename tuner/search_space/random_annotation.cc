@@ -23,10 +23,6 @@ using schedule::Step;
 // Placeholders and rewritten weight layouts (computed at build time) have no loops to schedule.
 bool Schedulable(const schedule::Stage& st) { return !st.is_placeholder && st.scope != schedule::kLayoutScope; }
 
-absl::Status PhaseError(std::string_view phase, const absl::Status& s) {
-  return absl::Status(s.code(), StrCat(phase, ": ", std::string(s.message())));
-}
-
 // --- 1. Tile sizes ---
 
 // Draws lengths for every tunable split of known extent: space splits of one stage share the
@@ -180,6 +176,10 @@ absl::Status PickAutoUnroll(State* s, std::mt19937_64& rng) {
     if (auto r = s->PragmaAutoUnroll(stage, 0, max_step); !r.ok()) return r;
   }
   return absl::OkStatus();
+}
+
+absl::Status PhaseError(std::string_view phase, const absl::Status& s) {
+  return absl::Status(s.code(), StrCat(phase, ": ", std::string(s.message())));
 }
 
 absl::StatusOr<State> AnnotateRandomly(const State& sketch, const SearchTarget& target, std::mt19937_64& rng) {

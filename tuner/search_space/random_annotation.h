@@ -35,6 +35,7 @@
 #pragma once
 
 #include <random>
+#include <string_view>
 #include <utility>
 #include <vector>
 
@@ -58,5 +59,8 @@ inline constexpr int kAutoUnrollChoices[] = {0, 16, 64, 512};
 // Phase 6 (the GPU annotation's last phase too): every stage with a reduce loop gets one of
 // kAutoUnrollChoices.
 absl::Status PickAutoUnroll(schedule::State* s, std::mt19937_64& rng);
+
+// `s` with the phase that refused a step named first ("bindings: ..."), as both annotators report.
+absl::Status PhaseError(std::string_view phase, const absl::Status& s);
 
 }  // namespace tunefarm::tuner
