@@ -1,6 +1,8 @@
 #include "bench/compiler/bench_kernels.h"
 
 #include <algorithm>
+#include <cstdio>
+#include <cstdlib>
 #include <cmath>
 #include <cstring>
 
@@ -99,6 +101,12 @@ absl::StatusOr<std::string> CompileKernel(const schedule::State& s, const codege
 
 absl::StatusOr<std::string> CompileLowered(tir::PrimFunc f, const codegen::Target& target) {
   f.name = "kernel";
+  // TUNEFARM_BENCH_DUMP_IR=FILE appends each kernel's loop IR to FILE, to see what a row ran.
+  if (const char* path = std::getenv("TUNEFARM_BENCH_DUMP_IR"))
+    if (std::FILE* out = std::fopen(path, "a")) {
+      std::fputs(tir::PrimFuncToString(f).c_str(), out);
+      std::fclose(out);
+    }
   auto so = codegen::BuildSharedObject({f}, target);
   if (!so.ok()) return absl::InternalError(StrCat("codegen: ", std::string(so.status().message())));
   return std::move(*so);

@@ -8,6 +8,7 @@
 #include "common/strings.h"
 #include "compiler/tir/analyzer.h"
 #include "compiler/tir/loop_partition.h"
+#include "compiler/tir/skip_padded_taps.h"
 #include "compiler/tir/auto_unroll.h"
 #include "compiler/tir/buffer_plan.h"
 #include "compiler/tir/injected_bug.h"
@@ -457,7 +458,7 @@ absl::StatusOr<PrimFunc> LowerWithPlan(const schedule::State& state, std::string
   f.buffers = std::move(plan.buffers);
   f.num_args = plan.num_args;
   f.workspace_bytes = plan.workspace_bytes;
-  f.body = SimplifyStmt(Seq(std::move(nests)));
+  f.body = SkipPaddedTaps(SimplifyStmt(Seq(std::move(nests))));
   // Padded borders split off (loop_partition.h); simplified again only when something was split.
   if (Stmt partitioned = PartitionLoops(f.body); !partitioned.same_as(f.body)) f.body = SimplifyStmt(partitioned);
   if (!f.body.defined()) f.body = Seq({});

@@ -1,0 +1,25 @@
+// Skipping the taps that fall on padding. A reduction update that accumulates a padded read,
+//
+//   acc[i] = acc[i] + select(inside, x[...], 0) * w[...]     (or `+ select(...)`, or `w * select`)
+//
+// becomes `if (inside) acc[i] = acc[i] + x[...] * w[...]`: a conv whose padding is inlined no
+// longer multiplies by the zeros of its border, as oneDNN's and ONNX Runtime's convolutions do
+// not (on a 7x7 map with a 3x3 window and pad 1 that is 18% of the multiply-adds).
+//
+// Then each conjunct of such a test moves out of every loop whose variable it does not use, as
+// long as the test is that loop's whole body: in a conv the row test lands on the kernel-row
+// loop (one branch per row of taps), and the column test, inside loops LLVM unrolls, becomes a
+// constant there and the dead taps disappear. A test that varies across a vectorized loop's lanes
+// is left a select (a blend), and so is one that could not leave a vectorized loop.
+//
+// Exact: what is skipped adds 0 times a weight to the sum, which changes nothing unless that
+// weight is inf or NaN (and the sign of a zero sum).
+#pragma once
+
+#include "compiler/tir/stmt.h"
+
+namespace tunefarm::tir {
+
+Stmt SkipPaddedTaps(const Stmt& s);
+
+}  // namespace tunefarm::tir
