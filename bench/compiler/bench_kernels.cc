@@ -5,6 +5,7 @@
 #include <cstdlib>
 #include <cmath>
 #include <cstring>
+#include <mutex>
 
 #include "bench/timing.h"
 #include "compiler/codegen/codegen.h"
@@ -101,12 +102,14 @@ absl::StatusOr<std::string> CompileKernel(const schedule::State& s, const codege
 
 absl::StatusOr<std::string> CompileLowered(tir::PrimFunc f, const codegen::Target& target) {
   f.name = "kernel";
-  // TUNEFARM_BENCH_DUMP_IR=FILE appends each kernel's loop IR to FILE, to see what a row ran.
-  if (const char* path = std::getenv("TUNEFARM_BENCH_DUMP_IR"))
+  if (const char* path = std::getenv("TUNEFARM_BENCH_DUMP_IR")) {  // bench_kernels.h
+    static std::mutex dump_mutex;
+    std::lock_guard<std::mutex> lock(dump_mutex);
     if (std::FILE* out = std::fopen(path, "a")) {
       std::fputs(tir::PrimFuncToString(f).c_str(), out);
       std::fclose(out);
     }
+  }
   auto so = codegen::BuildSharedObject({f}, target);
   if (!so.ok()) return absl::InternalError(StrCat("codegen: ", std::string(so.status().message())));
   return std::move(*so);

@@ -57,7 +57,8 @@ struct Compiled {
 };
 
 // The shared object of `s` for `target`: lowered, compiled and linked (safe to call from
-// several threads at once).
+// several threads at once). With TUNEFARM_BENCH_DUMP_IR=FILE set, each kernel's loop IR is
+// appended to FILE first, to see what a bench row ran.
 absl::StatusOr<std::string> CompileKernel(const schedule::State& s, const codegen::Target& target);
 // The same for a program already lowered (its entry is renamed to the one CallKernel calls).
 absl::StatusOr<std::string> CompileLowered(tir::PrimFunc f, const codegen::Target& target);
