@@ -458,7 +458,7 @@ absl::StatusOr<PrimFunc> LowerWithPlan(const schedule::State& state, std::string
   f.buffers = std::move(plan.buffers);
   f.num_args = plan.num_args;
   f.workspace_bytes = plan.workspace_bytes;
-  f.body = SkipPaddedTaps(SimplifyStmt(Seq(std::move(nests))));
+  f.body = SkipPaddedTaps(SimplifyStmt(Seq(std::move(nests))), f.buffers);
   // Padded borders split off (loop_partition.h); simplified again only when something was split.
   if (Stmt partitioned = PartitionLoops(f.body); !partitioned.same_as(f.body)) f.body = SimplifyStmt(partitioned);
   if (!f.body.defined()) f.body = Seq({});

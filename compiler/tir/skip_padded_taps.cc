@@ -74,7 +74,59 @@ Expr AllOf(const std::vector<Expr>& conjuncts) {
   return all;
 }
 
+// A loop that runs as a loop (not unrolled into straight code or turned into vector lanes).
+bool HasSerialLoop(const Stmt& s) {
+  bool found = false;
+  PreOrderVisit(s, [&](const Stmt& st) {
+    found = found || (st->kind == StmtKind::kFor && st->for_kind != ForKind::kUnrolled &&
+                      st->for_kind != ForKind::kVectorized);
+  });
+  return found;
+}
+
+bool WritesMemory(const Stmt& s, const std::vector<Buffer>& buffers) {
+  bool found = false;
+  PreOrderVisit(s, [&](const Stmt& st) {
+    found = found || (st->kind == StmtKind::kStore && buffers[st->buffer].scope != BufferScope::kLocal);
+  });
+  return found;
+}
+
+// `if (test) { ... b[i] = v ... }` as `{ ... b[i] = select(test, v, b[i]) ... }`.
+Stmt SelectEachStore(const Expr& test, const Stmt& body) {
+  struct Rewriter : StmtMutator {
+    Expr test;
+    Stmt MutateStore(const Stmt& st) override {
+      Expr old = te::Load(st->value->dtype, st->buffer, {st->index});
+      return Store(st->buffer, st->index, te::Select(test, st->value, old));
+    }
+  } rewriter;
+  rewriter.test = test;
+  return rewriter.MutateStmt(body);
+}
+
 class PaddedTapSkipper : public StmtMutator {
+ public:
+  explicit PaddedTapSkipper(const std::vector<Buffer>& buffers) : buffers_(buffers) {}
+
+  // The guards left innermost around stores to buffers in memory become selects of the update
+  // (`acc = select(test, acc + x * w, acc)`): LLVM keeps such an accumulator in registers
+  // across the reduction loops only while every iteration stores it, and a branch around the
+  // store would leave every multiply-add loading and storing it. A local tile is promoted to
+  // registers either way, and a guard around a serial loop costs one branch per pass over it.
+  Stmt StoresUnconditionalWhereNeeded(const Stmt& s) {
+    struct Rewriter : StmtMutator {
+      PaddedTapSkipper* self;
+      Stmt MutateIf(const Stmt& st) override {
+        if (!self->IsOurGuard(st) || HasSerialLoop(st->then_case) || !WritesMemory(st->then_case, self->buffers_))
+          return StmtMutator::MutateIf(st);
+        return SelectEachStore(st->cond, MutateStmt(st->then_case));  // inner guards first
+      }
+    } rewriter;
+    rewriter.self = this;
+    return rewriter.MutateStmt(s);
+  }
+
  private:
   Stmt MutateFor(const Stmt& s) override {
     const bool vectorized = s->for_kind == ForKind::kVectorized;
@@ -131,6 +183,7 @@ class PaddedTapSkipper : public StmtMutator {
     return s.defined() && s->kind == StmtKind::kIf && !s->else_case.defined() && guards_.count(s.operator->()) > 0;
   }
 
+  const std::vector<Buffer>& buffers_;
   std::vector<int64_t> vector_vars_;
   std::vector<bool> vector_body_is_store_;
   std::unordered_set<const StmtNode*> guards_;
@@ -139,9 +192,10 @@ class PaddedTapSkipper : public StmtMutator {
 
 }  // namespace
 
-Stmt SkipPaddedTaps(const Stmt& s) {
+Stmt SkipPaddedTaps(const Stmt& s, const std::vector<Buffer>& buffers) {
   if (!s.defined()) return s;
-  return PaddedTapSkipper().MutateStmt(s);
+  PaddedTapSkipper skipper(buffers);
+  return skipper.StoresUnconditionalWhereNeeded(skipper.MutateStmt(s));
 }
 
 }  // namespace tunefarm::tir

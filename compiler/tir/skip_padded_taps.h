@@ -12,14 +12,21 @@
 // constant there and the dead taps disappear. A test that varies across a vectorized loop's lanes
 // is left a select (a blend), and so is one that could not leave a vectorized loop.
 //
+// A guard that would end up innermost around a store to a buffer in memory (not a local tile)
+// becomes a select of the update instead, `acc = select(inside, acc + x * w, acc)`: a branch
+// there would keep LLVM from holding the accumulator in registers across the reduction.
+//
 // Exact: what is skipped adds 0 times a weight to the sum, which changes nothing unless that
 // weight is inf or NaN (and the sign of a zero sum).
 #pragma once
+
+#include <vector>
 
 #include "compiler/tir/stmt.h"
 
 namespace tunefarm::tir {
 
-Stmt SkipPaddedTaps(const Stmt& s);
+// `buffers`: the function's buffers, which `s` indexes.
+Stmt SkipPaddedTaps(const Stmt& s, const std::vector<Buffer>& buffers);
 
 }  // namespace tunefarm::tir
