@@ -155,6 +155,9 @@ class PaddedTapSkipper : public StmtMutator {
   Stmt MutateStore(const Stmt& s) override {
     const Expr& v = s->value;
     if (v->kind != ExprKind::kAdd) return s;
+    // A sum in shared memory is updated in loops that get barriers, which must not sit under a
+    // test of the thread index.
+    if (buffers_[s->buffer].scope == BufferScope::kShared) return s;
     if (!vector_body_is_store_.empty() && !vector_body_is_store_.back()) return s;
     for (int side : {0, 1}) {
       const Expr& acc = v->operands[side];

@@ -17,7 +17,8 @@
 // there would keep LLVM from holding the accumulator in registers across the reduction.
 //
 // Exact: what is skipped adds 0 times a weight to the sum, which changes nothing unless that
-// weight is inf or NaN (and the sign of a zero sum).
+// weight is inf or NaN (and the sign of a zero sum). Sums in GPU shared memory are left alone:
+// their loops get barriers, which must not sit under a test of the thread index.
 #pragma once
 
 #include <vector>

@@ -111,7 +111,7 @@ TEST(SkipPaddedTaps, TheRowTestMovesOutOfEveryLoopItDoesNotUse) {
 }
 
 struct InnermostGuards {
-  int branches_into_memory = 0, branches_into_locals = 0;  // an if with no serial loop inside
+  int branches_into_memory = 0, branches_into_locals = 0;  // an if with only unrolled or vector loops inside
   int selected_updates = 0;  // b[i] = select(test, ..., b[i])
 };
 
@@ -125,7 +125,8 @@ InnermostGuards InnermostGuardsOf(const PrimFunc& f) {
     bool serial_loop = false;
     int buffer = -1;
     PreOrderVisit(s->then_case, [&](const Stmt& inner) {
-      serial_loop = serial_loop || (inner->kind == StmtKind::kFor && inner->for_kind == ForKind::kSerial);
+      serial_loop = serial_loop || (inner->kind == StmtKind::kFor && inner->for_kind != ForKind::kUnrolled &&
+                                    inner->for_kind != ForKind::kVectorized);
       if (inner->kind == StmtKind::kStore) buffer = inner->buffer;
     });
     if (serial_loop || buffer < 0) return;
