@@ -20,16 +20,21 @@ using schedule::State;
 
 constexpr int64_t kC = 5, kHw = 7, kK = 16;
 
-// conv2d NCHW 3x3 pad 1; stages x w pad conv2d. The padding inlined; conv2d: n k.0 oh (fused,
-// parallel) ow k.1, with a local tile of ow x k.1 per output row filled over rc ry rx, rx and ow
-// unrolled, k.1 the vector lanes.
-State TiledPaddedConv() {
+// conv2d NCHW 3x3 pad 1: stages x w pad conv2d.
+std::shared_ptr<const te::ComputeDag> PaddedConvDag() {
   te::DagBuilder b;
   ops::Conv2dParams p;
   p.padding = {1, 1, 1, 1};
   auto x = b.Placeholder("x", te::DType::kFloat32, {1, kC, kHw, kHw});
   auto w = b.Placeholder("w", te::DType::kFloat32, {kK, kC, 3, 3}, true);
-  State s(b.Build({ops::Conv2dNchw(b, x, w, p)}));
+  return b.Build({ops::Conv2dNchw(b, x, w, p)});
+}
+
+// The padding inlined; conv2d: n k.0 oh (fused,
+// parallel) ow k.1, with a local tile of ow x k.1 per output row filled over rc ry rx, rx and ow
+// unrolled, k.1 the vector lanes.
+State TiledPaddedConv() {
+  State s(PaddedConvDag());
   const int conv = 3, local = 3, out = 4;
   EXPECT_TRUE(s.ComputeInline(2).ok());
   EXPECT_TRUE(s.CacheWrite(conv, "local").ok());              // x w pad conv2d.local conv2d
@@ -50,12 +55,7 @@ State TiledPaddedConv() {
 // unrolled and k.1 the vector lanes. Its column test stays innermost and becomes a select of the
 // update (a blend with a scalar test), so the output stays in registers across the reduction.
 State PaddedConvInMemory() {
-  te::DagBuilder b;
-  ops::Conv2dParams p;
-  p.padding = {1, 1, 1, 1};
-  auto x = b.Placeholder("x", te::DType::kFloat32, {1, kC, kHw, kHw});
-  auto w = b.Placeholder("w", te::DType::kFloat32, {kK, kC, 3, 3}, true);
-  State s(b.Build({ops::Conv2dNchw(b, x, w, p)}));
+  State s(PaddedConvDag());
   const int conv = 3;
   EXPECT_TRUE(s.ComputeInline(2).ok());
   EXPECT_TRUE(s.Split(conv, 1, {8}).ok());                           // n k.0 k.1 oh ow rc ry rx
