@@ -162,6 +162,24 @@ TEST(SkipPaddedTaps, AnInnermostGuardIntoMemoryBecomesASelectOfTheUpdateAndOneIn
   EXPECT_LT(testing::InterpretedError(local, 11), 1e-4);
 }
 
+// A sum in GPU shared memory is updated in loops that get barriers, which must not sit under a
+// test of the thread index: it keeps its padded read.
+TEST(SkipPaddedTaps, ASumInSharedMemoryKeepsItsPaddedRead) {
+  State s(PaddedConvDag(3, 6, 4, 1));
+  ASSERT_TRUE(s.ComputeInline(kPad).ok());
+  ASSERT_TRUE(s.CacheWrite(kConv, "shared").ok());  // x w pad conv2d.shared conv2d
+  ASSERT_TRUE(s.ComputeAt(kConv, kConv + 1, 2).ok());
+  auto f = Lower(s, "conv");
+  ASSERT_TRUE(f.ok()) << f.status();
+  int shared_sums_reading_padding = 0;
+  PreOrderVisit(f->body, [&](const Stmt& st) {
+    shared_sums_reading_padding += st->kind == StmtKind::kStore &&
+                                   f->buffers[st->buffer].scope == BufferScope::kShared && ReadsPadding(st->value);
+  });
+  EXPECT_GE(shared_sums_reading_padding, 1) << PrimFuncToString(*f);
+  EXPECT_LT(testing::InterpretedError(s, 12), 1e-4);
+}
+
 // Vectorizing the output columns makes the column test differ across lanes: that read stays a
 // select (a blend), and the program still computes the reference.
 TEST(SkipPaddedTaps, ATestThatVariesAcrossVectorLanesStaysASelect) {
