@@ -26,7 +26,7 @@ absl::StatusOr<std::unique_ptr<AgentServer>> AgentServer::Start(AgentServerOptio
   server->cache_ = std::move(*cache);
   server->runner_ = std::make_unique<MeasureRunner>(*server->cache_, options.limits);
   server->queue_ = std::make_unique<MeasureQueue>();
-  server->service_ = std::make_unique<AgentService>(options.token, options.identity,
+  server->service_ = std::make_unique<AgentService>(options.identity,
                                                     *server->cache_, *server->queue_,
                                                     *server->runner_);
   auto listening = wire::StartListening("agent", options.host, options.port, *creds, {server->service_.get()},

@@ -3,47 +3,23 @@
 #include "deploy/tunefarm_abi.h"
 #include "device_agent/measure_reactor.h"
 #include "device_agent/upload_reactor.h"
-#include "proto/auth.h"
 
 namespace tunefarm::agent {
-namespace {
 
-// A stream refused before it started: only the status goes out.
-class RefusedUpload final : public grpc::ServerReadReactor<v1::Chunk> {
- public:
-  explicit RefusedUpload(grpc::Status status) { Finish(std::move(status)); }
-  void OnDone() override { delete this; }
-};
-
-class RefusedMeasure final : public grpc::ServerWriteReactor<v1::MeasureResult> {
- public:
-  explicit RefusedMeasure(grpc::Status status) { Finish(std::move(status)); }
-  void OnDone() override { delete this; }
-};
-
-}  // namespace
-
-AgentService::AgentService(std::string token, AgentIdentity identity, KernelCache& cache,
-                           MeasureQueue& queue, MeasureRunner& runner)
-    : token_(std::move(token)),
-      identity_(std::move(identity)),
+AgentService::AgentService(AgentIdentity identity, KernelCache& cache, MeasureQueue& queue,
+                           MeasureRunner& runner)
+    : identity_(std::move(identity)),
       cache_(cache),
       queue_(queue),
       runner_(runner) {}
 
-grpc::ServerReadReactor<v1::Chunk>* AgentService::Upload(grpc::CallbackServerContext* context,
+grpc::ServerReadReactor<v1::Chunk>* AgentService::Upload(grpc::CallbackServerContext* /*context*/,
                                                          v1::UploadReply* reply) {
-  if (grpc::Status denied = wire::CheckToken(*context, token_); !denied.ok()) {
-    return new RefusedUpload(denied);
-  }
   return new UploadReactor(cache_, reply);
 }
 
 grpc::ServerWriteReactor<v1::MeasureResult>* AgentService::Measure(
-    grpc::CallbackServerContext* context, const v1::MeasureRequest* request) {
-  if (grpc::Status denied = wire::CheckToken(*context, token_); !denied.ok()) {
-    return new RefusedMeasure(denied);
-  }
+    grpc::CallbackServerContext* /*context*/, const v1::MeasureRequest* request) {
   return MeasureReactor::Start(queue_, runner_, *request);
 }
 
@@ -51,10 +27,6 @@ grpc::ServerUnaryReactor* AgentService::Info(grpc::CallbackServerContext* contex
                                              const v1::InfoRequest* /*request*/,
                                              v1::InfoReply* reply) {
   grpc::ServerUnaryReactor* reactor = context->DefaultReactor();
-  if (grpc::Status denied = wire::CheckToken(*context, token_); !denied.ok()) {
-    reactor->Finish(denied);
-    return reactor;
-  }
   reply->set_key(identity_.key);
   *reply->mutable_facts() = identity_.facts;
   reply->set_agent_version(kAgentVersion);

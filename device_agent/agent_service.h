@@ -23,8 +23,9 @@ inline constexpr char kAgentVersion[] = "tunefarm-agent 1";
 
 class AgentService final : public v1::DeviceAgent::CallbackService {
  public:
-  AgentService(std::string token, AgentIdentity identity, KernelCache& cache,
-               MeasureQueue& queue, MeasureRunner& runner);
+  // Calls reach it only with the farm's token: the server's credentials check it
+  // (proto/token_gate.h).
+  AgentService(AgentIdentity identity, KernelCache& cache, MeasureQueue& queue, MeasureRunner& runner);
 
   grpc::ServerReadReactor<v1::Chunk>* Upload(grpc::CallbackServerContext* context,
                                              v1::UploadReply* reply) override;
@@ -34,7 +35,6 @@ class AgentService final : public v1::DeviceAgent::CallbackService {
                                  const v1::InfoRequest* request, v1::InfoReply* reply) override;
 
  private:
-  const std::string token_;
   const AgentIdentity identity_;
   KernelCache& cache_;
   MeasureQueue& queue_;

@@ -11,7 +11,6 @@
 #include "absl/strings/str_cat.h"
 #include "common/file_read.h"
 #include "proto/host_port.h"
-#include "proto/refusal_log.h"
 
 namespace tunefarm::wire {
 
@@ -71,28 +70,6 @@ bool ConstantTimeEquals(std::string_view a, std::string_view b) {
     diff |= x ^ static_cast<unsigned char>(b[i]);
   }
   return diff == 0;
-}
-
-namespace {
-
-grpc::Status Refuse(const grpc::ServerContextBase& context, const std::string& why) {
-  LogRefusal(context.peer(), why);
-  return grpc::Status(grpc::StatusCode::UNAUTHENTICATED, why);
-}
-
-}  // namespace
-
-grpc::Status CheckToken(const grpc::ServerContextBase& context, std::string_view expected) {
-  const auto& metadata = context.client_metadata();
-  const auto [first, last] = metadata.equal_range(kTokenMetadataKey);
-  if (first == last) return Refuse(context, absl::StrCat("missing ", kTokenMetadataKey, " metadata"));
-  // Exactly one entry: a second one would let a caller probe with several guesses at once.
-  if (std::next(first) != last) return Refuse(context, absl::StrCat("more than one ", kTokenMetadataKey, " entry"));
-  const std::string_view given(first->second.data(), first->second.size());
-  if (expected.empty() || !ConstantTimeEquals(given, expected)) {
-    return Refuse(context, absl::StrCat("wrong ", kTokenMetadataKey));
-  }
-  return grpc::Status::OK;
 }
 
 }  // namespace tunefarm::wire

@@ -1,6 +1,6 @@
-// The farm's shared-secret rule: every call carries the token as `tunefarm-token` metadata, and
-// every handler checks it first. gRPC 1.51 cannot do this for us on plaintext channels (call
-// credentials need TLS; server interceptors cannot reject a call), hence these helpers.
+// The farm's shared secret: every call carries the token as `tunefarm-token` metadata (call
+// credentials would need TLS in gRPC 1.51, so clients add it themselves). Servers check it in
+// their credentials, before any handler (token_gate.h).
 #ifndef TUNEFARM_PROTO_AUTH_H_
 #define TUNEFARM_PROTO_AUTH_H_
 
@@ -8,8 +8,6 @@
 #include <string_view>
 
 #include <grpcpp/client_context.h>
-#include <grpcpp/server_context.h>
-#include <grpcpp/support/status.h>
 
 #include "absl/status/statusor.h"
 
@@ -31,10 +29,6 @@ absl::Status CheckServerToken(std::string_view token, std::string_view listen_ho
 
 // Client side: attach the token to one call.
 void AddToken(grpc::ClientContext& context, std::string_view token);
-
-// Server side: OK when the call carries exactly `expected` (compared in constant time), else
-// UNAUTHENTICATED naming what is wrong (missing or wrong), never echoing either token.
-grpc::Status CheckToken(const grpc::ServerContextBase& context, std::string_view expected);
 
 // Equality that takes the same time wherever the first difference is.
 bool ConstantTimeEquals(std::string_view a, std::string_view b);

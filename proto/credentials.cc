@@ -2,6 +2,7 @@
 
 #include <algorithm>
 
+#include <grpc/grpc_security.h>
 #include <grpcpp/create_channel.h>
 #include <grpcpp/support/channel_arguments.h>
 
@@ -10,6 +11,7 @@
 #include "common/file_read.h"
 #include "proto/host_port.h"
 #include "proto/tls_key_pair.h"
+#include "proto/token_gate.h"
 
 namespace tunefarm::wire {
 namespace {
@@ -25,10 +27,10 @@ absl::StatusOr<std::string> ReadPem(const std::string& path, const char* what) {
 
 }  // namespace
 
-absl::StatusOr<std::shared_ptr<grpc::ServerCredentials>> MakeServerCredentials(
-    const TlsFiles& tls) {
+absl::StatusOr<std::shared_ptr<grpc::ServerCredentials>> MakeServerCredentials(const TlsFiles& tls,
+                                                                              const std::string& token) {
   if (tls.cert_file.empty() && tls.key_file.empty() && tls.ca_file.empty()) {
-    return grpc::InsecureServerCredentials();
+    return std::make_shared<TokenGatedCredentials>(grpc_insecure_server_credentials_create(), token);
   }
   if (tls.cert_file.empty() || tls.key_file.empty()) {
     return absl::InvalidArgumentError("a TLS server needs both --tls-cert and --tls-key");
@@ -38,15 +40,20 @@ absl::StatusOr<std::shared_ptr<grpc::ServerCredentials>> MakeServerCredentials(
   absl::StatusOr<std::string> key = ReadPem(tls.key_file, "key");
   if (!key.ok()) return key.status();
   if (absl::Status pair = CheckTlsKeyPair(*cert, *key, tls.cert_file, tls.key_file); !pair.ok()) return pair;
-  grpc::SslServerCredentialsOptions options(GRPC_SSL_DONT_REQUEST_CLIENT_CERTIFICATE);
-  options.pem_key_cert_pairs.push_back({*key, *cert});
+  // Core credentials, not grpc::SslServerCredentials, so that the token gate can own them.
+  std::string ca;
+  grpc_ssl_client_certificate_request_type request = GRPC_SSL_DONT_REQUEST_CLIENT_CERTIFICATE;
   if (!tls.ca_file.empty()) {
-    absl::StatusOr<std::string> ca = ReadPem(tls.ca_file, "CA");
-    if (!ca.ok()) return ca.status();
-    options.pem_root_certs = *ca;
-    options.client_certificate_request = GRPC_SSL_REQUEST_AND_REQUIRE_CLIENT_CERTIFICATE_AND_VERIFY;
+    absl::StatusOr<std::string> pem = ReadPem(tls.ca_file, "CA");
+    if (!pem.ok()) return pem.status();
+    ca = *std::move(pem);
+    request = GRPC_SSL_REQUEST_AND_REQUIRE_CLIENT_CERTIFICATE_AND_VERIFY;
   }
-  return grpc::SslServerCredentials(options);
+  grpc_ssl_pem_key_cert_pair pair{key->c_str(), cert->c_str()};
+  grpc_server_credentials* core =
+      grpc_ssl_server_credentials_create_ex(ca.empty() ? nullptr : ca.c_str(), &pair, 1, request, nullptr);
+  if (core == nullptr) return absl::InvalidArgumentError("gRPC refused the TLS certificate, key or CA");
+  return std::make_shared<TokenGatedCredentials>(core, token);
 }
 
 absl::StatusOr<std::shared_ptr<grpc::ChannelCredentials>> MakeChannelCredentials(

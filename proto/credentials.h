@@ -23,8 +23,10 @@ struct TlsFiles {
   std::string ca_file;
 };
 
-absl::StatusOr<std::shared_ptr<grpc::ServerCredentials>> MakeServerCredentials(
-    const TlsFiles& tls);
+// Server credentials (plaintext, or TLS from `tls`) that refuse every call without `token`
+// (token_gate.h), before any handler runs.
+absl::StatusOr<std::shared_ptr<grpc::ServerCredentials>> MakeServerCredentials(const TlsFiles& tls,
+                                                                              const std::string& token);
 
 absl::StatusOr<std::shared_ptr<grpc::ChannelCredentials>> MakeChannelCredentials(
     const TlsFiles& tls);

@@ -29,7 +29,7 @@ void SetRefusalLog(std::function<void(const std::string&)> sink) {
   log.sink = std::move(sink);
 }
 
-void LogRefusal(std::string_view peer, std::string_view why) {
+void LogRefusal(std::string_view method, std::string_view why) {
   RefusalLog& log = Log();
   std::lock_guard<std::mutex> lock(log.mutex);
   if (!log.sink) return;
@@ -43,7 +43,7 @@ void LogRefusal(std::string_view peer, std::string_view why) {
     return;
   }
   ++log.lines_in_window;
-  std::string line = absl::StrCat("refused a call from ", std::string(peer), ": ", std::string(why));
+  std::string line = absl::StrCat("refused a call to ", std::string(method), ": ", std::string(why));
   if (log.suppressed > 0) {
     absl::StrAppend(&line, " (", log.suppressed, " more refused calls not shown)");
     log.suppressed = 0;

@@ -18,7 +18,7 @@ absl::StatusOr<std::shared_ptr<grpc::ServerCredentials>> CheckServerOptions(cons
   if (port < 0 || port > 65535) {
     return absl::InvalidArgumentError(absl::StrCat(what, ": port ", port, " out of range"));
   }
-  return MakeServerCredentials(tls);
+  return MakeServerCredentials(tls, token);
 }
 
 absl::StatusOr<ListeningServer> StartListening(const std::string& what, const std::string& host, int port,

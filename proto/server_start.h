@@ -20,7 +20,8 @@ namespace tunefarm::wire {
 std::string JoinHostPort(const std::string& host, int port);
 
 // The checks every server makes before it builds anything: a token, a port in 0..65535 (0: any
-// free port), and credentials that load. `what` ("tracker") starts each message.
+// free port), and credentials that load. `what` ("tracker") starts each message. The
+// credentials carry the token check (token_gate.h): every call but a health check needs it.
 absl::StatusOr<std::shared_ptr<grpc::ServerCredentials>> CheckServerOptions(const std::string& what,
                                                                            const std::string& token, int port,
                                                                            const TlsFiles& tls);

@@ -13,7 +13,7 @@ absl::StatusOr<std::unique_ptr<TrackerServer>> TrackerServer::Start(TrackerServe
   std::unique_ptr<TrackerServer> server(new TrackerServer());
   server->host_ = options.host;
   server->state_ = std::make_unique<TrackerState>(options.tracker);
-  server->service_ = std::make_unique<TrackerService>(*server->state_, options.token);
+  server->service_ = std::make_unique<TrackerService>(*server->state_);
   auto listening = wire::StartListening("tracker", options.host, options.port, *creds, {server->service_.get()},
                                         std::string(v1::Tracker::service_full_name()));
   if (!listening.ok()) return listening.status();

@@ -1,9 +1,7 @@
-// The Tracker gRPC service: thin handlers over TrackerState. Each handler checks the token
-// first and runs nothing else for a call that fails it.
+// The Tracker gRPC service: thin handlers over TrackerState. A call reaches them only with the
+// farm's token: the server's credentials check it (proto/token_gate.h).
 #ifndef TUNEFARM_TRACKER_TRACKER_SERVICE_H_
 #define TUNEFARM_TRACKER_TRACKER_SERVICE_H_
-
-#include <string>
 
 #include "proto/tunefarm.grpc.pb.h"
 #include "tracker/tracker_state.h"
@@ -12,7 +10,7 @@ namespace tunefarm::tracker {
 
 class TrackerService final : public v1::Tracker::CallbackService {
  public:
-  TrackerService(TrackerState& state, std::string token);
+  explicit TrackerService(TrackerState& state);
 
   grpc::ServerUnaryReactor* Register(grpc::CallbackServerContext* context,
                                      const v1::RegisterRequest* request,
@@ -31,7 +29,6 @@ class TrackerService final : public v1::Tracker::CallbackService {
 
  private:
   TrackerState& state_;
-  const std::string token_;
 };
 
 }  // namespace tunefarm::tracker

@@ -17,7 +17,7 @@ absl::StatusOr<std::unique_ptr<TunerServer>> TunerServer::Start(TunerServerOptio
   auto jobs = JobManager::Start(std::move(options.jobs));
   if (!jobs.ok()) return jobs.status();
   server->jobs_ = std::move(*jobs);
-  server->service_ = std::make_unique<TunerService>(*server->jobs_, options.token);
+  server->service_ = std::make_unique<TunerService>(*server->jobs_);
   auto listening = wire::StartListening("tuner", options.host, options.port, *creds, {server->service_.get()},
                                         std::string(v1::Tuner::service_full_name()));
   if (!listening.ok()) {

@@ -1,8 +1,7 @@
-// The Tuner gRPC service (proto/tunefarm.proto): submit, watch, cancel and list jobs. Every
-// handler checks the farm token first; a call without it changes and reveals nothing.
+// The Tuner gRPC service (proto/tunefarm.proto): submit, watch, cancel and list jobs. A call
+// reaches it only with the farm's token: the server's credentials check it
+// (proto/token_gate.h), so a call without it changes and reveals nothing.
 #pragma once
-
-#include <string>
 
 #include "proto/tunefarm.grpc.pb.h"
 #include "tuner/job_manager.h"
@@ -11,7 +10,7 @@ namespace tunefarm::tuner {
 
 class TunerService final : public v1::Tuner::Service {
  public:
-  TunerService(JobManager& jobs, std::string token) : jobs_(jobs), token_(std::move(token)) {}
+  explicit TunerService(JobManager& jobs) : jobs_(jobs) {}
 
   grpc::Status SubmitJob(grpc::ServerContext* context, const v1::SubmitJobRequest* request,
                          v1::SubmitJobReply* reply) override;
@@ -26,7 +25,6 @@ class TunerService final : public v1::Tuner::Service {
 
  private:
   JobManager& jobs_;
-  std::string token_;
 };
 
 }  // namespace tunefarm::tuner

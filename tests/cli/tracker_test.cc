@@ -82,8 +82,8 @@ TEST(CliTrackerTest, DevicesWithAWrongTokenFails) {
   EXPECT_EQ(tracker->Finish(20s).value_or(-1), 0);
 }
 
-// A refused call leaves a line naming the caller, even with --quiet.
-TEST(CliTrackerTest, RefusedCallsAreLoggedWithThePeer) {
+// A refused call leaves a line naming the method called, even with --quiet.
+TEST(CliTrackerTest, RefusedCallsAreLoggedWithTheMethod) {
   std::string address;
   std::unique_ptr<CliProcess> tracker = StartTracker(&address);
   ASSERT_NE(tracker, nullptr);
@@ -91,7 +91,7 @@ TEST(CliTrackerTest, RefusedCallsAreLoggedWithThePeer) {
   EXPECT_EQ(r.exit_code, 1);
   tracker->Signal(SIGTERM);
   ASSERT_EQ(tracker->Finish(20s).value_or(-1), 0);
-  EXPECT_THAT(tracker->err(), HasSubstr("tunefarm tracker: refused a call from ipv4:127.0.0.1:"));
+  EXPECT_THAT(tracker->err(), HasSubstr("tunefarm tracker: refused a call to /tunefarm.v1.Tracker/ListDevices"));
   EXPECT_THAT(tracker->err(), HasSubstr(": wrong tunefarm-token"));
 }
 

@@ -1,4 +1,5 @@
 #include "proto/auth.h"
+#include "proto/token_gate.h"
 
 #include <gtest/gtest.h>
 #include <stdlib.h>
@@ -68,6 +69,39 @@ TEST(FarmToken, ConstantTimeEqualsComparesWholeStrings) {
   EXPECT_FALSE(ConstantTimeEquals("abcd", "abc"));
   EXPECT_FALSE(ConstantTimeEquals("", "abc"));
   EXPECT_FALSE(ConstantTimeEquals(std::string_view("ab\0", 3), "ab"));
+}
+
+using Metadata = std::vector<std::pair<std::string_view, std::string_view>>;
+constexpr std::string_view kRegister = "/tunefarm.v1.Tracker/Register";
+
+TEST(TokenGate, TheRightTokenPassesAndNothingElseDoes) {
+  EXPECT_EQ(TokenRefusal(kRegister, {{":path", kRegister}, {"tunefarm-token", "s3cret"}}, "s3cret"), std::nullopt);
+  EXPECT_EQ(TokenRefusal(kRegister, {{":path", kRegister}}, "s3cret"), "missing tunefarm-token metadata");
+  EXPECT_EQ(TokenRefusal(kRegister, {{"tunefarm-token", "s3cre"}}, "s3cret"), "wrong tunefarm-token");
+  EXPECT_EQ(TokenRefusal(kRegister, {{"tunefarm-token", ""}}, "s3cret"), "wrong tunefarm-token");
+  // Two guesses in one call are refused even when one of them is right.
+  EXPECT_EQ(TokenRefusal(kRegister, {{"tunefarm-token", "x"}, {"tunefarm-token", "s3cret"}}, "s3cret"),
+            "more than one tunefarm-token entry");
+  // A server without a token lets nothing through, not even an empty token.
+  EXPECT_EQ(TokenRefusal(kRegister, {{"tunefarm-token", ""}}, ""), "wrong tunefarm-token");
+}
+
+TEST(TokenGate, OnlyTheHealthServiceNeedsNoToken) {
+  EXPECT_EQ(TokenRefusal("/grpc.health.v1.Health/Check", {}, "s3cret"), std::nullopt);
+  EXPECT_EQ(TokenRefusal("/grpc.health.v1.Health/Watch", {}, "s3cret"), std::nullopt);
+  EXPECT_NE(TokenRefusal("/grpc.health.v1.HealthX/Check", {}, "s3cret"), std::nullopt);
+  EXPECT_NE(TokenRefusal("/tunefarm.v1.Tuner/ListJobs", {}, "s3cret"), std::nullopt);
+  EXPECT_NE(TokenRefusal("", {}, "s3cret"), std::nullopt);
+}
+
+TEST(TokenGate, ARefusalNeverEchoesAToken) {
+  for (const Metadata& md : {Metadata{{"tunefarm-token", "guess-1234"}},
+                             Metadata{{"tunefarm-token", "guess-1234"}, {"tunefarm-token", "guess-5678"}}}) {
+    std::optional<std::string> why = TokenRefusal(kRegister, md, "expected-token");
+    ASSERT_TRUE(why.has_value());
+    EXPECT_EQ(why->find("guess"), std::string::npos) << *why;
+    EXPECT_EQ(why->find("expected"), std::string::npos) << *why;
+  }
 }
 
 }  // namespace
