@@ -4,6 +4,11 @@
 // cannot disagree. (absl::flags is process-global: the options of different subcommands
 // would collide there.)
 //
+// One exception: tunefarm-measure, the agent's helper, reads a fixed argument list that only the
+// agent writes (device_agent/measure_protocol.h, MeasureArgs/ParseMeasureArgs: an internal
+// protocol, not a command line for people), and links neither Abseil nor this file, because it
+// starts once per batch and its start-up time is measured overhead.
+//
 // Accepted forms: "--name value", "--name=value", "-n value" for a flag with a short name,
 // bare "--name" for a switch, "--" to end the options. Anything not starting with '-' (and
 // "-" itself, which names stdin) is a positional argument.

@@ -25,6 +25,7 @@
 #include "db/record_id.h"
 #include "db/record_row.h"
 #include "db/tuning_database.h"
+#include "common/command_flags.h"
 #include "common/temp_dir.h"
 
 namespace {
@@ -116,16 +117,30 @@ double NaiveScanSeconds(const std::string& path, const Key& key, std::string* re
 }  // namespace
 
 int main(int argc, char** argv) {
-  std::map<std::string, std::string> flags;
-  for (int i = 1; i + 1 < argc; i += 2) flags[argv[i]] = argv[i + 1];
-  int records = flags.count("--records") ? std::atoi(flags["--records"].c_str()) : 1'000'000;
-  int workloads = flags.count("--workloads") ? std::atoi(flags["--workloads"].c_str()) : 1000;
-  int calls = flags.count("--calls") ? std::atoi(flags["--calls"].c_str()) : 20'000;
-  if (records <= 0 || workloads <= 0 || calls <= 0) {
-    std::fprintf(stderr, "usage: best_query_bench [--records N] [--workloads W] [--calls C] [--dir DIR]\n");
+  const tunefarm::CommandSpec spec = {
+      "best_query_bench",
+      "a database of N records: fill, best/top-k, import and check times",
+      {{"records", 0, "N", "records (default 1,000,000)"},
+       {"workloads", 0, "W", "workloads they spread over (default 1,000)"},
+       {"calls", 0, "C", "best/top-k queries timed (default 20,000)"},
+       {"dir", 0, "DIR", "where the database goes (default: a temporary directory)"}},
+      {}};
+  absl::StatusOr<tunefarm::ParsedFlags> flags = tunefarm::ParsedFlags::Parse(spec, argc, argv);
+  absl::StatusOr<int64_t> records_flag = flags.ok() ? flags->GetInt("records", 1'000'000, 1, 1'000'000'000) : flags.status();
+  absl::StatusOr<int64_t> workloads_flag = flags.ok() ? flags->GetInt("workloads", 1000, 1, 1'000'000'000) : flags.status();
+  absl::StatusOr<int64_t> calls_flag = flags.ok() ? flags->GetInt("calls", 20'000, 1, 1'000'000'000) : flags.status();
+  for (const absl::Status& s : {records_flag.status(), workloads_flag.status(), calls_flag.status()}) {
+    if (s.ok()) continue;
+    std::fprintf(stderr, "%s\n%s", std::string(s.message()).c_str(), tunefarm::Usage(spec).c_str());
     return 2;
   }
-  absl::StatusOr<TempDir> dir = TempDir::Create("tunefarm-bench", flags.count("--dir") ? flags["--dir"] : "");
+  if (flags->help()) {
+    std::fprintf(stderr, "%s", tunefarm::Usage(spec).c_str());
+    return 0;
+  }
+  const int records = static_cast<int>(*records_flag), workloads = static_cast<int>(*workloads_flag),
+            calls = static_cast<int>(*calls_flag);
+  absl::StatusOr<TempDir> dir = TempDir::Create("tunefarm-bench", flags->Get("dir"));
   if (!dir.ok()) {
     std::fprintf(stderr, "%s\n", std::string(dir.status().message()).c_str());
     return 2;

@@ -20,6 +20,7 @@
 #include <string>
 #include <vector>
 
+#include "common/command_flags.h"
 #include "deploy/model_executor.h"
 #include "device_agent/cache_eviction.h"
 
@@ -50,19 +51,29 @@ void Check(const tunefarm::deploy::Status& status) {
 }  // namespace
 
 int main(int argc, char** argv) {
-  if (argc < 2) {
-    std::fprintf(stderr, "usage: call_context_bench MODEL.so [--threads N] [--top K] [--runs R]\n");
+  const tunefarm::CommandSpec spec = {
+      "call_context_bench",
+      "a compiled model's kernels timed in the model against alone, largest first",
+      {{"threads", 0, "N", "threads (default: the artifact's)"},
+       {"top", 0, "K", "kernels shown (default 8)"},
+       {"runs", 0, "R", "runs per timing (default 30)"}},
+      {"MODEL.so"}};
+  absl::StatusOr<tunefarm::ParsedFlags> flags = tunefarm::ParsedFlags::Parse(spec, argc, argv);
+  absl::StatusOr<int64_t> threads_flag = flags.ok() ? flags->GetInt("threads", 0, 0, 1024) : flags.status();
+  absl::StatusOr<int64_t> top_flag = flags.ok() ? flags->GetInt("top", 8, 1, 1 << 20) : flags.status();
+  absl::StatusOr<int64_t> runs_flag = flags.ok() ? flags->GetInt("runs", 30, 1, 1 << 20) : flags.status();
+  for (const absl::Status& s : {threads_flag.status(), top_flag.status(), runs_flag.status()}) {
+    if (s.ok()) continue;
+    std::fprintf(stderr, "%s\n%s", std::string(s.message()).c_str(), tunefarm::Usage(spec).c_str());
     return 2;
   }
-  int threads = 0, top = 8, runs = 30;
-  for (int i = 2; i + 1 < argc; i += 2) {
-    const std::string flag = argv[i];
-    const int value = std::atoi(argv[i + 1]);
-    if (flag == "--threads") threads = value;
-    else if (flag == "--top") top = value;
-    else if (flag == "--runs") runs = value;
+  if (flags->help()) {
+    std::fprintf(stderr, "%s", tunefarm::Usage(spec).c_str());
+    return 0;
   }
-  auto loaded = ModelExecutor::Load(argv[1], threads);
+  const int threads = static_cast<int>(*threads_flag), top = static_cast<int>(*top_flag),
+            runs = static_cast<int>(*runs_flag);
+  auto loaded = ModelExecutor::Load(flags->positionals()[0], threads);
   if (!loaded.ok()) Check(loaded.status());
   ModelExecutor& model = **loaded;
 
@@ -111,7 +122,7 @@ int main(int argc, char** argv) {
     }
   }
 
-  std::printf("%s, %d threads, %d runs per figure (median, us)\n", argv[1], model.num_threads(), runs);
+  std::printf("%s, %d threads, %d runs per figure (median, us)\n", flags->positionals()[0].c_str(), model.num_threads(), runs);
   std::printf("%5s %10s %10s %10s %10s  %s\n", "call", "in model", "after prev", "hot", "evicted", "kernel");
   for (size_t k = 0; k < order.size(); ++k) {
     std::printf("%5zu", order[k]);

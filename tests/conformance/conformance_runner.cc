@@ -3,9 +3,9 @@
 // get), one line per case, then "passed N / failed N / unsupported N".
 #include <chrono>
 #include <cstdio>
-#include <cstring>
 #include <string>
 
+#include "common/command_flags.h"
 #include "tests/conformance/compiled_executor.h"
 #include "tests/conformance/conformance_case.h"
 #include "tests/conformance/reference_executor.h"
@@ -13,18 +13,23 @@
 using namespace tunefarm::conformance;
 
 int main(int argc, char** argv) {
-  std::string filter, executor_name = "compiled", root = std::string(TUNEFARM_SHARED_DIR) + "/onnx-tests/node";
-  bool verbose = false;
-  for (int i = 1; i < argc; ++i) {
-    if (!std::strcmp(argv[i], "--filter") && i + 1 < argc) filter = argv[++i];
-    else if (!std::strcmp(argv[i], "--root") && i + 1 < argc) root = argv[++i];
-    else if (!std::strcmp(argv[i], "--executor") && i + 1 < argc) executor_name = argv[++i];
-    else if (!std::strcmp(argv[i], "--verbose")) verbose = true;
-    else {
-      std::fprintf(stderr, "usage: conformance_runner [--executor reference|compiled] [--filter SUBSTR] [--verbose] [--root DIR]\n");
-      return 2;
-    }
+  const tunefarm::CommandSpec spec = {
+      "conformance_runner",
+      "every ONNX node case through an executor, one line per case",
+      {{"executor", 0, "NAME", "reference or compiled (default)"},
+       {"filter", 0, "SUBSTR", "only the cases whose directory contains it"},
+       {"verbose", 0, "", "whole reasons and the time per case"},
+       {"root", 0, "DIR", "the cases (default: the shared onnx-tests/node)"}},
+      {}};
+  absl::StatusOr<tunefarm::ParsedFlags> flags = tunefarm::ParsedFlags::Parse(spec, argc, argv);
+  if (!flags.ok() || flags->help()) {
+    if (!flags.ok()) std::fprintf(stderr, "%s\n", std::string(flags.status().message()).c_str());
+    std::fprintf(stderr, "%s", tunefarm::Usage(spec).c_str());
+    return flags.ok() ? 0 : 2;
   }
+  const std::string filter = flags->Get("filter"), executor_name = flags->Get("executor", "compiled");
+  const std::string root = flags->Get("root", std::string(TUNEFARM_SHARED_DIR) + "/onnx-tests/node");
+  const bool verbose = flags->Has("verbose");
   if (executor_name != "reference" && executor_name != "compiled") {
     std::fprintf(stderr, "--executor: 'reference' or 'compiled', not '%s'\n", executor_name.c_str());
     return 2;

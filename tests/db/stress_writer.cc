@@ -15,10 +15,10 @@
 #include <cstdlib>
 #include <cstring>
 #include <iostream>
-#include <map>
 #include <string>
 #include <vector>
 
+#include "common/command_flags.h"
 #include "db/record_id.h"
 #include "db/tuning_database.h"
 
@@ -33,17 +33,32 @@ struct Args {
   int batch_size = 1;
 };
 
-bool ParseArgs(int argc, char** argv, Args& args) {
-  std::map<std::string, std::string> flags;
-  for (int i = 1; i + 1 < argc; i += 2) flags[argv[i]] = argv[i + 1];
-  args.db = flags["--db"];
-  args.report = flags["--report"];
-  args.writer = flags["--writer"];
-  args.mode = flags["--mode"];
-  args.count = std::atoi(flags["--count"].c_str());
-  if (flags.count("--batch-size")) args.batch_size = std::atoi(flags["--batch-size"].c_str());
-  return !args.db.empty() && !args.report.empty() && !args.writer.empty() && args.count > 0 &&
-         args.batch_size > 0 && (args.mode == "single" || args.mode == "batches");
+const tunefarm::CommandSpec kSpec = {
+    "tunefarm_db_stress_writer",
+    "a writer process for the multi-process db tests",
+    {{"db", 0, "PATH", "the database", true},
+     {"report", 0, "PATH", "the file committed work is appended to", true},
+     {"writer", 0, "NAME", "this writer's name", true},
+     {"mode", 0, "MODE", "single or batches", true},
+     {"count", 0, "N", "transactions", true},
+     {"batch-size", 0, "B", "rows per transaction in batches mode (default 1)"}},
+    {}};
+
+absl::Status ParseArgs(int argc, char** argv, Args& args) {
+  absl::StatusOr<tunefarm::ParsedFlags> flags = tunefarm::ParsedFlags::Parse(kSpec, argc, argv);
+  if (!flags.ok()) return flags.status();
+  args.db = flags->Get("db");
+  args.report = flags->Get("report");
+  args.writer = flags->Get("writer");
+  args.mode = flags->Get("mode");
+  absl::StatusOr<int64_t> count = flags->GetInt("count", 0, 1, 1 << 30);
+  if (!count.ok()) return count.status();
+  absl::StatusOr<int64_t> batch_size = flags->GetInt("batch-size", 1, 1, 1 << 20);
+  if (!batch_size.ok()) return batch_size.status();
+  args.count = static_cast<int>(*count);
+  args.batch_size = static_cast<int>(*batch_size);
+  if (args.mode != "single" && args.mode != "batches") return absl::InvalidArgumentError("--mode: single or batches");
+  return absl::OkStatus();
 }
 
 TuningRecord Record(const std::string& workload, int row) {
@@ -68,8 +83,8 @@ bool AppendLine(int fd, const std::string& text) {
 
 int main(int argc, char** argv) {
   Args args;
-  if (!ParseArgs(argc, argv, args)) {
-    std::cerr << "usage: see the comment at the top of stress_writer.cc\n";
+  if (absl::Status parsed = ParseArgs(argc, argv, args); !parsed.ok()) {
+    std::cerr << parsed.message() << "\n" << tunefarm::Usage(kSpec);
     return 2;
   }
   int report = open(args.report.c_str(), O_WRONLY | O_CREAT | O_APPEND | O_CLOEXEC, 0644);
