@@ -6,6 +6,7 @@
 #include "compiler/codegen/expr_emitter.h"
 #include "compiler/tir/analyzer.h"
 #include "llvm/IR/IRBuilder.h"
+#include "llvm/IR/IntrinsicsAArch64.h"
 #include "llvm/IR/IntrinsicsX86.h"
 #include "llvm/MC/MCSubtargetInfo.h"
 #include "llvm/Target/TargetMachine.h"
@@ -63,6 +64,10 @@ DotProductOptions DotProductOptionsFor(const llvm::TargetMachine& tm) {
     const llvm::MCSubtargetInfo& cpu = *tm.getMCSubtargetInfo();
     options.vnni_512 = cpu.checkFeatures("+avx512vnni");
     options.vnni_256 = cpu.checkFeatures("+avx512vnni,+avx512vl") || cpu.checkFeatures("+avxvnni");
+  } else if (tm.getTargetTriple().isAArch64()) {
+    const llvm::MCSubtargetInfo& cpu = *tm.getMCSubtargetInfo();
+    options.neon_usdot = cpu.checkFeatures("+i8mm");
+    options.neon_sdot = cpu.checkFeatures("+dotprod");
   }
   return options;
 }
@@ -144,14 +149,36 @@ bool ExprEmitter::TryDotProduct(const Expr& e, LaneValue* out) {
   Value* acc = llvm::Constant::getNullValue(words);
   for (const Expr& term : sum.rest) acc = b_.CreateAdd(acc, ToVector(Rec(term)));
 
-  // vpdpbusd's width: 16 lanes, else 8, when it divides the chunk; 0 for none.
+  // The instruction's width in int32 lanes (vpdpbusd 16, else 8; usdot/sdot 4) when it divides
+  // the chunk into a power-of-two number of parts (Concat joins pairs); 0 for none.
   int width = 0;
+  llvm::Intrinsic::ID id = llvm::Intrinsic::not_intrinsic;
   if (dot_.vnni_512 && lanes % 16 == 0) {
-    width = 16;
+    width = 16, id = llvm::Intrinsic::x86_avx512_vpdpbusd_512;
   } else if (dot_.vnni_256 && lanes % 8 == 0) {
-    width = 8;
+    width = 8, id = llvm::Intrinsic::x86_avx512_vpdpbusd_256;
+  } else if ((dot_.neon_usdot || dot_.neon_sdot) && lanes % 4 == 0) {
+    width = 4, id = dot_.neon_usdot ? llvm::Intrinsic::aarch64_neon_usdot : llvm::Intrinsic::aarch64_neon_sdot;
   }
-  if (width > 0 && ((lanes / width) & (lanes / width - 1)) != 0) width = 0;  // Concat joins pairs
+  if (width > 0 && ((lanes / width) & (lanes / width - 1)) != 0) width = 0;
+  const bool neon = id == llvm::Intrinsic::aarch64_neon_usdot || id == llvm::Intrinsic::aarch64_neon_sdot;
+  auto* part_words = llvm::FixedVectorType::get(i32, std::max(width, 1));
+  auto* part_bytes = llvm::FixedVectorType::get(i8, 4 * std::max(width, 1));
+  // One instruction on `width` lanes: acc + the four products of a's bytes and w's in each lane.
+  auto dot = [&](Value* acc_part, Value* a_words, Value* w_part) -> Value* {
+    if (!neon) return b_.CreateIntrinsic(id, {}, {acc_part, a_words, w_part});
+    Value* a_bytes = b_.CreateBitCast(a_words, part_bytes);
+    Value* w_bytes = b_.CreateBitCast(w_part, part_bytes);
+    if (id == llvm::Intrinsic::aarch64_neon_usdot)
+      return b_.CreateIntrinsic(id, {part_words, part_bytes}, {acc_part, a_bytes, w_bytes});
+    // sdot only: sum (u ^ 0x80) * w as signed bytes, plus 128 x sum(w) (an sdot by ones, shifted).
+    Value* shifted = b_.CreateXor(a_bytes, llvm::ConstantInt::get(part_bytes, 0x80));
+    Value* ones = llvm::ConstantInt::get(part_bytes, 1);
+    Value* zero = llvm::Constant::getNullValue(part_words);
+    Value* sum_w = b_.CreateIntrinsic(id, {part_words, part_bytes}, {zero, ones, w_bytes});
+    Value* with_shifted = b_.CreateIntrinsic(id, {part_words, part_bytes}, {acc_part, shifted, w_bytes});
+    return b_.CreateAdd(with_shifted, b_.CreateShl(sum_w, 7));
+  };
   for (size_t i = 0; i < sum.groups.size(); ++i) {
     const Dot4Group& g = sum.groups[i];
     llvm::LoadInst* a = b_.CreateAlignedLoad(
@@ -163,8 +190,6 @@ bool ExprEmitter::TryDotProduct(const Expr& e, LaneValue* out) {
     alias_scopes_.Tag(a, static_cast<int>(g.unsigned_load->int_value));
     alias_scopes_.Tag(w, static_cast<int>(g.signed_load->int_value));
     if (width > 0) {
-      const auto id =
-          width == 16 ? llvm::Intrinsic::x86_avx512_vpdpbusd_512 : llvm::Intrinsic::x86_avx512_vpdpbusd_256;
       Value* a_words = b_.CreateVectorSplat(width, a);
       std::vector<Value*> parts;
       for (int p = 0; p < lanes / width; ++p) {
@@ -172,7 +197,7 @@ bool ExprEmitter::TryDotProduct(const Expr& e, LaneValue* out) {
         for (int l = 0; l < width; ++l) part[l] = p * width + l;
         Value* acc_part = lanes == width ? acc : b_.CreateShuffleVector(acc, part);
         Value* w_part = lanes == width ? static_cast<Value*>(w) : b_.CreateShuffleVector(w, part);
-        parts.push_back(b_.CreateIntrinsic(id, {}, {acc_part, a_words, w_part}));
+        parts.push_back(dot(acc_part, a_words, w_part));
       }
       if (parts.size() == 1) {
         acc = parts[0];

@@ -10,6 +10,11 @@
 // emitter (dot_product.cc) emits one vpdpbusd per group of four instead of four gathers, or,
 // without VNNI, one contiguous load and widening arithmetic. Any other shape of the same sum is
 // emitted term by term, as before.
+//
+// AArch64 has the same four-way instruction on 4 int32 lanes: usdot (unsigned x signed, with
+// +i8mm) and sdot (signed x signed, with +dotprod). With sdot alone the unsigned bytes are
+// shifted into the signed range, u = (u ^ 0x80) + 128 as int8, and the 128 x sum(b) this takes
+// away comes back from a second sdot of b by bytes of 1: exact, as every sum wraps the same.
 #pragma once
 
 #include <vector>
@@ -26,6 +31,8 @@ namespace tunefarm::codegen {
 struct DotProductOptions {
   bool vnni_512 = false;  // vpdpbusd on 16 int32 lanes (AVX512-VNNI)
   bool vnni_256 = false;  // vpdpbusd on 8 int32 lanes (AVX512-VNNI with AVX512VL, or AVX-VNNI)
+  bool neon_usdot = false;  // AArch64 usdot on 4 int32 lanes (+i8mm)
+  bool neon_sdot = false;   // AArch64 sdot on 4 int32 lanes (+dotprod)
 };
 
 DotProductOptions DotProductOptionsFor(const llvm::TargetMachine& tm);

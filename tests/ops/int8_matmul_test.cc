@@ -145,6 +145,31 @@ TEST(Int8Matmul, VnniTargetsGetOneVpdpbusdPerFourProducts) {
   for (const std::string* text : {&avx512, &avx2}) EXPECT_EQ(text->find("vpdpbusd"), std::string::npos);
 }
 
+// The same schedule for AArch64: usdot with +i8mm (Neoverse V1), sdot with only +dotprod
+// (Neoverse N1: the unsigned bytes shifted into the signed range, and a second sdot by ones for
+// the shift's correction), and neither without them (Cortex-A72). Their results are checked
+// under qemu by deploy.arm.ModelsUnderQemu (a quantized model compiled for each).
+TEST(Int8Matmul, AArch64TargetsGetUsdotWithI8mmAndSdotWithDotprod) {
+  const HostTensor a = Random(DType::kUInt8, {4, 32}, 8, 0, 255);
+  const HostTensor b = Random(DType::kInt8, {32, 32}, 9, -128, 127);
+  auto dag = BuildOpDag({a, Pack(b)}, Product());
+  ASSERT_TRUE(dag.ok()) << dag.status();
+  auto f = tir::Lower(VnniSchedule(*dag), "op");
+  ASSERT_TRUE(f.ok()) << f.status();
+  auto disassembly = [&](const std::string& cpu) {
+    auto target = codegen::Target::Parse("llvm -mtriple=aarch64-linux-gnu -mcpu=" + cpu);
+    EXPECT_TRUE(target.ok()) << target.status();
+    auto so = codegen::BuildSharedObject({*f}, *target);
+    EXPECT_TRUE(so.ok()) << so.status();
+    return so.ok() ? codegen::testing::Disassemble(*so) : std::string();
+  };
+  const std::string v1 = disassembly("neoverse-v1"), n1 = disassembly("neoverse-n1"), a72 = disassembly("cortex-a72");
+  EXPECT_TRUE(std::regex_search(v1, std::regex(R"(usdot\s+v[0-9]+\.4s)"))) << v1.substr(0, 6000);
+  EXPECT_TRUE(std::regex_search(n1, std::regex(R"(\bsdot\s+v[0-9]+\.4s)"))) << n1.substr(0, 6000);
+  EXPECT_EQ(n1.find("usdot"), std::string::npos);
+  EXPECT_EQ(a72.find("sdot"), std::string::npos);
+}
+
 // --- The matcher ---
 
 using te::Expr;

@@ -5,10 +5,15 @@
 # emulation mean nothing, so this checks correctness only; it also prints each artifact's count
 # of NEON vector instructions beside the x86 build's SSE/AVX count, and fails when there are no
 # NEON ones (the kernels must be vectorized).
+# Then a quantized model (make_quantized_model's mlp: two QLinearMatMuls on the packed int8
+# kernels) compiled for three cores: Neoverse V1 (usdot, +i8mm), Neoverse N1 (sdot only,
+# +dotprod: the unsigned bytes are shifted into the signed range and corrected) and Cortex-A72
+# (neither), run under qemu's "max" CPU, which has both instructions; each output must equal the
+# x86 build's (exact integer arithmetic), and the V1 and N1 artifacts must use their instruction.
 #
-#   run_models_under_qemu.sh SOURCE_DIR TUNEFARM_BIN SHARED_DIR
+#   run_models_under_qemu.sh SOURCE_DIR TUNEFARM_BIN SHARED_DIR MAKE_QUANTIZED_MODEL_BIN
 set -euo pipefail
-src=$1 tunefarm=$2 shared=$3
+src=$1 tunefarm=$2 shared=$3 make_quantized=$4
 for tool in aarch64-linux-gnu-g++ aarch64-linux-gnu-objdump qemu-aarch64-static; do
   command -v "$tool" > /dev/null || {
     echo "FAIL: $tool not found: install g++-aarch64-linux-gnu and qemu-user-static (scripts/setup.sh)"; exit 1; }
@@ -54,6 +59,44 @@ PY
   [ "$neon" -gt 0 ] || verdict=FAIL
   echo "$model: aarch64 ($target) under qemu: max abs error $error against the reference: $verdict;" \
        "NEON vector instructions in the artifact: $neon (the x86 build's SSE/AVX ones: $x86)"
+  [ "$verdict" = ok ] || failed=1
+done
+
+"$make_quantized" mlp "$work/int8.onnx" 16 64 > "$work/make.log" 2>&1 || { cat "$work/make.log"; exit 1; }
+/usr/bin/python3 -c "
+import random, struct, sys
+random.seed(5)
+open(sys.argv[1], 'wb').write(struct.pack('<1024f', *[random.uniform(-2, 2) for _ in range(1024)]))" "$work/int8.in.bin"
+"$tunefarm" compile "$work/int8.onnx" --threads 2 -o "$work/int8.x86.so" > "$work/compile.log" 2>&1 ||
+  { cat "$work/compile.log"; exit 1; }
+"$tunefarm" run "$work/int8.x86.so" -i "$work/int8.in.bin" -o "$work/int8.x86.out.bin" > "$work/run.log" 2>&1 ||
+  { cat "$work/run.log"; exit 1; }
+for cpu in neoverse-v1 neoverse-n1 cortex-a72; do
+  artifact="$work/int8.$cpu.so"
+  "$tunefarm" compile "$work/int8.onnx" --target "llvm -mtriple=aarch64-linux-gnu -mcpu=$cpu" --threads 2 \
+    -o "$artifact" > "$work/compile.log" 2>&1 || { cat "$work/compile.log"; exit 1; }
+  timeout 120 "${qemu[@]}" -cpu max "$example" --threads 2 --save "$work/int8.$cpu.out" "$artifact" \
+    "$work/int8.in.bin" > "$work/run.log" 2>&1 || { cat "$work/run.log"; exit 1; }
+  error=$(/usr/bin/python3 - "$work/int8.$cpu.out0.bin" "$work/int8.x86.out.bin" <<'PY'
+import sys
+from array import array
+got, want = array('f'), array('f')
+got.frombytes(open(sys.argv[1], 'rb').read())
+want.frombytes(open(sys.argv[2], 'rb').read())
+# A reference of zeros would make any match vacuous.
+print(max(abs(a - b) for a, b in zip(got, want)) if len(got) == len(want) and any(want) else 'size-mismatch')
+PY
+)
+  usdot=$(aarch64-linux-gnu-objdump -d --no-show-raw-insn "$artifact" | grep -cE '\susdot\s' || true)
+  sdot=$(aarch64-linux-gnu-objdump -d --no-show-raw-insn "$artifact" | grep -cE '\ssdot\s' || true)
+  verdict=$(/usr/bin/python3 -c "import sys; e=sys.argv[1]; print('ok' if e != 'size-mismatch' and float(e) <= 1e-5 else 'FAIL')" "$error")
+  case $cpu in
+    neoverse-v1) [ "$usdot" -gt 0 ] || verdict=FAIL ;;
+    neoverse-n1) [ "$sdot" -gt 0 ] && [ "$usdot" -eq 0 ] || verdict=FAIL ;;
+    *) [ "$sdot" -eq 0 ] && [ "$usdot" -eq 0 ] || verdict=FAIL ;;
+  esac
+  echo "int8 mlp for $cpu under qemu -cpu max: max abs error $error against the x86 build: $verdict;" \
+       "usdot $usdot, sdot $sdot instructions in the artifact"
   [ "$verdict" = ok ] || failed=1
 done
 exit $failed
