@@ -86,12 +86,12 @@ int RunJobsList(int argc, char** argv) {
     if (!s.ok()) return ReportFailure(spec.name, FromGrpc("ListJobs", s));
     using A = Table::Align;
     Table table(
-        {{"JOB ID"}, {"STATE"}, {"TRIALS", A::kRight}, {"EST. LATENCY", A::kRight}, {"MODEL / TASKS"}, {"MESSAGE"}});
+        {{"JOB ID"}, {"STATE"}, {"PRIORITY", A::kRight}, {"TRIALS", A::kRight}, {"EST. LATENCY", A::kRight}, {"MODEL / TASKS"}, {"MESSAGE"}});
     for (const v1::JobInfo& job : reply.jobs()) {
       const v1::JobProgress& p = job.progress();
       const std::string source =
           job.spec().has_model_path() ? job.spec().model_path() : StrCat(job.spec().tasks().tasks_size(), " tasks");
-      table.AddRow({job.job_id(), StateName(p), StrCat(p.trials_done(), "/", p.trial_budget()),
+      table.AddRow({job.job_id(), StateName(p), StrCat(job.spec().priority()), StrCat(p.trials_done(), "/", p.trial_budget()),
                     p.estimated_latency_sec() > 0 ? FormatSeconds(p.estimated_latency_sec()) : "-", source,
                     p.message()});
     }

@@ -55,6 +55,7 @@ const CommandSpec& Spec() {
        {"warm-cache", 0, "", "time candidates with warm caches (default: inputs and weights flushed before each run)"},
        {"batch", 0, "N", "programs built, then measured, per call to the agent (default 8)"},
        {"max-devices", 0, "N", "devices of --key a job measures on at once, when free (default 8)"},
+       {"priority", 0, "N", "rank of this job's device requests against other jobs on --key, higher first (-1000..1000, default 0)"},
        {"min-repeat-ms", 0, "N", "shortest repeat when timing a candidate (default 20)"},
        {"wait-timeout", 0, "SECONDS", "give up when no device of --key is granted within this (default 600)"},
        {"token-file", 0, "FILE", "shared secret (mode 0600); else $TUNEFARM_TOKEN"},
@@ -121,6 +122,8 @@ int RunTuneCommand(int argc, char** argv) {
   if (!max_devices.ok()) return ReportUsageError(Spec(), max_devices.status());
   auto min_repeat = flags.GetInt("min-repeat-ms", 20, 0, 60000);
   if (!min_repeat.ok()) return ReportUsageError(Spec(), min_repeat.status());
+  auto priority = flags.GetInt("priority", 0, -tuner::kMaxJobPriority, tuner::kMaxJobPriority);
+  if (!priority.ok()) return ReportUsageError(Spec(), priority.status());
   auto wait_timeout = flags.GetInt("wait-timeout", 600, 1, 7 * 24 * 3600);
   if (!wait_timeout.ok()) return ReportUsageError(Spec(), wait_timeout.status());
   v1::SearchSettings search;
@@ -155,6 +158,7 @@ int RunTuneCommand(int argc, char** argv) {
     spec.set_threads(flags.Has("threads") ? static_cast<int>(*threads) : 0);
     spec.set_target(flags.Get("target"));
     spec.set_name("tunefarm tune");
+    spec.set_priority(static_cast<int32_t>(*priority));
     *spec.mutable_search() = search;
     if (absl::Status valid = tuner::ValidateSpec(spec); !valid.ok()) return ReportFailure("tune", valid);
     auto job = (*database)->CreateJob(tuner::SpecToJson(spec), spec.trial_budget());
@@ -167,7 +171,7 @@ int RunTuneCommand(int argc, char** argv) {
     if (!stored.ok()) return ReportFailure("tune", stored.status());
     spec = *stored;
     for (const char* ignored : {"trials", "threads", "target", "policy", "population", "generations", "per-round",
-                                "early-stop", "key", "bind"})
+                                "early-stop", "key", "bind", "priority"})
       if (flags.Has(ignored))
         std::fprintf(stderr, "tunefarm tune: --%s is ignored with --resume: the job keeps its own settings\n", ignored);
     if (spec.model_path() != model)

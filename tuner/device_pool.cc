@@ -14,10 +14,11 @@ namespace {
 
 using namespace std::chrono_literals;
 
-// A job's first device is an ordinary request; extra devices ask below it, so that a job
-// waiting for its first is always served before another job's extras.
-constexpr int kFirstPriority = 0;
-constexpr int kExtraPriority = -1;
+// A job's first device is asked for at twice its priority and extra devices one below, so that
+// among jobs of one priority a job waiting for its first is always served before another job's
+// extras, and a job of higher priority before any job below it.
+int FirstDeviceRank(int job_priority) { return 2 * job_priority; }
+int ExtraDeviceRank(int job_priority) { return 2 * job_priority - 1; }
 // How long a request for an extra device (one the tracker showed free) may take to be granted.
 constexpr auto kExtraGrantWait = 200ms;
 // Between requests when the tracker or the granted agent cannot be reached.
@@ -96,7 +97,7 @@ absl::Status DevicePool::WaitForDevice() {
   };
   Changed(true);
   while (true) {
-    auto session = FarmSession::Request(farm, kFirstPriority);
+    auto session = FarmSession::Request(farm, FirstDeviceRank(options_.priority));
     if (!session.ok()) return session.status();
     absl::StatusOr<bool> ready = false;
     while (ready.ok() && !*ready && !stopping() && !timed_out()) ready = (*session)->WaitReady(100ms);
@@ -135,7 +136,7 @@ void DevicePool::Balance() {
     return;
   }
   while (free-- > 0 && static_cast<int>(active_.size()) < options_.max_devices) {
-    auto session = FarmSession::Request(options_.farm, kExtraPriority);
+    auto session = FarmSession::Request(options_.farm, ExtraDeviceRank(options_.priority));
     if (!session.ok()) return;
     absl::StatusOr<bool> ready = (*session)->WaitReady(kExtraGrantWait);
     if (!ready.ok() || !*ready) return;  // taken meanwhile: dropping the request cancels it

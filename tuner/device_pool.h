@@ -7,7 +7,8 @@
 // for at the tracker like any lease, and held until the job ends; more devices are taken only
 // when the tracker shows one free and nobody waiting, and each round a job gives one of its
 // extra devices back while any other request waits. So extra devices never keep another job
-// from its first, and jobs do not trade devices back and forth.
+// from its first, and jobs do not trade devices back and forth. A job of higher priority asks
+// above every request of the jobs below it, for its first device and its extras alike.
 #pragma once
 
 #include <chrono>
@@ -27,6 +28,7 @@ namespace tunefarm::tuner {
 struct DevicePoolOptions {
   FarmOptions farm;
   int max_devices = 8;
+  int priority = 0;  // the job's (JobSpec.priority): its requests rank by it at the tracker
   std::function<bool()> stop;                           // polled while waiting and between batches
   std::function<void(const std::string&)> log;          // a device came, went or was given back
   std::function<void(bool waiting, int devices)> on_change;  // the pool's size or waiting state

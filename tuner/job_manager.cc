@@ -14,7 +14,8 @@ absl::StatusOr<std::unique_ptr<JobManager>> JobManager::Start(JobManagerOptions 
   auto database = db::TuningDatabase::Open(manager->options_.runner.db_path);
   if (!database.ok()) return database.status();
   manager->db_ = std::move(*database);
-  // Running jobs first (they were under way when the last tuner stopped), then queued ones.
+  // By priority; among equals, running jobs first (they were under way when the last tuner
+  // stopped), then queued ones.
   for (db::JobState state : {db::JobState::kRunning, db::JobState::kQueued}) {
     auto jobs = manager->db_->ListJobs(state);
     if (!jobs.ok()) return jobs.status();
@@ -25,7 +26,8 @@ absl::StatusOr<std::unique_ptr<JobManager>> JobManager::Start(JobManagerOptions 
         manager->Log(StrCat("job ", job.job_id, ": run by ", job.owner, ", not resumed here"));
         continue;
       }
-      manager->queue_.push_back(job.job_id);
+      auto spec = SpecFromJson(job.spec_json);
+      manager->queue_.Push(job.job_id, spec.ok() ? spec->priority() : 0);  // a bad spec fails when run
       manager->jobs_[job.job_id].progress = manager->FromDatabase(job);
       manager->Log(StrCat("job ", job.job_id, ": ", db::JobStateName(state), " in the database, resuming (",
                           job.trials_done, "/", job.trials_total, " trials)"));
@@ -70,8 +72,7 @@ void JobManager::Work() {
       std::unique_lock<std::mutex> lock(mu_);
       changed_.wait(lock, [&] { return stopping_ || !queue_.empty(); });
       if (stopping_) return;
-      job_id = queue_.front();
-      queue_.pop_front();
+      job_id = *queue_.Pop();
       current_ = job_id;
       stop_request_ = StopRequest::kNone;
     }
@@ -97,7 +98,7 @@ absl::StatusOr<std::string> JobManager::Submit(const v1::JobSpec& spec) {
   if (stopping_) return absl::UnavailableError("tuner stopping");
   auto job = db_->CreateJob(SpecToJson(spec), spec.trial_budget());
   if (!job.ok()) return job.status();
-  queue_.push_back(job->job_id);
+  queue_.Push(job->job_id, spec.priority());
   Update(FromDatabase(*job));
   Log(StrCat("job ", job->job_id, ": submitted (", spec.trial_budget(), " trials on '", spec.device_key(), "')"));
   return job->job_id;
@@ -117,7 +118,7 @@ absl::StatusOr<v1::JobState> JobManager::Cancel(const std::string& job_id) {
   }
   if (!set.ok()) return set;
   if (current_ == job_id) stop_request_ = StopRequest::kCancel;
-  queue_.erase(std::remove(queue_.begin(), queue_.end(), job_id), queue_.end());
+  queue_.Remove(job_id);
   v1::JobProgress p = jobs_.count(job_id) ? jobs_[job_id].progress : FromDatabase(*job);
   p.set_state(v1::JOB_STATE_CANCELLED);
   p.set_message("cancelled");

@@ -1,5 +1,5 @@
-// The tuner's jobs: submitted ones wait in a FIFO and one worker thread runs them one after
-// another (one job at a time keeps builds and measurements from overlapping on a small
+// The tuner's jobs: submitted ones wait in a queue (by priority, then first come first served;
+// tuner/job_queue.h) and one worker thread runs them one after another (one job at a time keeps builds and measurements from overlapping on a small
 // machine). Progress is kept per job with a version number, so watchers wait for changes.
 // Jobs live in the database: at start every queued or running job is queued again and
 // resumes where its records end; a stopping tuner leaves its current job running there.
@@ -9,7 +9,6 @@
 #include <chrono>
 #include <condition_variable>
 #include <cstdint>
-#include <deque>
 #include <functional>
 #include <map>
 #include <memory>
@@ -22,6 +21,7 @@
 #include "absl/status/statusor.h"
 #include "db/tuning_database.h"
 #include "proto/tunefarm.pb.h"
+#include "tuner/job_queue.h"
 #include "tuner/job_runner.h"
 
 namespace tunefarm::tuner {
@@ -75,7 +75,7 @@ class JobManager {
   std::unique_ptr<db::TuningDatabase> db_;  // the service's connection; the worker opens its own
   std::mutex mu_;
   std::condition_variable changed_;
-  std::deque<std::string> queue_;
+  JobQueue queue_;
   std::map<std::string, Entry> jobs_;
   std::string current_;  // the job the worker runs, empty when idle
   std::atomic<StopRequest> stop_request_{StopRequest::kNone};

@@ -11,6 +11,7 @@
 #include "common/unix_time.h"
 #include "db/record_id.h"
 #include "db/tuning_database.h"
+#include "tuner/batch_prefetch.h"
 #include "tuner/device_target.h"
 #include "tuner/job_claim.h"
 #include "tuner/job_spec.h"
@@ -55,6 +56,12 @@ class JobRun {
   absl::Status Prepare();
   absl::Status LoadTasks();
   absl::Status RunRound(int task_index);
+  // The task's search policy and correctness reference, made at its first round.
+  absl::Status PrepareTask(TaskState& task);
+  // The round's programs: searched ahead during an earlier round, or searched now.
+  std::vector<Candidate> NextBatch(int task_index);
+  // Pipelined: starts the search of the task likely to come after this round of `task_index`.
+  void PrefetchAfter(int task_index);
   absl::Status WriteRecord(TaskState& task, db::TuningRecord record);
   int RoundSize(int task_index) const;
   bool Stopping() const { return StopWanted() != StopRequest::kNone || cancelled_; }
@@ -91,6 +98,8 @@ class JobRun {
   int round_ = 0;
   bool cancelled_ = false;  // the database says the job was cancelled meanwhile
   v1::JobProgress progress_;
+  // Last: a search in flight reads the tasks and the cost model, so it ends before they go.
+  BatchPrefetch prefetch_;
 };
 
 void JobRun::Publish() {
@@ -172,6 +181,7 @@ absl::Status JobRun::Prepare() {
   pool.farm.device_key = spec_.device_key();
   pool.farm.client_name = StrCat(options_.farm.client_name, " job ", job_id_);
   pool.max_devices = options_.max_devices;
+  pool.priority = spec_.priority();
   pool.stop = [this] { return Stopping(); };  // a cancel the database says counts too
   pool.log = [this](const std::string& line) { Log(StrCat("job ", job_id_, ": ", line)); };
   pool.on_change = [this](bool waiting, int devices) {
@@ -208,11 +218,11 @@ absl::Status JobRun::Prepare() {
   measurer_->set_pipelining(options_.pipelining);
   const bool here = farm_->AnyDeviceOnThisHost();
   Log(StrCat("job ", job_id_, ": ",
-             options_.pipelining == Pipelining::kOn    ? "builds overlap measurements (pipelined), as the runner was told"
+             options_.pipelining == Pipelining::kOn    ? "builds and the next task's search overlap measurements (pipelined), as the runner was told"
              : options_.pipelining == Pipelining::kOff ? "builds wait for measurements (serial), as the runner was told"
              : here ? StrCat("builds wait for measurements (serial): the device ", farm_->first_address(),
                              " runs on this host's cores")
-                    : StrCat("builds overlap measurements (pipelined): the device ", farm_->first_address(),
+                    : StrCat("builds and the next task's search overlap measurements (pipelined): the device ", farm_->first_address(),
                              " is another machine (serial again whenever a device of this host joins)")));
 
   if (absl::Status s = LoadTasks(); !s.ok()) return s;
@@ -337,8 +347,7 @@ int JobRun::RoundSize(int task_index) const {
                                            static_cast<int64_t>(tasks_.size()), unwarmed));
 }
 
-absl::Status JobRun::RunRound(int index) {
-  TaskState& task = tasks_[index];
+absl::Status JobRun::PrepareTask(TaskState& task) {
   if (task.policy == nullptr) {
     auto policy = policies_->ForTask(task.task, TaskSeed(seed_, task.task.workload_key));
     if (!policy.ok()) return policy.status();
@@ -357,10 +366,34 @@ absl::Status JobRun::RunRound(int index) {
     }
     task.reference = std::move(*reference);
   }
-  std::vector<Candidate> batch = [&] {
-    StageTimer timer(TuningStage::kSampleReplay);
-    return task.policy->NextBatch(RoundSize(index), task.measured);
-  }();
+  return absl::OkStatus();
+}
+
+std::vector<Candidate> JobRun::NextBatch(int index) {
+  TaskState& task = tasks_[index];
+  const size_t size = static_cast<size_t>(RoundSize(index));
+  if (std::optional<std::vector<Candidate>> ahead = prefetch_.Take(index); ahead.has_value() && !ahead->empty()) {
+    // Sized when the round before started: the budget left may be smaller now.
+    if (ahead->size() > size) ahead->erase(ahead->begin() + static_cast<std::ptrdiff_t>(size), ahead->end());
+    ++stats_->prefetched_rounds;
+    return std::move(*ahead);
+  }
+  StageTimer timer(TuningStage::kSampleReplay);
+  return task.policy->NextBatch(static_cast<int>(size), task.measured);
+}
+
+void JobRun::PrefetchAfter(int index) {
+  const int next = scheduler_->LikelyNextBesides(index);
+  if (next < 0 || prefetch_.Holds(next)) return;
+  TaskState& task = tasks_[next];
+  if (!PrepareTask(task).ok()) return;  // the task's own round reports why
+  prefetch_.Start(next, task.policy.get(), RoundSize(next), &task.measured);
+}
+
+absl::Status JobRun::RunRound(int index) {
+  TaskState& task = tasks_[index];
+  if (absl::Status s = PrepareTask(task); !s.ok()) return s;
+  std::vector<Candidate> batch = NextBatch(index);
   stats_->generated += static_cast<int64_t>(batch.size());
   if (batch.empty()) {
     task.exhausted = true;
@@ -376,7 +409,10 @@ absl::Status JobRun::RunRound(int index) {
   size_t part = static_cast<size_t>(std::max(1, options_.batch_size)) * devices;
   // Pipelined, a round in one farm call would leave nothing to build meanwhile: at least four
   // calls a round (one program per device at the least), so three builds hide behind measurements.
-  if (measurer_->Pipelined()) part = std::min(part, std::max(devices, (batch.size() + 3) / 4));
+  if (measurer_->Pipelined()) {
+    part = std::min(part, std::max(devices, (batch.size() + 3) / 4));
+    PrefetchAfter(index);
+  }
   absl::Status measured = measurer_->Measure(
       *task.reference, batch, task.best,
       [&](size_t i, db::TuningRecord outcome) {
@@ -395,6 +431,7 @@ absl::Status JobRun::RunRound(int index) {
         return WriteRecord(task, std::move(outcome));
       },
       part);
+  prefetch_.Wait();  // before Observe retrains the cost model that search reads
   if (!measured.ok()) return measured;
   std::vector<MeasuredCandidate> results;
   for (size_t i = 0; i < batch.size(); ++i)

@@ -59,6 +59,7 @@ struct RunStats {
   int64_t measured = 0;  // results received from the agent
   int64_t records_written = 0;
   int64_t rounds = 0;
+  int64_t prefetched_rounds = 0;  // rounds whose programs were searched during an earlier round
   std::vector<DeviceUse> devices;  // every device the job measured on, in the order it got them
 };
 

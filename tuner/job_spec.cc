@@ -59,6 +59,8 @@ absl::Status ValidateSpec(const v1::JobSpec& spec) {
   if (spec.device_key().empty()) return absl::InvalidArgumentError("spec.device_key is empty");
   if (spec.trial_budget() < 1) return absl::InvalidArgumentError("spec.trial_budget must be at least 1");
   if (spec.threads() < 0) return absl::InvalidArgumentError("spec.threads must not be negative");
+  if (spec.priority() < -kMaxJobPriority || spec.priority() > kMaxJobPriority)
+    return absl::InvalidArgumentError(StrCat("spec.priority must be within -", kMaxJobPriority, "..", kMaxJobPriority));
   const v1::SearchSettings& search = spec.search();
   if (!search.policy().empty() && search.policy() != "evolution" && search.policy() != "random")
     return absl::InvalidArgumentError(

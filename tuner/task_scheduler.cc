@@ -77,6 +77,19 @@ int GradientTaskScheduler::NextTask() {
   return candidates[rng_() % candidates.size()];
 }
 
+int GradientTaskScheduler::LikelyNextBesides(int after) const {
+  for (size_t i = 0; i < tasks_.size(); ++i)
+    if (static_cast<int>(i) != after && !stopped_[i] && history_[i].empty()) return static_cast<int>(i);
+  int best = -1;
+  double lowest = std::numeric_limits<double>::infinity();
+  for (size_t i = 0; i < tasks_.size(); ++i) {
+    if (static_cast<int>(i) == after || stopped_[i]) continue;
+    const double g = Gradient(static_cast<int>(i));
+    if (best < 0 || g < lowest) best = static_cast<int>(i), lowest = g;
+  }
+  return best;
+}
+
 double GradientTaskScheduler::EstimatedLatency(bool* complete) const {
   double total = 0;
   bool all = true;

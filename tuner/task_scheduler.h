@@ -45,6 +45,11 @@ class GradientTaskScheduler {
 
   // The task to tune next, or -1 when every task has stopped.
   int NextTask();
+  // The task most likely to come after a round of `after` other than `after` itself, judged
+  // now (before that round's result): the next task of the warm-up, else the one of lowest
+  // gradient (lowest index on ties; no random draw). -1 when there is none. For searching a
+  // round ahead (batch_prefetch.h).
+  int LikelyNextBesides(int after) const;
   // The end of a round of `task`: its best cost so far (seconds; 0 or less: none valid yet).
   void Record(int task, double best_cost);
   // The task's candidates ran out: it is never scheduled again.

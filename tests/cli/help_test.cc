@@ -63,7 +63,7 @@ TEST(CliHelpTest, JobsNamesItsActionsAndAnUnreachableTuner) {
 }
 
 // `tune`'s own refusals, each naming what is wrong, before any farm starts.
-TEST(CliHelpTest, TuneRefusesAKeylessTrackerABadPolicyAndAnUnknownJob) {
+TEST(CliHelpTest, TuneRefusesAKeylessTrackerABadPolicyOrPriorityAndAnUnknownJob) {
   TempDir dir;
   const std::string model = std::string(TUNEFARM_SHARED_DIR) + "/onnx-tests/node/test_add/model.onnx";
   CliResult r = RunTunefarm({"tune", model, "--tracker", "127.0.0.1:1", "--db", dir.File("t.db")});
@@ -76,6 +76,9 @@ TEST(CliHelpTest, TuneRefusesAKeylessTrackerABadPolicyAndAnUnknownJob) {
   r = RunTunefarm({"tune", model, "--policy", "annealing", "--db", dir.File("t.db")});
   EXPECT_EQ(r.exit_code, 1);
   EXPECT_THAT(r.err, HasSubstr("spec.search.policy 'annealing' is unknown"));
+  r = RunTunefarm({"tune", model, "--priority", "5000", "--db", dir.File("t.db")});
+  EXPECT_EQ(r.exit_code, 2);
+  EXPECT_THAT(r.err, HasSubstr("--priority"));
   r = RunTunefarm({"tune", model, "--resume", "no-such-job", "--db", dir.File("t.db")});
   EXPECT_EQ(r.exit_code, 1);
   EXPECT_THAT(r.err, HasSubstr("no-such-job"));

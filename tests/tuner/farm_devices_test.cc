@@ -2,13 +2,16 @@
 // every free device of its key; a device that dies or loses its lease mid-batch hands what it
 // had not measured to another, with exactly one record per candidate; jobs share devices; a
 // job with no device waits, says so, and resumes when one registers. The two agents share
-// this machine's cores, so nothing here looks at timings.
+// this machine's cores, so nothing here looks at timings. A job of higher priority gets the
+// key's device before one that asked earlier. Pipelined, a round's measurement overlaps the
+// next task's search.
 #include <gtest/gtest.h>
 
 #include <atomic>
 #include <set>
 #include <thread>
 
+#include "proto/tracker_client.h"
 #include "tests/tuner/tuner_test_util.h"
 #include "tuner/job_runner.h"
 #include "tuner/job_spec.h"
@@ -32,10 +35,12 @@ class FarmDevices : public ::testing::Test {
 
   // Jobs on one workload would share its records (a schedule measured by one is not measured
   // again by another), so each job of a test tunes its own size.
-  std::string CreateJob(int64_t budget = kBudget, int64_t n = 32) {
+  std::string CreateJob(int64_t budget = kBudget, int64_t n = 32, int priority = 0) {
     auto database = db::TuningDatabase::Open(db_path_);
     EXPECT_TRUE(database.ok()) << database.status();
-    auto job = (*database)->CreateJob(SpecToJson(testing::GemmSpec(db_path_, budget, n)), budget);
+    v1::JobSpec spec = testing::GemmSpec(db_path_, budget, n);
+    spec.set_priority(priority);
+    auto job = (*database)->CreateJob(SpecToJson(spec), budget);
     EXPECT_TRUE(job.ok()) << job.status();
     return job.ok() ? job->job_id : "";
   }
@@ -162,6 +167,77 @@ TEST_F(FarmDevices, ThreeJobsShareTwoDevicesAndAllComplete) {
     EXPECT_EQ(last[i].state(), v1::JOB_STATE_SUCCEEDED) << jobs[i] << ": " << last[i].message();
     ExpectOneRecordPerCandidate(jobs[i], 6);
   }
+}
+
+// Pipelined, the next task's search runs while a round measures: with two tasks, rounds take
+// programs searched ahead, and still nothing is lost, measured twice or measured wrong.
+TEST_F(FarmDevices, APipelinedJobSearchesTheNextTaskWhileARoundMeasures) {
+  ASSERT_NO_FATAL_FAILURE(Start(1));
+  v1::JobSpec spec = testing::GemmSpec(db_path_, 24, 32);
+  spec.mutable_tasks()->MergeFrom(testing::GemmSpec(db_path_, 24, 48).tasks());
+  spec.mutable_search()->set_measure_per_round(4);
+  auto database = db::TuningDatabase::Open(db_path_);
+  ASSERT_TRUE(database.ok()) << database.status();
+  auto job = (*database)->CreateJob(SpecToJson(spec), 24);
+  ASSERT_TRUE(job.ok()) << job.status();
+  RunnerOptions options = Options();
+  options.min_repeat_ms = 1;
+  options.batch_size = 2;
+  options.pipelining = Pipelining::kOn;
+  JobRunner runner(options);
+  v1::JobProgress last = runner.Run(job->job_id);
+  ASSERT_EQ(last.state(), v1::JOB_STATE_SUCCEEDED) << last.message();
+  EXPECT_GT(runner.stats().prefetched_rounds, 0);
+  EXPECT_LT(runner.stats().prefetched_rounds, runner.stats().rounds);  // the first round is searched in line
+  std::vector<db::TuningRecord> records = testing::Records(db_path_, job->job_id);
+  EXPECT_EQ(records.size(), 24u);
+  std::set<std::pair<std::string, std::string>> measured;
+  for (const db::TuningRecord& r : records) {
+    measured.insert({r.workload_key, r.schedule_hash});
+    EXPECT_EQ(r.error_kind, db::ErrorKind::kNone) << r.error_message;
+  }
+  EXPECT_EQ(measured.size(), records.size()) << "a candidate was recorded twice";
+  EXPECT_EQ(last.tasks_size(), 2);
+  for (const v1::TaskProgress& t : last.tasks()) EXPECT_GT(t.trials(), 0) << t.name();
+}
+
+// Requests waiting at the tracker for the test's key.
+int WaitingAtTracker(const std::string& tracker) {
+  wire::TrackerClient client(*wire::MakeChannel(tracker, {}), testing::kToken);
+  auto devices = client.ListDevices(testing::kDeviceKey);
+  if (!devices.ok()) return -1;
+  for (const v1::PoolInfo& p : devices->pools())
+    if (p.key() == testing::kDeviceKey) return p.waiting();
+  return 0;
+}
+
+TEST_F(FarmDevices, AJobOfHigherPriorityGetsTheKeysDeviceFirst) {
+  ASSERT_NO_FATAL_FAILURE(Start(0));
+  const std::string low = CreateJob(4, 32, 0);
+  const std::string high = CreateJob(4, 48, 7);
+  RunnerOptions options = Options();
+  options.min_repeat_ms = 1;
+  options.farm.acquire_timeout = 0ms;
+  v1::JobProgress low_last, high_last;
+  // The low job asks first, then the high one; both wait, for the key has no device yet.
+  std::thread low_run([&] { low_last = JobRunner(options).Run(low); });
+  for (int i = 0; i < 400 && WaitingAtTracker(farm_->tracker_address()) < 1; ++i) std::this_thread::sleep_for(25ms);
+  std::thread high_run([&] { high_last = JobRunner(options).Run(high); });
+  for (int i = 0; i < 400 && WaitingAtTracker(farm_->tracker_address()) < 2; ++i) std::this_thread::sleep_for(25ms);
+  EXPECT_EQ(WaitingAtTracker(farm_->tracker_address()), 2);
+  ASSERT_TRUE(farm_->AddAgent().ok());
+  low_run.join();
+  high_run.join();
+  ASSERT_EQ(low_last.state(), v1::JOB_STATE_SUCCEEDED) << low_last.message();
+  ASSERT_EQ(high_last.state(), v1::JOB_STATE_SUCCEEDED) << high_last.message();
+  // A job holds its first device until it ends: the high job measured everything before the
+  // low one measured anything.
+  int64_t high_end = 0, low_start = INT64_MAX;
+  for (const db::TuningRecord& r : testing::Records(db_path_, high)) high_end = std::max(high_end, r.created_unix_ms);
+  for (const db::TuningRecord& r : testing::Records(db_path_, low)) low_start = std::min(low_start, r.created_unix_ms);
+  EXPECT_LE(high_end, low_start);
+  ExpectOneRecordPerCandidate(high, 4);
+  ExpectOneRecordPerCandidate(low, 4);
 }
 
 TEST_F(FarmDevices, AJobWithNoDeviceWaitsSaysSoAndResumesWhenOneRegisters) {
