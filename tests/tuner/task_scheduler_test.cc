@@ -43,6 +43,26 @@ TEST(TaskScheduler, WarmUpGivesEveryTaskOneRoundInOrder) {
   EXPECT_EQ(s.rounds(2), 1);
 }
 
+// The guess for searching a round ahead: the next task of the warm-up, then the task of lowest
+// gradient among the others, which is what NextTask picks when the excluded task is not it.
+TEST(TaskScheduler, LikelyNextBesidesFollowsTheWarmUpThenTheGradient) {
+  TaskSchedulerOptions options;
+  options.early_stop_rounds = 0;
+  GradientTaskScheduler s({{1, 0, ""}, {1, 0, ""}, {4, 0, ""}}, options);
+  EXPECT_EQ(s.LikelyNextBesides(0), 1);
+  EXPECT_EQ(s.LikelyNextBesides(1), 0);
+  for (int t = 0; t < 3; ++t) s.Record(s.NextTask(), 1e-3);
+  // Task 2 weighs four times as much on an equal curve: its gradient is the lowest.
+  for (int round = 0; round < 3; ++round) {
+    for (int t = 0; t < 3; ++t) s.Record(t, 1e-3 * std::pow(0.9, round + 1));
+  }
+  EXPECT_EQ(s.LikelyNextBesides(0), 2);
+  EXPECT_EQ(s.LikelyNextBesides(1), 2);
+  EXPECT_EQ(s.NextTask(), 2);
+  EXPECT_NE(s.LikelyNextBesides(2), 2);
+  EXPECT_GE(s.LikelyNextBesides(2), 0);
+}
+
 // The gradient weighs what a task costs and how fast it improves: a costly task that keeps
 // improving gets more rounds than a cheap one that does not.
 TEST(TaskScheduler, TheCostlyImprovingTaskGetsMoreRounds) {
