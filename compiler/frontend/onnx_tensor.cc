@@ -1,6 +1,8 @@
 #include "compiler/frontend/onnx_tensor.h"
 
 #include <cstring>
+#include <optional>
+#include <utility>
 
 #include "common/strings.h"
 
@@ -8,27 +10,34 @@ namespace tunefarm::frontend {
 
 using te::DType;
 
+namespace {
+
+// ONNX TensorProto data types and the dtypes they are, both ways.
+constexpr std::pair<onnx::TensorProto::DataType, DType> kOnnxTypes[] = {
+    {onnx::TensorProto::FLOAT, DType::kFloat32},   {onnx::TensorProto::DOUBLE, DType::kFloat64},
+    {onnx::TensorProto::INT8, DType::kInt8},       {onnx::TensorProto::INT16, DType::kInt16},
+    {onnx::TensorProto::INT32, DType::kInt32},     {onnx::TensorProto::INT64, DType::kInt64},
+    {onnx::TensorProto::UINT8, DType::kUInt8},     {onnx::TensorProto::UINT16, DType::kUInt16},
+    {onnx::TensorProto::UINT32, DType::kUInt32},   {onnx::TensorProto::UINT64, DType::kUInt64},
+    {onnx::TensorProto::FLOAT16, DType::kFloat16}, {onnx::TensorProto::BFLOAT16, DType::kBFloat16},
+    {onnx::TensorProto::BOOL, DType::kBool},
+};
+
+}  // namespace
+
 absl::StatusOr<DType> DTypeFromOnnx(int32_t data_type) {
-  switch (data_type) {
-    case onnx::TensorProto::FLOAT: return DType::kFloat32;
-    case onnx::TensorProto::DOUBLE: return DType::kFloat64;
-    case onnx::TensorProto::INT8: return DType::kInt8;
-    case onnx::TensorProto::INT16: return DType::kInt16;
-    case onnx::TensorProto::INT32: return DType::kInt32;
-    case onnx::TensorProto::INT64: return DType::kInt64;
-    case onnx::TensorProto::UINT8: return DType::kUInt8;
-    case onnx::TensorProto::UINT16: return DType::kUInt16;
-    case onnx::TensorProto::UINT32: return DType::kUInt32;
-    case onnx::TensorProto::UINT64: return DType::kUInt64;
-    case onnx::TensorProto::FLOAT16: return DType::kFloat16;
-    case onnx::TensorProto::BFLOAT16: return DType::kBFloat16;
-    case onnx::TensorProto::BOOL: return DType::kBool;
-    default: break;
-  }
+  for (const auto& [code, dtype] : kOnnxTypes)
+    if (code == data_type) return dtype;
   std::string name = onnx::TensorProto::DataType_IsValid(data_type)
                          ? onnx::TensorProto::DataType_Name(static_cast<onnx::TensorProto::DataType>(data_type))
                          : StrCat("#", data_type);
   return absl::UnimplementedError(StrCat("unsupported tensor element type ", name));
+}
+
+std::optional<onnx::TensorProto::DataType> OnnxFromDType(DType dtype) {
+  for (const auto& [code, t] : kOnnxTypes)
+    if (t == dtype) return code;
+  return std::nullopt;
 }
 
 absl::StatusOr<graph::HostTensor> HostTensorFromOnnx(const onnx::TensorProto& proto) {

@@ -28,15 +28,6 @@ const std::map<std::string, std::string>& NpyDescrs() {
   return *m;
 }
 
-// ONNX TensorProto.DataType codes.
-const std::map<std::string, int>& OnnxTypes() {
-  static const auto* m = new std::map<std::string, int>{
-      {"float32", 1}, {"uint8", 2},  {"int8", 3},     {"uint16", 4},  {"int16", 5},   {"int32", 6},
-      {"int64", 7},   {"bool", 9},   {"float16", 10}, {"float64", 11}, {"uint32", 12}, {"uint64", 13},
-      {"bfloat16", 16}};
-  return *m;
-}
-
 int64_t ElementBytes(const std::string& dtype) {
   std::optional<te::DType> t = te::ParseDType(dtype);
   return t ? te::DTypeBytes(*t) : 1;
@@ -154,8 +145,10 @@ absl::Status WriteTensorFile(const std::string& path, const TensorFile& t) {
     bytes = NpyBytes(t);
   } else if (EndsWith(path, ".pb")) {
     onnx::TensorProto proto;
-    if (!OnnxTypes().count(t.dtype)) return absl::InvalidArgumentError(StrCat(path, ": no ONNX type for ", t.dtype));
-    proto.set_data_type(OnnxTypes().at(t.dtype));
+    std::optional<te::DType> dtype = te::ParseDType(t.dtype);
+    std::optional<onnx::TensorProto::DataType> code = dtype ? OnnxFromDType(*dtype) : std::nullopt;
+    if (!code) return absl::InvalidArgumentError(StrCat(path, ": no ONNX type for ", t.dtype));
+    proto.set_data_type(*code);
     for (int64_t d : t.shape) proto.add_dims(d);
     proto.set_raw_data(t.bytes);
     bytes = proto.SerializeAsString();

@@ -1,6 +1,7 @@
 // The op registry: the one table of graph ops. Each op family has one file, family_<name>.cc
 // (elementwise, shape, index, conv, matmul, normalization, reduce, generate, quantize, layout,
-// resize, recurrent, signal), which registers for each of its ops: the schema (inputs, attributes with defaults), shape and type inference, the fusion
+// resize, recurrent, signal, text), which registers for each of its ops: the schema (inputs,
+// attributes with defaults), shape and type inference, the fusion
 // pattern, the TE compute (from compiler/ops) and, where the ONNX node is more than "this op
 // with every input and attribute", its ONNX converters with the opsets they cover. Constant
 // folding runs that same compute (node_interpreter.h), so an op has one meaning everywhere.

@@ -6,11 +6,12 @@
 #include <gtest/gtest.h>
 
 #include <algorithm>
-#include <filesystem>
 #include <fstream>
-#include <iterator>
 #include <string>
 #include <vector>
+
+#include "common/file_read.h"
+#include "tests/common/test_temp_dir.h"
 
 namespace tunefarm::agent {
 namespace {
@@ -74,10 +75,9 @@ TEST(MeasureSession, AReferenceThatCannotLoadIsReportedForEachCandidate) {
 // A helper saves the reference's outputs; the next helper (a new session) reads them instead of
 // running the reference, for the same seed only. A damaged file is ignored and rewritten.
 TEST(MeasureSession, SavedReferenceOutputsServeTheNextHelper) {
-  char dir[] = "/tmp/tunefarm_refout_XXXXXX";
-  ASSERT_NE(mkdtemp(dir), nullptr);
+  tunefarm::testing::TempDir dir;
   MeasureSpec spec = CheckedSpec();
-  spec.reference_outputs_path = std::string(dir) + "/ref.outputs";
+  spec.reference_outputs_path = dir.File("ref.outputs");
   auto measure = [&](const MeasureSpec& s, std::vector<std::string>* stages) {
     MeasureSession session(s, [&](const char* stage) { stages->push_back(stage); });
     return session.Measure({AGENT_KERNEL_GOOD, "vadd"});
@@ -94,11 +94,7 @@ TEST(MeasureSession, SavedReferenceOutputsServeTheNextHelper) {
   EXPECT_FALSE(ran_reference(second)) << "read from " << spec.reference_outputs_path;
 
   // The saved bytes are what the candidate is compared with: changed, the candidate is wrong.
-  std::string bytes;
-  {
-    std::ifstream in(spec.reference_outputs_path, std::ios::binary);
-    bytes.assign(std::istreambuf_iterator<char>(in), {});
-  }
+  std::string bytes = ReadWholeFile(spec.reference_outputs_path, "saved reference outputs").value_or("");
   ASSERT_GT(bytes.size(), 64u);
   std::string changed = bytes;
   changed[changed.size() - 2] ^= 0x40;
@@ -122,7 +118,6 @@ TEST(MeasureSession, SavedReferenceOutputsServeTheNextHelper) {
   outcome = measure(spec, &stages);
   EXPECT_TRUE(outcome.correct) << outcome.message;
   EXPECT_FALSE(ran_reference(stages)) << "the rewritten file serves again";
-  std::filesystem::remove_all(dir);
 }
 
 // A candidate whose correctness run already took over twice the stop limit is not timed: that

@@ -193,25 +193,5 @@ CliResult RunTunefarm(const std::vector<std::string>& args, const std::vector<st
   return result;
 }
 
-TempDir::TempDir() {
-  const char* base = std::getenv("TMPDIR");
-  std::string pattern = StrCat(base != nullptr && *base != 0 ? base : "/tmp", "/tunefarm-cli-XXXXXX");
-  if (mkdtemp(pattern.data()) == nullptr) ADD_FAILURE() << "mkdtemp " << pattern << ": " << std::strerror(errno);
-  path_ = pattern;
-}
-
-TempDir::~TempDir() {
-  std::error_code ignored;
-  std::filesystem::remove_all(path_, ignored);
-}
-
-std::string TempDir::WriteFile(const std::string& name, const std::string& text) const {
-  const std::string path = File(name);
-  std::ofstream out(path, std::ios::binary | std::ios::trunc);
-  out << text;
-  out.close();
-  EXPECT_TRUE(out.good()) << "cannot write " << path;
-  return path;
-}
 
 }  // namespace tunefarm::cli::testing

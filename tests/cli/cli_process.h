@@ -11,6 +11,7 @@
 #include <vector>
 
 #include "absl/status/statusor.h"
+#include "tests/common/test_temp_dir.h"
 
 namespace tunefarm::cli::testing {
 
@@ -64,20 +65,8 @@ CliResult RunTunefarm(const std::vector<std::string>& args,
                       const std::vector<std::string>& extra_env = {},
                       const std::string& stdin_path = "");
 
-// A fresh directory under $TMPDIR (or /tmp), removed with its contents.
-class TempDir {
- public:
-  TempDir();
-  ~TempDir();
-  TempDir(const TempDir&) = delete;
-  TempDir& operator=(const TempDir&) = delete;
-  const std::string& path() const { return path_; }
-  std::string File(const std::string& name) const { return path_ + "/" + name; }
-  // Writes `text` to File(name) and returns that path.
-  std::string WriteFile(const std::string& name, const std::string& text) const;
 
- private:
-  std::string path_;
-};
+// A scratch directory (tests/common/test_temp_dir.h).
+using TempDir = ::tunefarm::testing::TempDir;
 
 }  // namespace tunefarm::cli::testing

@@ -8,6 +8,7 @@
 #include <string>
 #include <vector>
 
+#include "common/file_read.h"
 #include "compiler/codegen/target.h"
 #include "db/record_id.h"
 #include "db/tuning_database.h"
@@ -170,8 +171,7 @@ TEST_F(CliDbTest, AFileThatIsNotATunefarmDatabaseIsRefused) {
   CliResult r = RunTunefarm({"db", "import", "--db", csv, jsonl_});
   EXPECT_EQ(r.exit_code, 1);
   EXPECT_THAT(r.err, HasSubstr("not a tunefarm database"));
-  std::ifstream in(csv);
-  EXPECT_EQ(std::string(std::istreambuf_iterator<char>(in), {}), text) << "the file was modified";
+  EXPECT_EQ(ReadWholeFile(csv, "csv").value_or(""), text) << "the file was modified";
 }
 
 TEST_F(CliDbTest, ImportCountsAndImportingTwiceAddsNothing) {
@@ -437,8 +437,7 @@ TEST_F(CliDbTest, ExportWritesEveryRecordToStdoutOrAFile) {
   CliResult to_file = RunTunefarm({"db", "export", "--db", db_, "-o", file});
   ASSERT_EQ(to_file.exit_code, 0) << to_file.err;
   EXPECT_EQ(to_file.out, "exported 6 records to " + file + "\n");
-  std::ifstream in(file);
-  EXPECT_EQ(std::string(std::istreambuf_iterator<char>(in), {}), r.out);
+  EXPECT_EQ(ReadWholeFile(file, "export").value_or(""), r.out);
 
   // The export imports into a fresh database as the same records.
   const std::string copy = dir_.File("copy.db");

@@ -2,10 +2,10 @@
 // formats, binding by name and by position, and the errors a user meets.
 #include <filesystem>
 #include <fstream>
-#include <iterator>
 #include <nlohmann/json.hpp>
 #include <sstream>
 
+#include "common/file_read.h"
 #include "compiler/frontend/tensor_file.h"
 #include "gmock/gmock.h"
 #include "gtest/gtest.h"
@@ -112,8 +112,7 @@ TEST_F(CliModelTest, BadInputsAreNamed) {
 // Cut to half (which crashed dlopen), to 99% (which used to load and run), or one flipped
 // byte: `run` and `inspect` refuse it by name.
 TEST_F(CliModelTest, ADamagedArtifactIsRefusedNotLoaded) {
-  std::ifstream in(so_, std::ios::binary);
-  const std::string bytes((std::istreambuf_iterator<char>(in)), std::istreambuf_iterator<char>());
+  const std::string bytes = ReadWholeFile(so_, "artifact").value_or("");
   std::string flipped = bytes;
   flipped[flipped.size() / 2] ^= 1;
   const std::string in0 = kCase + "test_data_set_0/input_0.pb", in1 = kCase + "test_data_set_0/input_1.pb";
@@ -307,8 +306,7 @@ TEST(TensorFiles, Bfloat16NpyIsATwoByteVoid) {
   const frontend::TensorFile bf{"bfloat16", {2}, true, std::string("\x80\x3f\x00\xc0", 4)};  // 1.0, -2.0
   const std::string path = dir.File("bf.npy");
   ASSERT_TRUE(frontend::WriteTensorFile(path, bf).ok());
-  std::ifstream in(path, std::ios::binary);
-  const std::string bytes((std::istreambuf_iterator<char>(in)), std::istreambuf_iterator<char>());
+  const std::string bytes = ReadWholeFile(path, "npy").value_or("");
   EXPECT_THAT(bytes, HasSubstr("'descr': '|V2'"));
   auto back = frontend::ReadTensorFile(path, 1 << 20);
   ASSERT_TRUE(back.ok()) << back.status();

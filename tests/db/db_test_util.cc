@@ -9,19 +9,6 @@
 
 namespace tunefarm::db::testing {
 
-TempDir::TempDir() {
-  const char* base = std::getenv("TMPDIR");
-  std::string pattern = std::string(base != nullptr ? base : "/tmp") + "/tunefarm-db-XXXXXX";
-  char* made = mkdtemp(pattern.data());
-  if (made == nullptr) ADD_FAILURE() << "mkdtemp failed for " << pattern;
-  path_ = pattern;
-}
-
-TempDir::~TempDir() {
-  std::error_code ignored;
-  std::filesystem::remove_all(path_, ignored);
-}
-
 TuningRecord MakeRecord(const std::string& workload_key, const std::string& target, int threads,
                         const std::string& schedule_hash, std::vector<double> costs_sec,
                         ErrorKind error_kind) {

@@ -5,23 +5,12 @@
 #include <vector>
 
 #include "db/tuning_record.h"
+#include "tests/common/test_temp_dir.h"
 
 namespace tunefarm::db::testing {
 
-// A fresh directory under $TMPDIR (or /tmp), removed with everything in it.
-class TempDir {
- public:
-  TempDir();
-  ~TempDir();
-  TempDir(const TempDir&) = delete;
-  TempDir& operator=(const TempDir&) = delete;
-
-  const std::string& path() const { return path_; }
-  std::string File(const std::string& name) const { return path_ + "/" + name; }
-
- private:
-  std::string path_;
-};
+// A scratch directory (tests/common/test_temp_dir.h).
+using TempDir = ::tunefarm::testing::TempDir;
 
 // A record with a fresh UUID; an error kind other than kNone keeps the costs
 // (a wrong kernel can be fast) so that the tests see it is still not chosen.

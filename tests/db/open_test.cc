@@ -8,6 +8,7 @@
 #include <random>
 #include <string>
 
+#include "common/file_read.h"
 #include "db/tuning_database.h"
 #include "gmock/gmock.h"
 #include "gtest/gtest.h"
@@ -46,10 +47,7 @@ std::string RawQueryText(const std::string& path, const std::string& sql) {
   return text;
 }
 
-std::string ReadBytes(const std::string& path) {
-  std::ifstream in(path, std::ios::binary);
-  return std::string(std::istreambuf_iterator<char>(in), {});
-}
+std::string ReadBytes(const std::string& path) { return ReadWholeFile(path, "test file").value_or(""); }
 
 TEST(DbOpen, CreatesThenReopensWithData) {
   TempDir dir;

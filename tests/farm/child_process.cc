@@ -132,26 +132,5 @@ absl::StatusOr<int> ChildProcess::Wait(std::chrono::milliseconds timeout) {
   return exit_code_;
 }
 
-TempDir::TempDir() {
-  const char* tmp = std::getenv("TMPDIR");
-  std::string pattern = absl::StrCat(tmp != nullptr && *tmp != 0 ? tmp : "/tmp", "/tunefarm-farm-XXXXXX");
-  if (mkdtemp(pattern.data()) == nullptr) std::abort();
-  path_ = pattern;
-}
-
-TempDir::~TempDir() {
-  std::error_code ignored;
-  std::filesystem::remove_all(path_, ignored);
-}
-
-std::string TempDir::WriteFile(const std::string& name, const std::string& text, int mode) const {
-  const std::string file = absl::StrCat(path_, "/", name);
-  {
-    std::ofstream out(file, std::ios::binary | std::ios::trunc);
-    out << text;
-  }
-  chmod(file.c_str(), static_cast<mode_t>(mode));
-  return file;
-}
 
 }  // namespace tunefarm::testing

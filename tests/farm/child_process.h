@@ -11,6 +11,7 @@
 #include <vector>
 
 #include "absl/status/statusor.h"
+#include "tests/common/test_temp_dir.h"  // TempDir
 
 namespace tunefarm::testing {
 
@@ -46,19 +47,6 @@ class ChildProcess {
   bool eof_ = false;
   bool reaped_ = false;
   int exit_code_ = 0;
-};
-
-// A fresh directory under $TMPDIR (or /tmp) removed with its contents on destruction.
-class TempDir {
- public:
-  TempDir();
-  ~TempDir();
-  const std::string& path() const { return path_; }
-  // Writes `text` to path()/name with `mode`; returns the full path.
-  std::string WriteFile(const std::string& name, const std::string& text, int mode = 0600) const;
-
- private:
-  std::string path_;
 };
 
 }  // namespace tunefarm::testing
