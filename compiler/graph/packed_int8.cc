@@ -15,6 +15,16 @@ constexpr int64_t kDepth = ops::kInt8DotDepth;
 
 bool IsEightBit(te::DType t) { return t == te::DType::kUInt8 || t == te::DType::kInt8; }
 
+// value[start:end] along `axis`.
+absl::StatusOr<std::string> Sliced(OnnxNode& n, const std::string& value, int64_t axis, int64_t start, int64_t end,
+                                   const std::string& what) {
+  Attrs slice;
+  slice.Set("starts", std::vector<int64_t>{start});
+  slice.Set("ends", std::vector<int64_t>{end});
+  slice.Set("axes", std::vector<int64_t>{axis});
+  return EmitValue(n, "Slice", {value}, std::move(slice), what);
+}
+
 // *value -= x * y.
 absl::Status SubtractProduct(OnnxNode& n, const std::string& x, const std::string& y, const std::string& what,
                              std::string* value) {
@@ -141,8 +151,9 @@ bool FitsPackedInt8Conv(OnnxNode& n, int x, int x_zp, int w, int w_zp) {
   const TensorType& xt = n.InputType(x);
   const TensorType& wt = n.InputType(w);
   if (!IsEightBit(xt.dtype) || !IsEightBit(wt.dtype) || xt.shape.size() != 4 || wt.shape.size() != 4) return false;
-  if (n.attrs().GetInt("group", 1) != 1 || xt.shape[1] != wt.shape[1] || xt.shape[1] % kDepth != 0 ||
-      wt.shape[0] % kLanes != 0)
+  const int64_t groups = n.attrs().GetInt("group", 1);
+  if (groups < 1 || xt.shape[1] != wt.shape[1] * groups || wt.shape[1] % kDepth != 0 || wt.shape[0] % groups != 0 ||
+      (wt.shape[0] / groups) % kLanes != 0)
     return false;
   if (!ConstantZeroPoint(n, ShiftedOperand{"", x_zp, 0}).has_value()) return false;
   // w's zero point, once w is read as int8, must be zeros: int8 weights without one (or with
@@ -159,6 +170,7 @@ absl::StatusOr<IntegerResult> PackedIntegerConv(OnnxNode& n, int x_input, int x_
   if (!w.ok()) return w.status();
   const int64_t batch = xt.shape[0], c = xt.shape[1], h = xt.shape[2], wd = xt.shape[3];
   const int64_t k = wt.shape[0], r = wt.shape[2], s = wt.shape[3];
+  const int64_t groups = n.attrs().GetInt("group", 1), c_group = c / groups, k_group = k / groups;
   Attrs window = n.attrs();
   std::vector<int64_t> kernel = window.GetInts("kernel_shape");
   if (kernel.empty()) kernel = {r, s};
@@ -180,21 +192,42 @@ absl::StatusOr<IntegerResult> PackedIntegerConv(OnnxNode& n, int x_input, int x_
   Attrs x_perm, w_perm, conv;
   x_perm.Set("perm", std::vector<int64_t>{0, 1, 3, 4, 2});
   w_perm.Set("perm", std::vector<int64_t>{0, 2, 4, 5, 1, 3});
-  // x in blocks of 16 channels when they divide C: the layout of this conv's own output, so that
-  // between two such convs the unpack and repack compose into a padded copy.
-  const int64_t block = c % kLanes == 0 ? kLanes : kDepth;
+  // x in blocks of 16 channels when they divide a group's C: the layout of this conv's own
+  // output, so that between two such convs the unpack and repack compose into a padded copy.
+  const int64_t block = c_group % kLanes == 0 ? kLanes : kDepth;
   auto x_blocks = Reshaped(n, data, {batch, c / block, block, hp, wp}, "x_blocks");
   if (!x_blocks.ok()) return x_blocks.status();
   auto x_packed = EmitValue(n, "Transpose", {*x_blocks}, std::move(x_perm), "x_packed");
   if (!x_packed.ok()) return x_packed.status();
-  auto w_blocks = Reshaped(n, w->value, {k / kLanes, kLanes, c / kDepth, kDepth, r, s}, "w_blocks");
+  auto w_blocks = Reshaped(n, w->value, {k / kLanes, kLanes, c_group / kDepth, kDepth, r, s}, "w_blocks");
   if (!w_blocks.ok()) return w_blocks.status();
   auto w_packed = EmitValue(n, "Transpose", {*w_blocks}, std::move(w_perm), "w_packed");
   if (!w_packed.ok()) return w_packed.status();
   for (const char* attr : {"strides", "dilations"})
     if (window.Has(attr)) conv.Set(attr, window.GetInts(attr));
-  auto acc = EmitValue(n, "ConvU8S8", {*x_packed, *w_packed}, std::move(conv), "products");
-  if (!acc.ok()) return acc.status();
+  // A grouped conv is one packed conv per group (its blocks of x and of w), joined along K's
+  // blocks: each group's C and K fit the packed kernel (FitsPackedInt8Conv).
+  std::vector<std::string> group_sums;
+  for (int64_t g = 0; g < groups; ++g) {
+    std::string x_group = *x_packed, w_group = *w_packed;
+    if (groups > 1) {
+      auto xs = Sliced(n, *x_packed, 1, g * c_group / block, (g + 1) * c_group / block, StrCat("x_group", g));
+      if (!xs.ok()) return xs.status();
+      auto ws = Sliced(n, *w_packed, 0, g * k_group / kLanes, (g + 1) * k_group / kLanes, StrCat("w_group", g));
+      if (!ws.ok()) return ws.status();
+      x_group = *xs, w_group = *ws;
+    }
+    auto products = EmitValue(n, "ConvU8S8", {x_group, w_group}, conv, groups > 1 ? StrCat("products", g) : "products");
+    if (!products.ok()) return products.status();
+    group_sums.push_back(*products);
+  }
+  absl::StatusOr<std::string> acc = group_sums[0];
+  if (groups > 1) {
+    Attrs join;
+    join.Set("axis", int64_t{1});
+    acc = EmitValue(n, "Concat", group_sums, std::move(join), "products");
+    if (!acc.ok()) return acc.status();
+  }
   const std::vector<int64_t>& blocked = n.Type(*acc).shape;
   IntegerResult out{*acc, {batch, k, blocked[2], blocked[3]}, {0, 1, 4, 2, 3}};
   const std::vector<int64_t> per_channel = {k / kLanes, 1, 1, kLanes};

@@ -19,8 +19,8 @@ bool FitsPackedInt8MatMul(OnnxNode& n, int a, int b);
 // column of B, or one value), as a blocked [..., M, N/16, 16] result.
 absl::StatusOr<quantized::IntegerResult> PackedIntegerMatMul(OnnxNode& n, int a, int a_zp, int b, int b_zp);
 
-// True when a 2-D conv of x (8-bit NCHW) by w (8-bit OIHW) fits the packed conv: one group, C a
-// multiple of 4, K of 16, x's zero point a constant (the padding value) and w's zero point absent
+// True when a 2-D conv of x (8-bit NCHW) by w (8-bit OIHW) fits the packed conv: per group, C a
+// multiple of 4 and K of 16 (a grouped conv is one packed conv per group; depthwise does not fit), x's zero point a constant (the padding value) and w's zero point absent
 // or all zeros for int8 weights (as ONNX Runtime's quantizer writes them), all 128 for uint8.
 bool FitsPackedInt8Conv(OnnxNode& n, int x, int x_zp, int w, int w_zp);
 // The conv (with the node's window attributes) of x - x_zp by w - w_zp, plus the optional int32

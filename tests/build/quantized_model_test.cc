@@ -97,8 +97,8 @@ TEST(QuantizedModelTest, QLinearMatMulOfUnsignedBySignedMatchesTheDefinition) {
 // A padded 3x3 QLinearConv with per-channel weight scales and a bias, x a graph input: packed
 // and padded with x's zero point at run time, the conv in the blocked layout, back to NCHW.
 // x uint8, or int8 (shifted by 128 at run time: shifted_operand.h).
-void CheckQLinearConv(bool signed_x) {
-  const int64_t C = 16, H = 10, W = 9, K = 32, R = 3;
+void CheckQLinearConv(bool signed_x, int64_t groups = 1) {
+  const int64_t C = 16 * groups, H = 10, W = 9, K = 32, R = 3;
   const float x_scale = 0.02f, y_scale = 0.1f;
   const int x_zp = signed_x ? -9 : 119, y_zp = signed_x ? 0 : 128;
   const auto x_type = signed_x ? onnx::TensorProto::INT8 : onnx::TensorProto::UINT8;
@@ -107,7 +107,7 @@ void CheckQLinearConv(bool signed_x) {
   std::uniform_real_distribution<double> scale(0.002, 0.01);
   std::string x(C * H * W, '\0');
   for (char& v : x) v = static_cast<char>(signed_x ? s8(rng) : u8(rng));
-  std::vector<double> w(K * C * R * R), w_scale(K), bias(K);
+  std::vector<double> w(K * (C / groups) * R * R), w_scale(K), bias(K);
   for (double& v : w) v = s8(rng);
   for (double& v : w_scale) v = static_cast<float>(scale(rng));
   for (double& v : bias) v = std::uniform_int_distribution<int>(-2000, 2000)(rng);
@@ -119,7 +119,7 @@ void CheckQLinearConv(bool signed_x) {
   AddUint8Input(g, "x", {1, C, H, W}, x_type);
   AddInitializer(g, "x_scale", onnx::TensorProto::FLOAT, {}, {x_scale});
   AddInitializer(g, "x_zp", x_type, {}, {double(x_zp)});
-  AddInitializer(g, "w", onnx::TensorProto::INT8, {K, C, R, R}, w);
+  AddInitializer(g, "w", onnx::TensorProto::INT8, {K, C / groups, R, R}, w);
   AddInitializer(g, "w_scale", onnx::TensorProto::FLOAT, {K}, w_scale);
   AddInitializer(g, "w_zp", onnx::TensorProto::INT8, {K}, std::vector<double>(K, 0));
   AddInitializer(g, "y_scale", onnx::TensorProto::FLOAT, {}, {y_scale});
@@ -133,6 +133,12 @@ void CheckQLinearConv(bool signed_x) {
   pads->set_name("pads");
   pads->set_type(onnx::AttributeProto::INTS);
   for (int i = 0; i < 4; ++i) pads->add_ints(1);
+  if (groups > 1) {
+    auto* group = node->add_attribute();
+    group->set_name("group");
+    group->set_type(onnx::AttributeProto::INT);
+    group->set_i(groups);
+  }
   g->add_output()->set_name("y");
 
   auto graph = frontend::ImportOnnxBytes(m.SerializeAsString(), {}, "qlinear_conv.onnx");
@@ -144,7 +150,7 @@ void CheckQLinearConv(bool signed_x) {
   std::vector<double> x_values;
   for (char v : x) x_values.push_back(signed_x ? static_cast<int8_t>(v) : static_cast<uint8_t>(v));
   const std::vector<int64_t> acc =
-      testing::QuantizedConvAccumulators({C, H, W, K, R, 1, 1, x_values, w, bias, double(x_zp), {}});
+      testing::QuantizedConvAccumulators({C, H, W, K, R, 1, 1, x_values, w, bias, double(x_zp), {}, groups});
   for (size_t i = 0; i < acc.size(); ++i) {
     const float factor = x_scale * static_cast<float>(w_scale[i / (H * W)]) / y_scale;
     const double got = signed_x ? static_cast<int8_t>(out[0][i]) : static_cast<uint8_t>(out[0][i]);
@@ -154,6 +160,8 @@ void CheckQLinearConv(bool signed_x) {
 
 TEST(QuantizedModelTest, QLinearConvOfUnsignedBySignedMatchesTheDefinition) { CheckQLinearConv(false); }
 TEST(QuantizedModelTest, QLinearConvOfSignedBySignedMatchesTheDefinition) { CheckQLinearConv(true); }
+// Two groups of 16 channels in and out: one packed conv per group, joined.
+TEST(QuantizedModelTest, GroupedQLinearConvMatchesTheDefinition) { CheckQLinearConv(false, 2); }
 
 }  // namespace
 }  // namespace tunefarm::build
