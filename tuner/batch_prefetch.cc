@@ -4,31 +4,33 @@
 
 namespace tunefarm::tuner {
 
-void BatchPrefetch::Start(int task, SearchPolicy* policy, int n, const std::set<std::string>* measured) {
+void BatchPrefetch::Start(int task, int round, SearchPolicy* policy, int n, const std::set<std::string>* measured) {
   if (thread_.joinable() || batches_.count(task) > 0) return;
   running_task_ = task;
+  running_.round = round;
   ++started_;
   thread_ = std::thread([this, policy, n, measured] {
     StageTimer timer(TuningStage::kSampleReplay);
-    running_batch_ = policy->NextBatch(n, *measured);
+    running_.batch = policy->NextBatch(n, *measured);
   });
 }
 
 void BatchPrefetch::Wait() {
   if (!thread_.joinable()) return;
   thread_.join();
-  batches_[running_task_] = std::move(running_batch_);
-  running_batch_.clear();
+  batches_[running_task_] = std::move(running_);
+  running_ = Held();
   running_task_ = -1;
 }
 
-std::optional<std::vector<Candidate>> BatchPrefetch::Take(int task) {
+std::optional<std::vector<Candidate>> BatchPrefetch::Take(int task, int round) {
   if (running_task_ == task) Wait();
   auto it = batches_.find(task);
   if (it == batches_.end()) return std::nullopt;
-  std::vector<Candidate> batch = std::move(it->second);
+  Held held = std::move(it->second);
   batches_.erase(it);
-  return batch;
+  if (round - held.round > kMaxAgeRounds) return std::nullopt;
+  return std::move(held.batch);
 }
 
 }  // namespace tunefarm::tuner

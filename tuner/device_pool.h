@@ -28,7 +28,7 @@ namespace tunefarm::tuner {
 struct DevicePoolOptions {
   FarmOptions farm;
   int max_devices = 8;
-  int priority = 0;  // the job's (JobSpec.priority): its requests rank by it at the tracker
+  int priority = 0;  // the job's (JobPriority: within +-1000): its requests rank by it at the tracker
   std::function<bool()> stop;                           // polled while waiting and between batches
   std::function<void(const std::string&)> log;          // a device came, went or was given back
   std::function<void(bool waiting, int devices)> on_change;  // the pool's size or waiting state

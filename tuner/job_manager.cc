@@ -27,7 +27,7 @@ absl::StatusOr<std::unique_ptr<JobManager>> JobManager::Start(JobManagerOptions 
         continue;
       }
       auto spec = SpecFromJson(job.spec_json);
-      manager->queue_.Push(job.job_id, spec.ok() ? spec->priority() : 0);  // a bad spec fails when run
+      manager->queue_.Push(job.job_id, spec.ok() ? JobPriority(*spec) : 0);  // a bad spec fails when run
       manager->jobs_[job.job_id].progress = manager->FromDatabase(job);
       manager->Log(StrCat("job ", job.job_id, ": ", db::JobStateName(state), " in the database, resuming (",
                           job.trials_done, "/", job.trials_total, " trials)"));
@@ -98,7 +98,7 @@ absl::StatusOr<std::string> JobManager::Submit(const v1::JobSpec& spec) {
   if (stopping_) return absl::UnavailableError("tuner stopping");
   auto job = db_->CreateJob(SpecToJson(spec), spec.trial_budget());
   if (!job.ok()) return job.status();
-  queue_.Push(job->job_id, spec.priority());
+  queue_.Push(job->job_id, JobPriority(spec));
   Update(FromDatabase(*job));
   Log(StrCat("job ", job->job_id, ": submitted (", spec.trial_budget(), " trials on '", spec.device_key(), "')"));
   return job->job_id;

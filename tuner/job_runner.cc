@@ -56,8 +56,10 @@ class JobRun {
   absl::Status Prepare();
   absl::Status LoadTasks();
   absl::Status RunRound(int task_index);
-  // The task's search policy and correctness reference, made at its first round.
-  absl::Status PrepareTask(TaskState& task);
+  // The task's search policy, made when it is first needed (its first round, or a search ahead).
+  absl::Status EnsurePolicy(TaskState& task);
+  // The task's correctness reference (the unscheduled kernel), built at its first round.
+  absl::Status EnsureReference(TaskState& task);
   // The round's programs: searched ahead during an earlier round, or searched now.
   std::vector<Candidate> NextBatch(int task_index);
   // Pipelined: starts the search of the task likely to come after this round of `task_index`.
@@ -181,7 +183,7 @@ absl::Status JobRun::Prepare() {
   pool.farm.device_key = spec_.device_key();
   pool.farm.client_name = StrCat(options_.farm.client_name, " job ", job_id_);
   pool.max_devices = options_.max_devices;
-  pool.priority = spec_.priority();
+  pool.priority = JobPriority(spec_);
   pool.stop = [this] { return Stopping(); };  // a cancel the database says counts too
   pool.log = [this](const std::string& line) { Log(StrCat("job ", job_id_, ": ", line)); };
   pool.on_change = [this](bool waiting, int devices) {
@@ -347,7 +349,7 @@ int JobRun::RoundSize(int task_index) const {
                                            static_cast<int64_t>(tasks_.size()), unwarmed));
 }
 
-absl::Status JobRun::PrepareTask(TaskState& task) {
+absl::Status JobRun::EnsurePolicy(TaskState& task) {
   if (task.policy == nullptr) {
     auto policy = policies_->ForTask(task.task, TaskSeed(seed_, task.task.workload_key));
     if (!policy.ok()) return policy.status();
@@ -356,6 +358,10 @@ absl::Status JobRun::PrepareTask(TaskState& task) {
     if (auto it = task.job_costs.find(task.policy->default_candidate().hash); it != task.job_costs.end())
       task.default_cost = it->second;
   }
+  return absl::OkStatus();
+}
+
+absl::Status JobRun::EnsureReference(TaskState& task) {
   if (!task.reference.has_value()) {
     // The reference is the unscheduled DAG: it does not depend on any rule or candidate.
     auto reference = BuildKernel(schedule::State(task.task.dag), target_);
@@ -372,7 +378,7 @@ absl::Status JobRun::PrepareTask(TaskState& task) {
 std::vector<Candidate> JobRun::NextBatch(int index) {
   TaskState& task = tasks_[index];
   const size_t size = static_cast<size_t>(RoundSize(index));
-  if (std::optional<std::vector<Candidate>> ahead = prefetch_.Take(index); ahead.has_value() && !ahead->empty()) {
+  if (std::optional<std::vector<Candidate>> ahead = prefetch_.Take(index, round_); ahead.has_value() && !ahead->empty()) {
     // Sized when the round before started: the budget left may be smaller now.
     if (ahead->size() > size) ahead->erase(ahead->begin() + static_cast<std::ptrdiff_t>(size), ahead->end());
     ++stats_->prefetched_rounds;
@@ -386,13 +392,14 @@ void JobRun::PrefetchAfter(int index) {
   const int next = scheduler_->LikelyNextBesides(index);
   if (next < 0 || prefetch_.Holds(next)) return;
   TaskState& task = tasks_[next];
-  if (!PrepareTask(task).ok()) return;  // the task's own round reports why
-  prefetch_.Start(next, task.policy.get(), RoundSize(next), &task.measured);
+  if (!EnsurePolicy(task).ok()) return;  // the task's own round reports why
+  prefetch_.Start(next, round_, task.policy.get(), RoundSize(next), &task.measured);
 }
 
 absl::Status JobRun::RunRound(int index) {
   TaskState& task = tasks_[index];
-  if (absl::Status s = PrepareTask(task); !s.ok()) return s;
+  if (absl::Status s = EnsurePolicy(task); !s.ok()) return s;
+  if (absl::Status s = EnsureReference(task); !s.ok()) return s;
   std::vector<Candidate> batch = NextBatch(index);
   stats_->generated += static_cast<int64_t>(batch.size());
   if (batch.empty()) {
@@ -411,7 +418,8 @@ absl::Status JobRun::RunRound(int index) {
   // calls a round (one program per device at the least), so three builds hide behind measurements.
   if (measurer_->Pipelined()) {
     part = std::min(part, std::max(devices, (batch.size() + 3) / 4));
-    PrefetchAfter(index);
+    // Not when this round spends the rest of the budget: nothing would take that search.
+    if (trials_done_ + static_cast<int64_t>(batch.size()) < progress_.trial_budget()) PrefetchAfter(index);
   }
   absl::Status measured = measurer_->Measure(
       *task.reference, batch, task.best,

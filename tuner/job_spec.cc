@@ -49,9 +49,13 @@ absl::Status ValidateSpec(const v1::JobSpec& spec) {
       break;
     case v1::JobSpec::kTasks:
       if (spec.tasks().tasks().empty()) return absl::InvalidArgumentError("spec.tasks is empty");
-      for (int i = 0; i < spec.tasks().tasks_size(); ++i)
-        if (spec.tasks().tasks(i).workload_key().empty())
-          return absl::InvalidArgumentError(StrCat("spec.tasks[", i, "] has no workload_key"));
+      for (int i = 0; i < spec.tasks().tasks_size(); ++i) {
+        const std::string& key = spec.tasks().tasks(i).workload_key();
+        if (key.empty()) return absl::InvalidArgumentError(StrCat("spec.tasks[", i, "] has no workload_key"));
+        for (int j = 0; j < i; ++j)
+          if (spec.tasks().tasks(j).workload_key() == key)
+            return absl::InvalidArgumentError(StrCat("spec.tasks[", i, "] repeats the workload_key of spec.tasks[", j, "]"));
+      }
       break;
     default:
       return absl::InvalidArgumentError("spec needs tasks or a model_path");

@@ -27,10 +27,15 @@ absl::StatusOr<v1::JobSpec> SpecFromJson(const std::string& json);
 // A job's priority lies within -kMaxJobPriority..kMaxJobPriority (so that the tracker's ranks
 // derived from it cannot overflow).
 inline constexpr int kMaxJobPriority = 1000;
+// The spec's priority within that range (a spec stored by another client may lie outside).
+inline int JobPriority(const v1::JobSpec& spec) {
+  return spec.priority() < -kMaxJobPriority ? -kMaxJobPriority
+                                            : spec.priority() > kMaxJobPriority ? kMaxJobPriority : spec.priority();
+}
 
 // InvalidArgument naming the field: no source, a task without a workload key, no device key,
-// a trial budget below 1, negative threads, a priority out of range, a model path that is not
-// a readable file here.
+// a workload listed twice, a trial budget below 1, negative threads, a priority out of range, a
+// model path that is not a readable file here.
 absl::Status ValidateSpec(const v1::JobSpec& spec);
 
 v1::JobState ToWire(db::JobState state);

@@ -25,7 +25,8 @@ absl::StatusOr<std::unique_ptr<SearchPolicyFactory>> SearchPolicyFactory::Create
   std::unique_ptr<SearchPolicyFactory> factory(new SearchPolicyFactory(std::move(context)));
   const PolicyContext& c = factory->context_;
   if (c.config.policy != "evolution") return factory;
-  // Training runs between rounds, never beside a measurement, so it may use every core; 64
+  // Training runs between rounds, never beside a measurement (a pipelined job's search ahead,
+  // batch_prefetch.h, ends before it), so it may use every core; 64
   // histogram bins train about 3x faster than 256 for a ranking as good (cost_model_bench).
   XgbParams params;
   params.nthread = static_cast<int>(std::max(1u, std::thread::hardware_concurrency()));

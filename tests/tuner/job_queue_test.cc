@@ -1,8 +1,10 @@
-// The order in which a tuner runs its queued jobs (tuner/job_queue.h), and the range a job's
-// priority must lie in.
+// The order in which a tuner runs its queued jobs (tuner/job_queue.h), the range a job's
+// priority must lie in, and a spec's tasks listed once each.
 #include "tuner/job_queue.h"
 
 #include <gtest/gtest.h>
+
+#include <limits>
 
 #include "tuner/job_spec.h"
 
@@ -44,6 +46,29 @@ TEST(JobSpec, APriorityOutOfRangeIsRefusedNamingTheField) {
   absl::Status refused = ValidateSpec(spec);
   EXPECT_EQ(refused.code(), absl::StatusCode::kInvalidArgument);
   EXPECT_NE(refused.message().find("spec.priority"), std::string::npos) << refused;
+}
+
+TEST(JobSpec, AWorkloadListedTwiceIsRefused) {
+  v1::JobSpec spec;
+  spec.mutable_tasks()->add_tasks()->set_workload_key("a");
+  spec.mutable_tasks()->add_tasks()->set_workload_key("b");
+  spec.mutable_tasks()->add_tasks()->set_workload_key("a");
+  spec.set_device_key("key");
+  spec.set_trial_budget(4);
+  absl::Status refused = ValidateSpec(spec);
+  EXPECT_EQ(refused.code(), absl::StatusCode::kInvalidArgument);
+  EXPECT_NE(refused.message().find("spec.tasks[2] repeats the workload_key of spec.tasks[0]"), std::string::npos)
+      << refused;
+}
+
+TEST(JobSpec, APriorityFromElsewhereIsClampedWhereItIsUsed) {
+  v1::JobSpec spec;
+  spec.set_priority(std::numeric_limits<int32_t>::min());
+  EXPECT_EQ(JobPriority(spec), -kMaxJobPriority);
+  spec.set_priority(std::numeric_limits<int32_t>::max());
+  EXPECT_EQ(JobPriority(spec), kMaxJobPriority);
+  spec.set_priority(-3);
+  EXPECT_EQ(JobPriority(spec), -3);
 }
 
 }  // namespace
