@@ -63,7 +63,7 @@ struct OpSchema {
   std::vector<AttrSpec> attrs;
   InferFn infer;
   OpPattern pattern = OpPattern::kOpaque;
-  std::shared_ptr<const OpCompute> compute;
+  std::shared_ptr<const OpCompute> compute = nullptr;  // set by the family (Set): none until then
 };
 
 class OpRegistry {

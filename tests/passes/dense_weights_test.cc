@@ -73,8 +73,8 @@ TEST(DenseWeights, LeavesOtherGemmsAlone) {
   auto out = PretransposeDenseWeights(g);
   ASSERT_TRUE(out.ok()) << out.status();
   for (const graph::Node& n : out->nodes()) {
-    if (n.name == "dynamic") EXPECT_EQ(n.attrs.GetInt("transB"), 1);
-    if (n.name == "plain") EXPECT_EQ(n.attrs.GetInt("transB", 0), 0);
+    if (n.name == "dynamic") { EXPECT_EQ(n.attrs.GetInt("transB"), 1); }
+    if (n.name == "plain") { EXPECT_EQ(n.attrs.GetInt("transB", 0), 0); }
   }
   EXPECT_EQ(out->params().size(), 1u);
 }

@@ -198,7 +198,7 @@ TEST(LayoutPassTest, ConversionsOnlyAtTheRegionBoundary) {
       EXPECT_EQ(out->type(n.inputs[1]).shape.size(), 6u);
       EXPECT_EQ(out->type(n.inputs[2]).shape, (std::vector<int64_t>{2, 1, 1, 16}));
     }
-    if (n.op == "Gemm") EXPECT_EQ(out->node(n.inputs[0].node).op, "Flatten");
+    if (n.op == "Gemm") { EXPECT_EQ(out->node(n.inputs[0].node).op, "Flatten"); }
   }
 }
 
@@ -342,8 +342,9 @@ TEST(LayoutPassTest, ClassesWithoutAWholeVectorDivisorArePaddedToWholeVectors) {
   auto at8 = ConvertLayout(g, 8);
   ASSERT_TRUE(at8.ok()) << at8.status();
   for (const graph::Node& n : at8->nodes())
-    if (n.op == "ConvNCHWc" && n.name == "classes")
+    if (n.op == "ConvNCHWc" && n.name == "classes") {
       EXPECT_EQ(at8->type(n.inputs[1]).shape, (std::vector<int64_t>{9, 2, 1, 1, 8, 8})) << at8->Dump();
+    }
 }
 
 // Projections to 72 channels at 16 lanes: 80 channels in five whole blocks, read by the next
@@ -376,8 +377,9 @@ TEST(LayoutPassTest, PaddedProjectionsAreReadBlockedByTheNextConvs) {
   auto at8 = ConvertLayout(g, 8);
   ASSERT_TRUE(at8.ok()) << at8.status();
   for (const graph::Node& n : at8->nodes())
-    if (n.op == "ConvNCHWc" && n.name == "expand")
+    if (n.op == "ConvNCHWc" && n.name == "expand") {
       EXPECT_EQ(at8->type(n.inputs[1]).shape, (std::vector<int64_t>{12, 9, 1, 1, 8, 8})) << at8->Dump();
+    }
 }
 
 // Padding lanes that a division could make inf never reach a conv: the Div leaves the region.
@@ -391,7 +393,7 @@ TEST(LayoutPassTest, ADivisionOfAPaddedValueReadsNchw) {
   auto converted = ConvertLayout(g, 16);
   ASSERT_TRUE(converted.ok()) << converted.status();
   for (const graph::Node& n : converted->nodes())
-    if (n.op == "Div") EXPECT_EQ(converted->type(n.inputs[0]).shape.size(), 4u) << converted->Dump();
+    if (n.op == "Div") { EXPECT_EQ(converted->type(n.inputs[0]).shape.size(), 4u) << converted->Dump(); }
 }
 
 TEST(LayoutPassTest, MaxPoolWithIndicesStaysNchwAndBuilds) {
@@ -412,7 +414,7 @@ TEST(LayoutPassTest, MaxPoolWithIndicesStaysNchwAndBuilds) {
   EXPECT_EQ(Count(*converted, "MaxPoolWithIndices"), 1);
   EXPECT_EQ(Count(*converted, "MaxPoolNCHWc"), 0);
   for (const graph::Node& n : converted->nodes())
-    if (n.op == "MaxPoolWithIndices") EXPECT_EQ(converted->type(n.inputs[0]).shape.size(), 4u) << converted->Dump();
+    if (n.op == "MaxPoolWithIndices") { EXPECT_EQ(converted->type(n.inputs[0]).shape.size(), 4u) << converted->Dump(); }
 
   std::vector<float> input(1600);
   for (float& f : input) f = std::uniform_real_distribution<float>(-1, 1)(rng);
@@ -462,7 +464,7 @@ TEST_P(LayoutNumericsTest, MatchesTheNodeByNodeReference) {
   ASSERT_TRUE(plan.ok()) << plan.status();
   EXPECT_EQ(Count(plan->graph, "Conv"), 0) << plan->graph.Dump();
   EXPECT_GT(Count(plan->graph, "ConvNCHWc") + Count(plan->graph, "WinogradInverse"), 0);
-  if (c.channels.c >= 64 && c.channels.k >= 64) EXPECT_GT(Count(plan->graph, "WinogradInverse"), 0) << plan->graph.Dump();
+  if (c.channels.c >= 64 && c.channels.k >= 64) { EXPECT_GT(Count(plan->graph, "WinogradInverse"), 0) << plan->graph.Dump(); }
   auto bytes = build::BuildArtifact(&*plan, options);
   ASSERT_TRUE(bytes.ok()) << bytes.status();
   std::vector<std::vector<float>> got = RunArtifact(*bytes, inputs);

@@ -37,7 +37,7 @@ TEST(SquareByMultiplication, PowOfTwoBecomesMulOfTheSameValue) {
   EXPECT_EQ(CountOps(*out, "Pow"), 0);
   ASSERT_EQ(CountOps(*out, "Mul"), 1);
   for (const graph::Node& n : out->nodes())
-    if (n.op == "Mul") EXPECT_EQ(n.inputs[0], n.inputs[1]) << "x times itself";
+    if (n.op == "Mul") { EXPECT_EQ(n.inputs[0], n.inputs[1]) << "x times itself"; }
   HostTensor before = FoldedOutput(g), after = FoldedOutput(*out);
   ASSERT_EQ(before.shape, after.shape);
   for (int64_t i = 0; i < before.NumElements(); ++i) EXPECT_FLOAT_EQ(after.GetDouble(i), before.GetDouble(i)) << i;
