@@ -20,7 +20,6 @@ class AgentAuth : public ::testing::Test {
     absl::StatusOr<std::unique_ptr<AgentProcess>> agent = AgentProcess::Start();
     ASSERT_TRUE(agent.ok()) << agent.status();
     agent_ = std::move(*agent);
-    RemoveFile(kMarker);
   }
 
   std::unique_ptr<AgentProcess> agent_;
@@ -50,7 +49,10 @@ TEST_F(AgentAuth, TheRightTokenPassesEveryMethodsCheck) {
   EXPECT_EQ(results.at("Upload").error_code(), grpc::StatusCode::INVALID_ARGUMENT);
 }
 
+// Only this test may touch the marker: ctest runs the other tests of this suite in parallel
+// processes, and a SetUp that removed it raced with the control below.
 TEST_F(AgentAuth, RejectedCallsStoreNothingAndRunNothing) {
+  RemoveFile(kMarker);
   AgentClient intruder(agent_->channel(), "wrong-token");
   const std::string kernel = ReadBinary(AGENT_KERNEL_SIDE_EFFECT);
 
