@@ -57,37 +57,36 @@ double GradientTaskScheduler::Gradient(int i) const {
   return chain * (options_.alpha * backward + (1 - options_.alpha) * forward);
 }
 
-int GradientTaskScheduler::NextTask() {
+GradientTaskScheduler::Choice GradientTaskScheduler::Choose(int except, std::vector<double>* gradients) const {
   // Warm-up: every task once, in order.
   for (size_t i = 0; i < tasks_.size(); ++i)
-    if (!stopped_[i] && history_[i].empty()) return static_cast<int>(i);
-  std::vector<int> candidates;
+    if (static_cast<int>(i) != except && !stopped_[i] && history_[i].empty()) return {true, {static_cast<int>(i)}};
+  Choice choice;
   double lowest = std::numeric_limits<double>::infinity();
   for (size_t i = 0; i < tasks_.size(); ++i) {
-    if (stopped_[i]) continue;
-    gradient_[i] = Gradient(static_cast<int>(i));
-    if (gradient_[i] < lowest) {
-      lowest = gradient_[i];
-      candidates.assign(1, static_cast<int>(i));
-    } else if (gradient_[i] == lowest) {
-      candidates.push_back(static_cast<int>(i));
+    if (static_cast<int>(i) == except || stopped_[i]) continue;
+    const double g = Gradient(static_cast<int>(i));
+    if (gradients != nullptr) (*gradients)[i] = g;
+    if (g < lowest) {
+      lowest = g;
+      choice.tasks.assign(1, static_cast<int>(i));
+    } else if (g == lowest) {
+      choice.tasks.push_back(static_cast<int>(i));
     }
   }
-  if (candidates.empty()) return -1;
-  return candidates[rng_() % candidates.size()];
+  return choice;
+}
+
+int GradientTaskScheduler::NextTask() {
+  const Choice choice = Choose(-1, &gradient_);
+  if (choice.tasks.empty()) return -1;
+  if (choice.warm_up) return choice.tasks[0];
+  return choice.tasks[rng_() % choice.tasks.size()];
 }
 
 int GradientTaskScheduler::LikelyNextBesides(int after) const {
-  for (size_t i = 0; i < tasks_.size(); ++i)
-    if (static_cast<int>(i) != after && !stopped_[i] && history_[i].empty()) return static_cast<int>(i);
-  int best = -1;
-  double lowest = std::numeric_limits<double>::infinity();
-  for (size_t i = 0; i < tasks_.size(); ++i) {
-    if (static_cast<int>(i) == after || stopped_[i]) continue;
-    const double g = Gradient(static_cast<int>(i));
-    if (best < 0 || g < lowest) best = static_cast<int>(i), lowest = g;
-  }
-  return best;
+  const Choice choice = Choose(after, nullptr);
+  return choice.tasks.empty() ? -1 : choice.tasks[0];
 }
 
 double GradientTaskScheduler::EstimatedLatency(bool* complete) const {

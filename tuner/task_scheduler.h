@@ -64,6 +64,13 @@ class GradientTaskScheduler {
   double last_gradient(int task) const { return gradient_[task]; }
 
  private:
+  // The tasks NextTask picks among, `except` left out (-1: none): the next of the warm-up alone,
+  // else those of lowest gradient (each judged task's gradient goes to `gradients`, if given).
+  struct Choice {
+    bool warm_up = false;
+    std::vector<int> tasks;
+  };
+  Choice Choose(int except, std::vector<double>* gradients) const;
   double Gradient(int task) const;
   double Best(int task) const;  // kNoCost when none valid
 

@@ -14,6 +14,7 @@
 #include "onnx/onnx_pb.h"
 #include "tests/farm/child_process.h"
 #include "tests/tuner/local_farm.h"
+#include "tests/tuner/tuner_test_util.h"
 
 namespace tunefarm::tuner {
 namespace {
@@ -219,6 +220,34 @@ TEST(TuneCommand, BindFixesAShapeInputForTheJob) {
   std::string bound;
   EXPECT_EQ(tune({"--bind", "shape=" + c + "test_data_set_0/input_1.pb"}, &bound), 0) << bound;
   EXPECT_NE(bound.find("JOB_STATE_SUCCEEDED"), std::string::npos) << bound;
+}
+
+// `tunefarm jobs list` shows each job's priority. The key has no device, so the jobs wait and
+// stay listed.
+TEST(JobsCommand, ListShowsEachJobsPriority) {
+  auto farm = testing::LocalFarm::Start(/*agents=*/0);
+  ASSERT_TRUE(farm.ok()) << farm.status();
+  TempDir dir;
+  const std::string db_path = dir.path() + "/jobs.db";
+  auto server = TunerServer::Start(testing::ServerOptions(db_path, (*farm)->tracker_address()));
+  ASSERT_TRUE(server.ok()) << server.status();
+  auto stub = testing::Stub(**server);
+  v1::SubmitJobRequest submit;
+  *submit.mutable_spec() = testing::GemmSpec(db_path, 4);
+  submit.mutable_spec()->set_priority(-17);
+  v1::SubmitJobReply submitted;
+  ASSERT_TRUE(stub->SubmitJob(testing::Context().get(), submit, &submitted).ok());
+  const std::string token = dir.WriteFile("token", testing::kToken);
+  std::string out;
+  ASSERT_EQ(RunToEnd({TUNEFARM_CLI_BIN, "jobs", "list", "--tuner", (*server)->address(), "--token-file", token}, 60s,
+                     &out),
+            0)
+      << out;
+  EXPECT_NE(out.find("PRIORITY"), std::string::npos) << out;
+  const size_t row = out.find(submitted.job_id());
+  ASSERT_NE(row, std::string::npos) << out;
+  const std::string line = out.substr(row, out.find('\n', row) - row);
+  EXPECT_NE(line.find(" -17 "), std::string::npos) << line;
 }
 
 }  // namespace
