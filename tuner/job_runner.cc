@@ -16,6 +16,7 @@
 #include "tuner/job_claim.h"
 #include "tuner/job_spec.h"
 #include "tuner/measurer.h"
+#include "tuner/record_writer.h"
 #include "tuner/search_policy_factory.h"
 #include "tuner/task_name.h"
 #include "tuner/task_scheduler.h"
@@ -64,7 +65,11 @@ class JobRun {
   std::vector<Candidate> NextBatch(int task_index);
   // Pipelined: starts the search of the task likely to come after this round of `task_index`.
   void PrefetchAfter(int task_index);
-  absl::Status WriteRecord(TaskState& task, db::TuningRecord record);
+  // Counts `record` in its task and queues it; the queue is written once it holds `group`
+  // records or has waited too long (record_writer.h).
+  absl::Status AddRecord(TaskState& task, db::TuningRecord record, size_t group);
+  // Writes the queued records in one transaction, then the job's progress.
+  absl::Status WriteRecords();
   int RoundSize(int task_index) const;
   bool Stopping() const { return StopWanted() != StopRequest::kNone || cancelled_; }
   // Polled between steps, so it also keeps the job's claim alive; a lost claim (another tuner
@@ -83,6 +88,7 @@ class JobRun {
   RunStats* stats_;
   std::string job_id_;
   std::unique_ptr<db::TuningDatabase> db_;
+  std::unique_ptr<RecordWriter> records_;
   // Declared after db_, so released before the connection closes. Mutable: StopWanted renews it.
   mutable std::unique_ptr<JobClaim> claim_;
   bool held_elsewhere_ = false;  // another live tuner runs the job: leave it alone
@@ -150,6 +156,7 @@ absl::Status JobRun::Prepare() {
   auto database = db::TuningDatabase::Open(options_.db_path, open);
   if (!database.ok()) return database.status();
   db_ = std::move(*database);
+  records_ = std::make_unique<RecordWriter>(db_.get());
   auto job = db_->GetJob(job_id_);
   if (!job.ok()) return job.status();
   progress_.set_trial_budget(job->trials_total);
@@ -308,17 +315,11 @@ absl::Status JobRun::LoadTasks() {
   return absl::OkStatus();
 }
 
-absl::Status JobRun::WriteRecord(TaskState& task, db::TuningRecord record) {
+absl::Status JobRun::AddRecord(TaskState& task, db::TuningRecord record, size_t group) {
   auto id = db::NewUuidV4();
   if (!id.ok()) return id.status();
   record.record_id = *id;
   if (record.measured_unix_ms == 0) record.measured_unix_ms = UnixMillisNow();
-  auto written = [&] {
-    StageTimer timer(TuningStage::kDbWrite);
-    return db_->AddRecord(record);
-  }();
-  if (!written.ok()) return written.status();
-  ++stats_->records_written;
   task.measured.insert(record.schedule_hash);
   ++task.trials;
   ++trials_done_;
@@ -326,16 +327,26 @@ absl::Status JobRun::WriteRecord(TaskState& task, db::TuningRecord record) {
     ++task.valid;
     if (task.best == 0 || record.Cost() < task.best) task.best = record.Cost();
   }
-  absl::Status updated = [&] {
-    StageTimer timer(TuningStage::kDbWrite);
-    return db_->UpdateJobProgress(job_id_, trials_done_);
-  }();
+  records_->Add(std::move(record));
+  if (records_->Due(group))
+    if (absl::Status s = WriteRecords(); !s.ok()) return s;
+  Publish();
+  return absl::OkStatus();
+}
+
+absl::Status JobRun::WriteRecords() {
+  if (records_ == nullptr || records_->pending() == 0) return absl::OkStatus();
+  StageTimer timer(TuningStage::kDbWrite);
+  absl::StatusOr<size_t> written = records_->Flush();
+  if (!written.ok()) return written.status();
+  stats_->records_written += static_cast<int64_t>(*written);
+  ++stats_->record_writes;
+  absl::Status updated = db_->UpdateJobProgress(job_id_, trials_done_);
   if (updated.code() == absl::StatusCode::kFailedPrecondition) {
     cancelled_ = true;  // final in the database: CancelJob got there first
   } else if (!updated.ok()) {
     return updated;
   }
-  Publish();
   return absl::OkStatus();
 }
 
@@ -408,8 +419,8 @@ absl::Status JobRun::RunRound(int index) {
     Log(StrCat("task ", task.name, ": the search found no new valid program; the task stops"));
     return absl::OkStatus();
   }
-  // Measured in farm calls of batch_size programs per device, each record written as it
-  // arrives.
+  // Measured in farm calls of batch_size programs per device; the records of each call are
+  // written together (record_writer.h).
   std::vector<db::TuningRecord> outcomes(batch.size());
   std::vector<bool> done(batch.size(), false);
   const size_t devices = static_cast<size_t>(std::max(1, farm_->size()));
@@ -436,11 +447,13 @@ absl::Status JobRun::RunRound(int index) {
         outcomes[i] = outcome;
         done[i] = true;
         if (c.hash == task.policy->default_candidate().hash && outcome.IsValid()) task.default_cost = outcome.Cost();
-        return WriteRecord(task, std::move(outcome));
+        return AddRecord(task, std::move(outcome), part);
       },
       part);
   prefetch_.Wait();  // before Observe retrains the cost model that search reads
+  absl::Status written = WriteRecords();  // what the round measured, also when it failed
   if (!measured.ok()) return measured;
+  if (!written.ok()) return written;
   std::vector<MeasuredCandidate> results;
   for (size_t i = 0; i < batch.size(); ++i)
     if (done[i]) results.push_back({&batch[i], &outcomes[i]});

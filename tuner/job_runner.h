@@ -2,9 +2,9 @@
 //   prepare   lease a device, map its facts to a target, extract the tasks, and give each task
 //             its search policy and its correctness reference (the unscheduled kernel);
 //   rounds    the task scheduler picks a task; its policy proposes a batch of programs; the
-//             measurer builds and times them; every record is written as it arrives; the
-//             policy and the scheduler see the results. Until the trial budget is spent or
-//             every task has stopped.
+//             measurer builds and times them; each farm call's records are written in one
+//             transaction (record_writer.h); the policy and the scheduler see the results.
+//             Until the trial budget is spent or every task has stopped.
 // A job that stopped half-way (the tuner was stopped or killed) resumes from its records:
 // nothing with a record for the same workload, target and thread count is measured again.
 #pragma once
@@ -58,6 +58,7 @@ struct RunStats {
   int64_t build_errors = 0;
   int64_t measured = 0;  // results received from the agent
   int64_t records_written = 0;
+  int64_t record_writes = 0;  // transactions that wrote them
   int64_t rounds = 0;
   int64_t prefetched_rounds = 0;  // rounds whose programs were searched during an earlier round
   std::vector<DeviceUse> devices;  // every device the job measured on, in the order it got them

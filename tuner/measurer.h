@@ -1,8 +1,8 @@
 // The measurer: a round's candidates built into kernels and timed on the farm, in parts (a
 // farm call per part: batch_size programs per device). Every outcome, a build error or the
 // agent's result, becomes the measurement part of a tuning record (costs, error kind and
-// message, errors against the reference) and is handed on as it arrives, so the caller writes
-// it at once and nothing measured is lost when the tuner dies.
+// message, errors against the reference) and is handed on as it arrives; the job runner
+// writes a farm call's records together (record_writer.h).
 //
 // Serial or pipelined (docs/tuner.md "Measurement"): when the devices run on the tuner's own
 // cores, a part is built (one worker per core) only after the previous one was measured,
