@@ -196,9 +196,9 @@ absl::Status DevicePool::Measure(const v1::MeasureOptions& options, const BuiltK
         std::lock_guard lock(mu);
         // What it had not measured goes back, for another device.
         for (size_t i : taken) {
-          if (done.count(batch[i].first)) continue;
+          if (done.count(batch[i].id)) continue;
           if (++attempts[i] >= kMaxAttempts && fatal.ok()) {
-            fatal = absl::Status(s.code(), StrCat("candidate ", batch[i].first, " failed on ", kMaxAttempts,
+            fatal = absl::Status(s.code(), StrCat("candidate ", batch[i].id, " failed on ", kMaxAttempts,
                                                   " devices; the last: ", Text(s)));
           }
           todo.push_back(i);

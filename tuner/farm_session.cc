@@ -91,11 +91,11 @@ absl::Status FarmSession::MeasureOnce(const v1::MeasureOptions& options, const B
   *request.mutable_options() = options;
   request.mutable_reference()->set_sha256(reference.sha256);
   request.mutable_reference()->set_entry(kTuneEntry);
-  for (const auto& [id, kernel] : batch) {
+  for (const Program& p : batch) {
     v1::Candidate* c = request.add_candidates();
-    c->set_id(id);
-    c->mutable_kernel()->set_sha256(kernel->sha256);
-    c->mutable_kernel()->set_entry(kTuneEntry);
+    c->set_id(p.id);
+    c->mutable_kernel()->set_sha256(p.library->sha256);
+    c->mutable_kernel()->set_entry(p.entry);
   }
   // The call's time beyond the agent's own measurements and our handling of its results
   // (which overlaps the agent's next measurement, so the remainder is clamped at 0) is queue
@@ -129,8 +129,8 @@ absl::Status FarmSession::Measure(const v1::MeasureOptions& options, const Built
                                   const std::function<void(const v1::MeasureResult&)>& on_result) {
   if (absl::Status s = CheckLease(); !s.ok()) return s;
   if (absl::Status s = Upload(reference, false); !s.ok()) return s;
-  for (const auto& [id, kernel] : batch)
-    if (absl::Status s = Upload(*kernel, false); !s.ok()) return s;
+  for (const Program& p : batch)
+    if (absl::Status s = Upload(*p.library, false); !s.ok()) return s;
 
   std::set<uint64_t> not_found;
   if (absl::Status s = MeasureOnce(options, reference, batch, on_result, &not_found); !s.ok()) return s;
@@ -139,10 +139,12 @@ absl::Status FarmSession::Measure(const v1::MeasureOptions& options, const Built
   // Evicted from the agent's cache between upload and measurement: upload again, once.
   Batch retry;
   if (absl::Status s = Upload(reference, true); !s.ok()) return s;
-  for (const auto& entry : batch) {
-    if (!not_found.count(entry.first)) continue;
-    if (absl::Status s = Upload(*entry.second, true); !s.ok()) return s;
-    retry.push_back(entry);
+  std::set<std::string> uploaded_again = {reference.sha256};
+  for (const Program& p : batch) {
+    if (!not_found.count(p.id)) continue;
+    if (uploaded_again.insert(p.library->sha256).second)
+      if (absl::Status s = Upload(*p.library, true); !s.ok()) return s;
+    retry.push_back(p);
   }
   return MeasureOnce(options, reference, retry, on_result, nullptr);
 }

@@ -48,9 +48,16 @@ class FarmSession {
   const v1::AcquireEvent::Granted& grant() const { return grant_; }
   const v1::InfoReply& device() const { return info_; }
 
-  using Batch = std::vector<std::pair<uint64_t, const BuiltKernel*>>;
+  // A program to measure: the caller's id, the library that holds it (several programs may
+  // share one: kernel_build.h) and its entry there.
+  struct Program {
+    uint64_t id = 0;
+    const BuiltKernel* library = nullptr;
+    std::string entry;
+  };
+  using Batch = std::vector<Program>;
   // Measures `batch` (caller's ids) against `reference`, calling `on_result` for each result
-  // as it arrives. Kernels not yet uploaded in this session are uploaded first; a kernel the
+  // as it arrives. Libraries not yet uploaded in this session are uploaded first; one the
   // agent evicted meanwhile (NOT_FOUND) is uploaded again and measured once more, so
   // `on_result` never sees NOT_FOUND unless the second try also misses. Unavailable when the
   // lease was revoked.

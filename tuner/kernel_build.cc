@@ -48,12 +48,12 @@ v1::KernelMetadata Describe(const std::vector<tir::PrimFunc>& funcs, const codeg
   return m;
 }
 
-// The entries that make the rewritten weights of `state`'s layout rewrites (tf_tune_layout<k>),
+// The entries that make the rewritten weights of `state`'s layout rewrites (<entry>_layout<k>),
 // each named in the kernel argument it prepares.
 absl::StatusOr<std::vector<tir::PrimFunc>> LayoutEntries(const schedule::State& state, tir::PrimFunc* kernel) {
   std::vector<tir::PrimFunc> entries;
   for (const tir::RewrittenParam& rp : tir::RewrittenParams(state)) {
-    const std::string name = StrCat(kTuneLayoutEntryPrefix, entries.size());
+    const std::string name = StrCat(kernel->name, "_layout", entries.size());
     auto f = tir::Lower(schedule::State(rp.transform), name);
     if (!f.ok()) return f.status();
     kernel->buffers[rp.arg].prepared_by = name;
@@ -64,34 +64,57 @@ absl::StatusOr<std::vector<tir::PrimFunc>> LayoutEntries(const schedule::State& 
 
 }  // namespace
 
-absl::StatusOr<BuiltKernel> BuildKernel(const schedule::State& state, const codegen::Target& target,
-                                        const tir::PrimFunc* lowered) {
+std::string BatchEntry(size_t k) { return StrCat(kTuneEntry, "_", k); }
+
+absl::StatusOr<KernelObject> CompileKernel(const schedule::State& state, const codegen::Target& target,
+                                           const tir::PrimFunc* lowered, const std::string& entry) {
   absl::StatusOr<tir::PrimFunc> func = [&]() -> absl::StatusOr<tir::PrimFunc> {
     if (lowered != nullptr) return *lowered;
     StageTimer timer(TuningStage::kLower);
-    return tir::Lower(state, kTuneEntry);
+    return tir::Lower(state, entry);
   }();
   if (!func.ok()) return func.status();
-  func->name = kTuneEntry;
+  func->name = entry;
   auto layouts = LayoutEntries(state, &*func);
   if (!layouts.ok()) return layouts.status();
-  std::vector<tir::PrimFunc> funcs = {std::move(*func)};
-  for (tir::PrimFunc& f : *layouts) funcs.push_back(std::move(f));
+  KernelObject kernel;
+  kernel.funcs = {std::move(*func)};
+  for (tir::PrimFunc& f : *layouts) kernel.funcs.push_back(std::move(f));
   absl::StatusOr<std::string> object = [&] {
     StageTimer timer(TuningStage::kCodegen);
-    return codegen::BuildObject(funcs, target, {});
+    return codegen::BuildObject(kernel.funcs, target, {}, codegen::AbiGlobals::kElsewhere);
   }();
   if (!object.ok()) return object.status();
-  absl::StatusOr<std::string> bytes = [&] {
-    StageTimer timer(TuningStage::kLink);
-    return codegen::LinkSharedObject(*object);
-  }();
+  kernel.object = std::move(*object);
+  return kernel;
+}
+
+absl::StatusOr<BuiltKernel> LinkKernels(std::span<const KernelObject* const> objects, const codegen::Target& target) {
+  StageTimer timer(TuningStage::kLink);
+  std::vector<tir::PrimFunc> entries;
+  std::vector<std::string> inputs;
+  for (const KernelObject* k : objects) {
+    entries.insert(entries.end(), k->funcs.begin(), k->funcs.end());
+    inputs.push_back(k->object);
+  }
+  absl::StatusOr<std::string> globals = codegen::BuildLibraryGlobalsObject(entries, target);
+  if (!globals.ok()) return globals.status();
+  inputs.push_back(std::move(*globals));
+  absl::StatusOr<std::string> bytes = codegen::LinkSharedObject(inputs);
   if (!bytes.ok()) return bytes.status();
   BuiltKernel kernel;
   kernel.sha256 = Sha256Hex(*bytes);
   kernel.bytes = std::move(*bytes);
-  kernel.metadata = Describe(funcs, target);
+  kernel.metadata = Describe(entries, target);
   return kernel;
+}
+
+absl::StatusOr<BuiltKernel> BuildKernel(const schedule::State& state, const codegen::Target& target,
+                                        const tir::PrimFunc* lowered) {
+  absl::StatusOr<KernelObject> object = CompileKernel(state, target, lowered, kTuneEntry);
+  if (!object.ok()) return object.status();
+  const KernelObject* objects[] = {&*object};
+  return LinkKernels(objects, target);
 }
 
 }  // namespace tunefarm::tuner

@@ -1,8 +1,13 @@
-// One candidate → one kernel .so for the farm: lowered, compiled for the job's target (one
-// entry per library) and described by the metadata the agent checks before loading it.
+// Candidates → kernel .so files for the farm: each candidate lowered and compiled for the job's
+// target on its own (one object, any worker), then a batch of them linked into one library
+// with one entry per candidate, described by the metadata the agent checks before loading it.
+// One library per batch means one link, one upload and one agent cache entry per batch
+// (docs/tuner.md "Build workers").
 #pragma once
 
+#include <span>
 #include <string>
+#include <vector>
 
 #include "absl/status/statusor.h"
 #include "compiler/codegen/target.h"
@@ -12,12 +17,13 @@
 
 namespace tunefarm::tuner {
 
-// Every tuning kernel exports this entry (reference and candidates live in separate libraries).
+// The entry of a library that holds one kernel (a task's reference); in a batch library the
+// k-th candidate's entry is BatchEntry(k) = "tf_tune_<k>".
 inline constexpr char kTuneEntry[] = "tf_tune";
+std::string BatchEntry(size_t k);
 // A candidate whose schedule rewrites the layout of constant weights (the "LR" step) also
-// exports tf_tune_layout<k>, which makes its k-th rewritten argument from the original weights;
+// exports <entry>_layout<k>, which makes its k-th rewritten argument from the original weights;
 // the agent runs it once, untimed, on the weights it generated (kernel metadata "prepared_by").
-inline constexpr char kTuneLayoutEntryPrefix[] = "tf_tune_layout";
 
 struct BuiltKernel {
   std::string bytes;   // the shared object
@@ -25,9 +31,21 @@ struct BuiltKernel {
   v1::KernelMetadata metadata;
 };
 
+// One candidate compiled, waiting to be linked with others.
+struct KernelObject {
+  std::string object;                // ELF relocatable, without the ABI globals
+  std::vector<tir::PrimFunc> funcs;  // its entry, then its layout entries: for the metadata
+};
+
 // Lowering or code generation failing is an error: the tuner records it as a build error.
-// `lowered`: the state's program already lowered (any name: the entry is renamed kTuneEntry),
+// `lowered`: the state's program already lowered (any name: the entry is renamed `entry`),
 // or null to lower it here.
+absl::StatusOr<KernelObject> CompileKernel(const schedule::State& state, const codegen::Target& target,
+                                           const tir::PrimFunc* lowered, const std::string& entry);
+// One library of `objects` (their entry names distinct), with the ABI globals describing them all.
+absl::StatusOr<BuiltKernel> LinkKernels(std::span<const KernelObject* const> objects, const codegen::Target& target);
+
+// A library of one kernel, entry kTuneEntry.
 absl::StatusOr<BuiltKernel> BuildKernel(const schedule::State& state, const codegen::Target& target,
                                         const tir::PrimFunc* lowered = nullptr);
 

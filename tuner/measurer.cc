@@ -68,17 +68,36 @@ void FillOutcome(const v1::MeasureResult& r, db::TuningRecord* rec) {
 
 Measurer::BuiltPart Measurer::Build(const std::vector<Candidate>& candidates, size_t begin, size_t end) {
   auto start = std::chrono::steady_clock::now();
-  std::vector<absl::StatusOr<BuiltKernel>> results(end - begin, absl::UnknownError("not built"));
+  std::vector<absl::StatusOr<KernelObject>> objects(end - begin, absl::UnknownError("not built"));
   RunOnWorkers(end - begin, build_threads_, [&](size_t i) {
-    results[i] = BuildKernel(candidates[begin + i].state, target_, candidates[begin + i].lowered.get());
+    const Candidate& c = candidates[begin + i];
+    objects[i] = CompileKernel(c.state, target_, c.lowered.get(), BatchEntry(i));
   });
   BuiltPart part;
-  for (size_t i = 0; i < results.size(); ++i) {
-    if (results[i].ok()) {
-      part.kernels.push_back(std::move(*results[i]));
-      part.index.push_back(begin + i);
+  std::vector<const KernelObject*> compiled;
+  std::vector<size_t> compiled_index;
+  for (size_t i = 0; i < objects.size(); ++i) {
+    if (objects[i].ok()) {
+      compiled.push_back(&*objects[i]);
+      compiled_index.push_back(i);
     } else {
-      part.errors.push_back({begin + i, std::string(results[i].status().message())});
+      part.errors.push_back({begin + i, std::string(objects[i].status().message())});
+    }
+  }
+  // One library for the part. Should the objects not link together, each is linked alone, so
+  // one bad object costs only its own program.
+  auto add_library = [&](std::span<const KernelObject* const> these, std::span<const size_t> index) {
+    absl::StatusOr<BuiltKernel> library = LinkKernels(these, target_);
+    if (!library.ok()) return library.status();
+    part.libraries.push_back(std::make_unique<BuiltKernel>(std::move(*library)));
+    ++counters_.libraries;
+    for (size_t i : index) part.programs.push_back({begin + i, part.libraries.back().get(), BatchEntry(i)});
+    return absl::OkStatus();
+  };
+  if (!compiled.empty() && !add_library(compiled, compiled_index).ok()) {
+    for (size_t k = 0; k < compiled.size(); ++k) {
+      absl::Status linked = add_library(std::span(compiled).subspan(k, 1), std::span(compiled_index).subspan(k, 1));
+      if (!linked.ok()) part.errors.push_back({begin + compiled_index[k], std::string(linked.message())});
     }
   }
   counters_.build_seconds += SecondsSince(start);
@@ -87,7 +106,7 @@ Measurer::BuiltPart Measurer::Build(const std::vector<Candidate>& candidates, si
 
 absl::Status Measurer::MeasurePart(const BuiltKernel& reference, BuiltPart& part, double best_cost_sec,
                                    const OnOutcome& on_outcome) {
-  counters_.built += static_cast<int64_t>(part.kernels.size());
+  counters_.built += static_cast<int64_t>(part.programs.size());
   counters_.build_errors += static_cast<int64_t>(part.errors.size());
   for (auto& [index, message] : part.errors) {
     db::TuningRecord outcome;
@@ -97,22 +116,22 @@ absl::Status Measurer::MeasurePart(const BuiltKernel& reference, BuiltPart& part
     outcome.measured_unix_ms = UnixMillisNow();
     if (absl::Status s = on_outcome(index, std::move(outcome)); !s.ok()) return s;
   }
-  if (stopping_() || part.kernels.empty()) return absl::OkStatus();
+  if (stopping_() || part.programs.empty()) return absl::OkStatus();
 
   // One farm call for the part; each result is handed on as it arrives.
   auto measure_start = std::chrono::steady_clock::now();
-  FarmSession::Batch batch;
-  for (size_t k = 0; k < part.kernels.size(); ++k) batch.push_back({k, &part.kernels[k]});
   absl::Status outcome_error;
   v1::MeasureOptions options = options_;
   options.set_stop_above_sec(best_cost_sec > 0 ? kSlowCandidateFactor * best_cost_sec : 0);
-  absl::Status measured = farm_->Measure(options, reference, batch, [&](const v1::MeasureResult& r) {
+  absl::Status measured = farm_->Measure(options, reference, part.programs, [&](const v1::MeasureResult& r) {
     ++counters_.measured;
-    if (r.id() >= part.index.size() || !outcome_error.ok()) return;
+    const bool ours = std::any_of(part.programs.begin(), part.programs.end(),
+                                  [&](const FarmSession::Program& p) { return p.id == r.id(); });
+    if (!ours || !outcome_error.ok()) return;
     if (r.error_kind() == v1::ERROR_KIND_NOT_FOUND) return;  // evicted twice: not a trial
     db::TuningRecord outcome;
     FillOutcome(r, &outcome);
-    outcome_error = on_outcome(part.index[r.id()], std::move(outcome));
+    outcome_error = on_outcome(r.id(), std::move(outcome));
   });
   counters_.measure_seconds += SecondsSince(measure_start);
   if (!outcome_error.ok()) return outcome_error;

@@ -13,6 +13,7 @@
 #include <algorithm>
 #include <cstdint>
 #include <functional>
+#include <memory>
 #include <string>
 #include <utility>
 #include <thread>
@@ -40,6 +41,7 @@ inline constexpr double kSlowCandidateFactor = 4;
 struct MeasureCounters {
   int64_t built = 0;
   int64_t build_errors = 0;
+  int64_t libraries = 0;  // shared objects linked: one per farm call, unless its objects did not link together
   int64_t measured = 0;  // results received from the agent
   double build_seconds = 0;
   double measure_seconds = 0;
@@ -75,10 +77,11 @@ class Measurer {
   const codegen::Target& target() const { return target_; }
 
  private:
-  // The kernels of candidates [begin, end) that built, and the errors of those that did not.
+  // The programs of candidates [begin, end) that built, in one library (one per program when
+  // the batch would not link), and the errors of those that did not.
   struct BuiltPart {
-    std::vector<BuiltKernel> kernels;
-    std::vector<size_t> index;  // into the round's candidates, one per kernel
+    std::vector<std::unique_ptr<BuiltKernel>> libraries;  // where `programs` point
+    FarmSession::Batch programs;  // id: index into the round's candidates
     std::vector<std::pair<size_t, std::string>> errors;
   };
   BuiltPart Build(const std::vector<Candidate>& candidates, size_t begin, size_t end);

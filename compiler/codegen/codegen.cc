@@ -3,6 +3,7 @@
 #include "compiler/codegen/backend.h"
 #include "compiler/codegen/compile_module.h"
 #include "compiler/codegen/embedded_blob.h"
+#include "compiler/codegen/llvm_codegen.h"
 #include "compiler/codegen/object_emitter.h"
 #include "common/strings.h"
 #include "llvm/AsmParser/Parser.h"
@@ -32,12 +33,22 @@ absl::StatusOr<std::string> BuildKernelLibrary(const std::vector<tir::PrimFunc>&
 }
 
 absl::StatusOr<std::string> BuildObject(const std::vector<tir::PrimFunc>& funcs, const Target& target,
-                                        const std::vector<EmbeddedBlob>& blobs) {
+                                        const std::vector<EmbeddedBlob>& blobs, AbiGlobals globals) {
   if (absl::Status s = RequireCpu(target, "object file"); !s.ok()) return s;
   absl::StatusOr<CompiledModule> compiled = CompileModule(funcs, target, /*optimize=*/true);
   if (!compiled.ok()) return compiled.status();
+  if (globals == AbiGlobals::kElsewhere) LeaveLibraryGlobalsToAnotherObject(*compiled->module);
   // Added after the O3 pipeline: no pass has anything to do with opaque bytes.
   if (absl::Status s = AddEmbeddedBlobs(blobs, *compiled->module); !s.ok()) return s;
+  return EmitObjectFile(*compiled->module, *compiled->machine);
+}
+
+absl::StatusOr<std::string> BuildLibraryGlobalsObject(const std::vector<tir::PrimFunc>& entries,
+                                                      const Target& target) {
+  if (absl::Status s = RequireCpu(target, "object file"); !s.ok()) return s;
+  absl::StatusOr<CompiledModule> compiled = PrepareModule(target);
+  if (!compiled.ok()) return compiled.status();
+  compiled->module = BuildLibraryGlobalsModule(entries, target, *compiled->machine, *compiled->context);
   return EmitObjectFile(*compiled->module, *compiled->machine);
 }
 

@@ -44,8 +44,16 @@ absl::StatusOr<std::string> BuildSharedObject(const std::vector<tir::PrimFunc>& 
                                               const Target& target);
 
 // The same code as an ELF relocatable object (e.g. for an AArch64 target from an x86 host).
+// kElsewhere: the object has only the entries; the library's ABI globals come from another
+// object linked with it, made by BuildLibraryGlobalsObject over every entry of the library
+// (the tuner links a batch of candidates, each compiled on its own, into one library).
+enum class AbiGlobals { kDefine, kElsewhere };
 absl::StatusOr<std::string> BuildObject(const std::vector<tir::PrimFunc>& funcs, const Target& target,
-                                        const std::vector<EmbeddedBlob>& blobs = {});
+                                        const std::vector<EmbeddedBlob>& blobs = {},
+                                        AbiGlobals globals = AbiGlobals::kDefine);
+// The ABI globals alone (version, metadata describing `entries`, the host API pointer).
+absl::StatusOr<std::string> BuildLibraryGlobalsObject(const std::vector<tir::PrimFunc>& entries,
+                                                      const Target& target);
 
 // The LLVM IR text of the module, before or after the O3 pipeline (for debugging and tests).
 absl::StatusOr<std::string> EmitLlvmIr(const std::vector<tir::PrimFunc>& funcs, const Target& target,

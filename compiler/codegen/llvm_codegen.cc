@@ -455,19 +455,40 @@ void EmitGlobals(ModuleState& ms, const std::string& metadata_json) {
   ms.host_api_type = llvm::StructType::get(ctx, {i32, ptr});  // struct tunefarm_host_api, v1
 }
 
+std::unique_ptr<llvm::Module> NewModule(llvm::TargetMachine& tm, llvm::LLVMContext& ctx) {
+  auto module = std::make_unique<llvm::Module>("tunefarm", ctx);
+  module->setSourceFileName("tunefarm");
+  module->setTargetTriple(tm.getTargetTriple().str());
+  module->setDataLayout(tm.createDataLayout());
+  return module;
+}
+
 }  // namespace
 
 std::unique_ptr<llvm::Module> BuildLlvmModule(const std::vector<tir::PrimFunc>& funcs,
                                               const Target& target, llvm::TargetMachine& tm,
                                               llvm::LLVMContext& ctx) {
-  auto module = std::make_unique<llvm::Module>("tunefarm", ctx);
-  module->setSourceFileName("tunefarm");
-  module->setTargetTriple(tm.getTargetTriple().str());
-  module->setDataLayout(tm.createDataLayout());
+  std::unique_ptr<llvm::Module> module = NewModule(tm, ctx);
   ModuleState ms{*module, target, tm.getTargetCPU().str(), tm.getTargetFeatureString().str(),
                  MathOptionsFor(tm), DotProductOptionsFor(tm)};
   EmitGlobals(ms, BuildMetadataJson(funcs, target));
   for (const tir::PrimFunc& f : funcs) FunctionEmitter(ms, f).Emit();
+  return module;
+}
+
+void LeaveLibraryGlobalsToAnotherObject(llvm::Module& module) {
+  for (const char* name : {TUNEFARM_SYM_ABI_VERSION, TUNEFARM_SYM_METADATA})
+    if (llvm::GlobalVariable* g = module.getNamedGlobal(name)) g->eraseFromParent();
+  if (llvm::GlobalVariable* api = module.getNamedGlobal(TUNEFARM_SYM_HOST_API)) api->setInitializer(nullptr);
+}
+
+std::unique_ptr<llvm::Module> BuildLibraryGlobalsModule(const std::vector<tir::PrimFunc>& entries,
+                                                        const Target& target, llvm::TargetMachine& tm,
+                                                        llvm::LLVMContext& ctx) {
+  std::unique_ptr<llvm::Module> module = NewModule(tm, ctx);
+  ModuleState ms{*module, target, tm.getTargetCPU().str(), tm.getTargetFeatureString().str(),
+                 MathOptionsFor(tm), DotProductOptionsFor(tm)};
+  EmitGlobals(ms, BuildMetadataJson(entries, target));
   return module;
 }
 

@@ -37,4 +37,13 @@ std::unique_ptr<llvm::Module> BuildLlvmModule(const std::vector<tir::PrimFunc>& 
                                               const Target& target, llvm::TargetMachine& tm,
                                               llvm::LLVMContext& ctx);
 
+// A library linked from several objects (the tuner's batch of candidates, one object each)
+// defines the exported globals once: each object's module has them removed (the host API
+// pointer becomes a declaration: its loads stay, since the optimizer never knew its value),
+// and one more module holds only the globals, its metadata describing every entry.
+void LeaveLibraryGlobalsToAnotherObject(llvm::Module& module);
+std::unique_ptr<llvm::Module> BuildLibraryGlobalsModule(const std::vector<tir::PrimFunc>& entries,
+                                                        const Target& target, llvm::TargetMachine& tm,
+                                                        llvm::LLVMContext& ctx);
+
 }  // namespace tunefarm::codegen

@@ -75,14 +75,23 @@ absl::Status RunLldInProcess(const std::vector<const char*>& args) {
 const char* LdLldPath() { return TUNEFARM_LD_LLD; }
 
 absl::StatusOr<std::string> LinkSharedObject(std::string_view object, Linker linker) {
+  const std::string objects[] = {std::string(object)};
+  return LinkSharedObject(objects, linker);
+}
+
+absl::StatusOr<std::string> LinkSharedObject(std::span<const std::string> objects, Linker linker) {
   absl::StatusOr<TempDir> dir = TempDir::Create("tunefarm-link");
   if (!dir.ok()) return absl::InternalError(dir.status().message());
-  const std::string in = dir->File("kernel.o");
   const std::string out = dir->File("kernel.so");
-  if (!WriteFile(in, object)) return absl::InternalError(StrCat("cannot write ", in));
+  std::vector<std::string> inputs;
+  for (size_t i = 0; i < objects.size(); ++i) {
+    inputs.push_back(dir->File(objects.size() == 1 ? std::string("kernel.o") : StrCat("kernel", i, ".o")));
+    if (!WriteFile(inputs.back(), objects[i])) return absl::InternalError(StrCat("cannot write ", inputs.back()));
+  }
   std::vector<const char*> args = {"ld.lld",      "-shared", "--build-id=none", "-z", "now",
                                    "-z",          "noexecstack", "--hash-style=both", "-o",
-                                   out.c_str(),   in.c_str()};
+                                   out.c_str()};
+  for (const std::string& in : inputs) args.push_back(in.c_str());
   absl::Status linked = linker == Linker::kInProcess ? RunLldInProcess(args) : RunLdLld(args, dir->File("ld.log"));
   if (!linked.ok()) return linked;
   absl::StatusOr<std::string> bytes = ReadWholeFile(out, "linked kernel");

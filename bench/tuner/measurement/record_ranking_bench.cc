@@ -125,7 +125,7 @@ std::vector<double> TimeInTurns(tuner::DevicePool& pool, const Task& task, const
     tuner::FarmSession::Batch batch;
     for (size_t k = 0; k < kernels.size(); ++k) {
       const size_t i = (k + static_cast<size_t>(turn)) % kernels.size();
-      batch.push_back({i, &kernels[i]});
+      batch.push_back({i, &kernels[i], tuner::kTuneEntry});
     }
     absl::Status s = pool.Measure(options, *reference, batch, [&](const v1::MeasureResult& r) {
       if (r.error_kind() == v1::ERROR_KIND_NONE && r.costs_sec_size() > 0)
