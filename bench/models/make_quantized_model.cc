@@ -5,10 +5,13 @@
 //   mlp:   a transformer's feed-forward block: x float [rows, d] -> QuantizeLinear ->
 //          QLinearMatMul by W1 [d, 4d] -> QLinearMatMul by W2 [4d, d] -> DequantizeLinear;
 //   convs: two 3x3 convs of ResNet-18's first stage: x float [1, c, size, size] ->
-//          QuantizeLinear -> QLinearConv c->c, pad 1 -> QLinearConv c->c -> DequantizeLinear.
+//          QuantizeLinear -> QLinearConv c->c, pad 1 -> QLinearConv c->c -> DequantizeLinear;
+//   depthwise: MobileNetV2's depthwise 3x3 convs: x float [1, c, size, size] -> QuantizeLinear ->
+//          QLinearConv group c, pad 1 -> QLinearConv group c, pad 1 -> DequantizeLinear.
 //
 // usage: make_quantized_model mlp OUT.onnx [rows (64)] [d (768)]
 //        make_quantized_model convs OUT.onnx [c (64)] [size (56)]
+//        make_quantized_model depthwise OUT.onnx [c (144)] [size (56)]
 #include <cstdio>
 #include <cmath>
 #include <cstdlib>
@@ -87,19 +90,31 @@ void Mlp(onnx::GraphProto* g, int64_t rows, int64_t d, std::mt19937& rng) {
   Node(g, "DequantizeLinear", {"yq", "y_scale", "y_zp"}, "y");
 }
 
-void Convs(onnx::GraphProto* g, int64_t c, int64_t size, std::mt19937& rng) {
+void IntsAttribute(onnx::NodeProto* n, const char* name, std::vector<int64_t> values) {
+  auto* a = n->add_attribute();
+  a->set_name(name);
+  a->set_type(onnx::AttributeProto::INTS);
+  for (int64_t v : values) a->add_ints(v);
+}
+
+// Two 3x3 convs, pad 1; `groups` 1 (dense) or c (depthwise).
+void Convs(onnx::GraphProto* g, int64_t c, int64_t size, int64_t groups, std::mt19937& rng) {
   Value(g->add_input(), "x", {1, c, size, size});
   Value(g->add_output(), "y", {1, c, size, size});
-  QuantizationParams(g, 1.0 / 127 / std::sqrt(9.0 * double(c)));
-  Weight(g, "w1", {c, c, 3, 3}, rng);
-  Weight(g, "w2", {c, c, 3, 3}, rng);
+  const int64_t c_group = c / groups;
+  QuantizationParams(g, 1.0 / 127 / std::sqrt(9.0 * double(c_group)));
+  Weight(g, "w1", {c, c_group, 3, 3}, rng);
+  Weight(g, "w2", {c, c_group, 3, 3}, rng);
   Node(g, "QuantizeLinear", {"x", "x_scale", "x_zp"}, "xq");
   for (auto* conv : {Node(g, "QLinearConv", {"xq", "x_scale", "x_zp", "w1", "w_scale", "w_zp", "h_scale", "h_zp"}, "h"),
                      Node(g, "QLinearConv", {"h", "h_scale", "h_zp", "w2", "w_scale", "w_zp", "y_scale", "y_zp"}, "yq")}) {
-    auto* pads = conv->add_attribute();
-    pads->set_name("pads");
-    pads->set_type(onnx::AttributeProto::INTS);
-    for (int i = 0; i < 4; ++i) pads->add_ints(1);
+    IntsAttribute(conv, "pads", {1, 1, 1, 1});
+    if (groups > 1) {
+      auto* group = conv->add_attribute();
+      group->set_name("group");
+      group->set_type(onnx::AttributeProto::INT);
+      group->set_i(groups);
+    }
   }
   Node(g, "DequantizeLinear", {"yq", "y_scale", "y_zp"}, "y");
 }
@@ -108,12 +123,16 @@ void Convs(onnx::GraphProto* g, int64_t c, int64_t size, std::mt19937& rng) {
 
 int main(int argc, char** argv) {
   const std::string kind = argc > 1 ? argv[1] : "";
-  if (argc < 3 || (kind != "mlp" && kind != "convs")) {
-    std::fprintf(stderr, "usage: %s mlp OUT.onnx [rows] [d]\n       %s convs OUT.onnx [c] [size]\n", argv[0], argv[0]);
+  if (argc < 3 || (kind != "mlp" && kind != "convs" && kind != "depthwise")) {
+    std::fprintf(stderr,
+                 "usage: %s mlp OUT.onnx [rows] [d]\n       %s convs OUT.onnx [c] [size]\n"
+                 "       %s depthwise OUT.onnx [c] [size]\n",
+                 argv[0], argv[0], argv[0]);
     return 2;
   }
   const bool mlp = kind == "mlp";
-  const int64_t a = argc > 3 ? std::atoll(argv[3]) : (mlp ? 64 : 64), b = argc > 4 ? std::atoll(argv[4]) : (mlp ? 768 : 56);
+  const int64_t a = argc > 3 ? std::atoll(argv[3]) : (mlp ? 64 : kind == "convs" ? 64 : 144),
+                b = argc > 4 ? std::atoll(argv[4]) : (mlp ? 768 : 56);
   std::mt19937 rng(7);
   onnx::ModelProto m;
   m.set_ir_version(8);
@@ -124,7 +143,7 @@ int main(int argc, char** argv) {
   if (mlp) {
     Mlp(g, a, b, rng);
   } else {
-    Convs(g, a, b, rng);
+    Convs(g, a, b, kind == "depthwise" ? a : 1, rng);
   }
   std::ofstream out(argv[2], std::ios::binary);
   if (!m.SerializeToOstream(&out)) {

@@ -1,5 +1,6 @@
 #include "compiler/codegen/expr_emitter.h"
 
+#include <climits>
 #include <cmath>
 
 #include "compiler/codegen/float_bits_ir.h"
@@ -307,20 +308,32 @@ Value* ExprEmitter::CastValue(DType from, DType to, Value* v) {
     if (te::IsFloat(to)) return b_.CreateFPCast(v, dst);
     // Truncates toward zero like C; out-of-range values saturate and NaN gives 0 (fptosi
     // alone would give poison).
-    if (v->getType()->isVectorTy() && te::DTypeBytes(to) < 4) {
+    if (te::DTypeBytes(to) < 4 || to == DType::kInt32) {
       // LLVM scalarizes vectors of saturating conversions (one cvttss2si and one insert per
-      // lane: QuantizeLinear ran 4x slower). The same values, in vector instructions: clamp to
-      // the narrow range in floating point (its bounds are exact there), NaN to 0, then a plain
-      // conversion, now in range, and a truncation.
+      // lane: QuantizeLinear ran 4x slower; int32 too), and its loop vectorizer keeps them
+      // scalar. The same values, in instructions that
+      // vectorize: clamp to the integer's range in floating point, NaN to 0, then a plain
+      // conversion, now in range (also for scalars: a loop of them is vectorized later by
+      // LLVM, as it never is with the intrinsic). The bounds are exact, except
+      // int32's top from float32 (2^31 - 1 is not a float32): clamped to the float32 below
+      // 2^31, whatever lies beyond is set to INT32_MAX by a select.
       const int bits = 8 * te::DTypeBytes(to);
       const double lo = IsUnsigned(to) ? 0 : -std::ldexp(1.0, bits - 1);
-      const double hi = IsUnsigned(to) ? std::ldexp(1.0, bits) - 1 : std::ldexp(1.0, bits - 1) - 1;
+      double hi = IsUnsigned(to) ? std::ldexp(1.0, bits) - 1 : std::ldexp(1.0, bits - 1) - 1;
+      const bool inexact_top = from == DType::kFloat32 && bits == 32;
+      if (inexact_top) hi = std::ldexp(1.0, 31) - 128;
       llvm::Type* type = v->getType();
       Value* clamped = b_.CreateBinaryIntrinsic(llvm::Intrinsic::maxnum, v, llvm::ConstantFP::get(type, lo));
       clamped = b_.CreateBinaryIntrinsic(llvm::Intrinsic::minnum, clamped, llvm::ConstantFP::get(type, hi));
       clamped = b_.CreateSelect(b_.CreateFCmpUNO(v, v), llvm::ConstantFP::get(type, 0.0), clamped);
-      llvm::Type* i32 = llvm::VectorType::get(b_.getInt32Ty(), llvm::cast<llvm::VectorType>(dst)->getElementCount());
-      return b_.CreateTrunc(b_.CreateFPToSI(clamped, i32), dst);
+      llvm::Type* i32 = b_.getInt32Ty();
+      if (type->isVectorTy()) i32 = llvm::VectorType::get(i32, llvm::cast<llvm::VectorType>(type)->getElementCount());
+      Value* converted = b_.CreateFPToSI(clamped, i32);
+      if (inexact_top) {
+        Value* beyond = b_.CreateFCmpOGE(v, llvm::ConstantFP::get(type, std::ldexp(1.0, 31)));
+        converted = b_.CreateSelect(beyond, llvm::ConstantInt::get(i32, INT32_MAX), converted);
+      }
+      return b_.CreateTrunc(converted, dst);
     }
     auto id = IsUnsigned(to) ? llvm::Intrinsic::fptoui_sat : llvm::Intrinsic::fptosi_sat;
     return b_.CreateIntrinsic(id, {dst, v->getType()}, {v});

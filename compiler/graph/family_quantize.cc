@@ -93,11 +93,41 @@ absl::StatusOr<IntegerResult> IntegerConv(OnnxNode& n, int x, int x_zp, int w, i
   std::vector<int64_t> kernel = attrs.GetInts("kernel_shape");
   if (kernel.empty() && wt.shape.size() > 2) kernel.assign(wt.shape.begin() + 2, wt.shape.end());
   TF_RETURN_IF_ERROR(ResolveAutoPad(n, n.InputType(x), kernel, &attrs));
-  std::vector<std::string> inputs = {*input, *weight};
+  std::string bias_value;
   if (bias >= 0 && n.HasInput(bias)) {
     if (n.InputType(bias).dtype != te::DType::kInt32) return n.Error(StrCat("B must be int32, got ", n.InputType(bias).ToString()));
-    inputs.push_back(n.input(bias));
+    bias_value = n.input(bias);
   }
+  // Few products per output (depthwise convs, or a stem's 3 input channels): float32 is exact,
+  // since every centered operand is within +-255, so every partial sum is an integer below 2^24
+  // in magnitude, in any order, with or without FMA. The float conv takes the float path's
+  // blocked layouts and vector schedules (FMA), where an int32 conv multiplies with vpmulld.
+  // The sums stay floats (exact integers): requantization widens them to float64 anyway, and a
+  // bias (any int32) is added there, in float64, exactly.
+  int64_t products = wt.shape.size() > 1 ? wt.shape[1] : 1;
+  for (size_t d = 2; d < wt.shape.size(); ++d) products *= wt.shape[d];
+  if (products * 255 * 255 < (int64_t{1} << 24)) {
+    auto fx = EmitValue(n, "Cast", {*input}, CastTo(te::DType::kFloat32), "x_f32");
+    if (!fx.ok()) return fx.status();
+    auto fw = EmitValue(n, "Cast", {*weight}, CastTo(te::DType::kFloat32), "w_f32");
+    if (!fw.ok()) return fw.status();
+    auto sums = EmitValue(n, "Conv", {*fx, *fw}, std::move(attrs), "acc_f32");
+    if (!sums.ok()) return sums.status();
+    if (bias_value.empty()) return IntegerResult{*sums, {}, {}};
+    auto wide = EmitValue(n, "Cast", {*sums}, CastTo(te::DType::kFloat64), "acc_f64");
+    if (!wide.ok()) return wide.status();
+    std::vector<int64_t> bias_shape(n.Type(*sums).shape.size(), 1);
+    bias_shape[1] = wt.shape[0];
+    auto shaped = Reshaped(n, bias_value, bias_shape, "bias_channels");
+    if (!shaped.ok()) return shaped.status();
+    auto bias_wide = EmitValue(n, "Cast", {*shaped}, CastTo(te::DType::kFloat64), "bias_f64");
+    if (!bias_wide.ok()) return bias_wide.status();
+    auto biased = EmitValue(n, "Add", {*wide, *bias_wide}, {}, "acc_biased");
+    if (!biased.ok()) return biased.status();
+    return IntegerResult{*biased, {}, {}};
+  }
+  std::vector<std::string> inputs = {*input, *weight};
+  if (!bias_value.empty()) inputs.push_back(bias_value);
   auto acc = EmitValue(n, "Conv", inputs, std::move(attrs), "acc");
   if (!acc.ok()) return acc.status();
   return IntegerResult{*acc, {}, {}};
@@ -154,6 +184,11 @@ absl::Status ConvertConvInteger(OnnxNode& n) {
   TF_RETURN_IF_ERROR(n.NeedInputs(2));
   auto acc = IntegerConv(n, 0, 2, 1, 3, -1);
   if (!acc.ok()) return acc.status();
+  if (n.Type(acc->value).dtype != te::DType::kInt32) {  // the float path's exact sums
+    auto exact = EmitValue(n, "Cast", {acc->value}, CastTo(te::DType::kInt32), "acc_i32");
+    if (!exact.ok()) return exact.status();
+    acc->value = *exact;
+  }
   return EmitPlainOutput(n, *acc, acc->value);
 }
 

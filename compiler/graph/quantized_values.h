@@ -41,7 +41,7 @@ std::vector<int64_t> RowShape(const TensorType& a);
 // shape; the ONNX output is then the value transposed by `unblock_perm` (when given) and
 // reshaped to `plain_shape`.
 struct IntegerResult {
-  std::string value;
+  std::string value;  // int32; or float32/float64 holding exact integers (IntegerConv's float path)
   std::vector<int64_t> plain_shape;   // empty: `value` is already plain
   std::vector<int64_t> unblock_perm;  // empty: a reshape is enough
 };

@@ -5,6 +5,8 @@
 
 #include <algorithm>
 #include <cmath>
+#include <cstdlib>
+#include <cstring>
 #include <random>
 
 #include "compiler/frontend/onnx_importer.h"
@@ -94,11 +96,18 @@ TEST(QuantizedModelTest, QLinearMatMulOfUnsignedBySignedMatchesTheDefinition) {
   EXPECT_LT(saturated, M * N / 2) << "most outputs should be in range, so the test sees the arithmetic";
 }
 
+bool HasFloatConv(const graph::Graph& g) {
+  return std::any_of(g.nodes().begin(), g.nodes().end(), [](const graph::Node& n) {
+    return n.op == "Conv" && n.outputs[0].dtype == te::DType::kFloat32;
+  });
+}
+
 // A padded 3x3 QLinearConv with per-channel weight scales and a bias, x a graph input: packed
 // and padded with x's zero point at run time, the conv in the blocked layout, back to NCHW.
-// x uint8, or int8 (shifted by 128 at run time: shifted_operand.h).
-void CheckQLinearConv(bool signed_x, int64_t groups = 1) {
-  const int64_t C = 16 * groups, H = 10, W = 9, K = 32, R = 3;
+// x uint8, or int8 (shifted by 128 at run time: shifted_operand.h). Depthwise (one channel
+// per group, C channels): the conv runs in float32, exact for so few products per output.
+void CheckQLinearConv(bool signed_x, int64_t groups = 1, bool depthwise = false) {
+  const int64_t C = depthwise ? groups : 16 * groups, H = 10, W = 9, K = depthwise ? C : 32, R = 3;
   const float x_scale = 0.02f, y_scale = 0.1f;
   const int x_zp = signed_x ? -9 : 119, y_zp = signed_x ? 0 : 128;
   const auto x_type = signed_x ? onnx::TensorProto::INT8 : onnx::TensorProto::UINT8;
@@ -143,7 +152,11 @@ void CheckQLinearConv(bool signed_x, int64_t groups = 1) {
 
   auto graph = frontend::ImportOnnxBytes(m.SerializeAsString(), {}, "qlinear_conv.onnx");
   ASSERT_TRUE(graph.ok()) << graph.status();
-  EXPECT_TRUE(HasOp(*graph, "ConvU8S8")) << "the import should take the packed kernel";
+  if (depthwise) {
+    EXPECT_TRUE(HasFloatConv(*graph)) << "a depthwise conv should run in float32";
+  } else {
+    EXPECT_TRUE(HasOp(*graph, "ConvU8S8")) << "the import should take the packed kernel";
+  }
   std::vector<std::string> out = CompileAndRun(*graph, {x});
   ASSERT_EQ(out.size(), 1u);
   ASSERT_EQ(out[0].size(), static_cast<size_t>(K * H * W));
@@ -162,6 +175,56 @@ TEST(QuantizedModelTest, QLinearConvOfUnsignedBySignedMatchesTheDefinition) { Ch
 TEST(QuantizedModelTest, QLinearConvOfSignedBySignedMatchesTheDefinition) { CheckQLinearConv(true); }
 // Two groups of 16 channels in and out: one packed conv per group, joined.
 TEST(QuantizedModelTest, GroupedQLinearConvMatchesTheDefinition) { CheckQLinearConv(false, 2); }
+// 24 channels, one per group (MobileNet's depthwise convs): not a multiple of the float path's
+// 16-channel blocks, so the blocked layout pads channels.
+TEST(QuantizedModelTest, DepthwiseQLinearConvMatchesTheDefinition) { CheckQLinearConv(false, 24, true); }
+TEST(QuantizedModelTest, SignedDepthwiseQLinearConvMatchesTheDefinition) { CheckQLinearConv(true, 24, true); }
+
+// ConvInteger's int32 sums at the edge of float32's exact range: 256 products per output, each
+// (0 - 255) * (255 - 0), sum -16,646,400 (2^24 is 16,777,216). Wrong by rounding if the float
+// path took more products than float32 holds exactly, or lost an operand's sign.
+TEST(QuantizedModelTest, ConvIntegerInFloat32IsExactAtTheEdgeOfItsRange) {
+  const int64_t C = 16, H = 6, W = 6, K = 2, R = 4;
+  std::mt19937 rng(29);
+  std::bernoulli_distribution rare(0.1);
+  std::string x(C * H * W, '\0');
+  for (char& v : x) v = static_cast<char>(rare(rng) ? 254 : 0);
+  std::vector<double> w(K * C * R * R);
+  for (double& v : w) v = rare(rng) ? 1 : 255;
+
+  onnx::ModelProto m;
+  m.set_ir_version(8);
+  m.add_opset_import()->set_version(13);
+  onnx::GraphProto* g = m.mutable_graph();
+  AddUint8Input(g, "x", {1, C, H, W});
+  AddInitializer(g, "w", onnx::TensorProto::UINT8, {K, C, R, R}, w);
+  AddInitializer(g, "x_zp", onnx::TensorProto::UINT8, {}, {255});
+  AddInitializer(g, "w_zp", onnx::TensorProto::UINT8, {}, {0});
+  auto* node = g->add_node();
+  node->set_op_type("ConvInteger");
+  for (const char* name : {"x", "w", "x_zp", "w_zp"}) node->add_input(name);
+  node->add_output("y");
+  g->add_output()->set_name("y");
+
+  auto graph = frontend::ImportOnnxBytes(m.SerializeAsString(), {}, "conv_integer.onnx");
+  ASSERT_TRUE(graph.ok()) << graph.status();
+  EXPECT_TRUE(HasFloatConv(*graph)) << "256 products per output fit float32";
+  std::vector<std::string> out = CompileAndRun(*graph, {x});
+  ASSERT_EQ(out.size(), 1u);
+  const int64_t outputs = K * (H - R + 1) * (W - R + 1);
+  ASSERT_EQ(out[0].size(), static_cast<size_t>(outputs * 4));
+  std::vector<double> x_values;
+  for (char v : x) x_values.push_back(static_cast<uint8_t>(v));
+  const std::vector<int64_t> want = testing::QuantizedConvAccumulators({C, H, W, K, R, 0, 1, x_values, w, {}, 255, {}, 1});
+  int64_t largest = 0;
+  for (int64_t i = 0; i < outputs; ++i) {
+    int32_t got = 0;
+    std::memcpy(&got, out[0].data() + 4 * i, 4);
+    ASSERT_EQ(got, want[i]) << "y at " << i;
+    largest = std::max(largest, std::abs(want[i]));
+  }
+  EXPECT_GT(largest, int64_t{1} << 23) << "the sums should reach float32's last exact octave";
+}
 
 }  // namespace
 }  // namespace tunefarm::build

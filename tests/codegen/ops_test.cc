@@ -254,6 +254,11 @@ std::vector<From> CastInputs(int64_t n) {
     v[4] = From(1e10);
     v[5] = From(-0.75);
     v[6] = From(255.5);
+    // int32's edges: 2^31 and below -2^31 saturate; the largest float32 below 2^31 does not.
+    v[7] = From(2147483648.0);
+    v[8] = From(-2147483904.0);
+    v[9] = From(2147483520.0);
+    v[10] = From(-2147483648.0);
   }
   return v;
 }
