@@ -268,6 +268,20 @@ Value* RoundManual(Fp& m, Value* x, bool floor) {
   return m.Sel(in_range, m.CopySign(r, x), x);  // copysign: ceil(-0.5) is -0
 }
 
+// Ties to even from floor: up when the fraction is above one half, or exactly one half and the
+// floor is odd. Beyond 2^mantissa every float is an integer, and NaN and infinities pass as they are.
+Value* RoundEvenManual(Fp& m, Value* x) {
+  const double limit = m.f64() ? 4503599627370496.0 : 8388608.0;
+  Value* in_range = m.Lt(m.Abs(x), m.C(limit));  // false for NaN and inf
+  Value* safe = m.Sel(in_range, x, m.C(0.0));
+  Value* f = RoundManual(m, safe, /*floor=*/true);
+  Value* frac = m.Sub(safe, f);
+  Value* half = m.C(0.5);
+  Value* odd = m.Sub(f, m.Mul(RoundManual(m, m.Mul(f, half), /*floor=*/true), m.C(2.0)));  // 0 or 1
+  Value* r = m.Sel(m.Gt(frac, half), m.Add(f, m.C(1.0)), m.Sel(m.Lt(frac, half), f, m.Add(f, odd)));
+  return m.Sel(in_range, m.CopySign(r, x), x);  // copysign: -0.4 rounds to -0
+}
+
 }  // namespace
 
 Value* EmitIntrinsic(llvm::IRBuilderBase& b, te::Intrinsic f, Value* x, Value* y, bool is_signed,
@@ -296,6 +310,8 @@ Value* EmitIntrinsic(llvm::IRBuilderBase& b, te::Intrinsic f, Value* x, Value* y
     case te::Intrinsic::kCeil:
       return options.native_rounding ? b.CreateUnaryIntrinsic(llvm::Intrinsic::ceil, x)
                                      : RoundManual(m, x, /*floor=*/false);
+    case te::Intrinsic::kRoundEven:
+      return options.native_rounding ? b.CreateUnaryIntrinsic(llvm::Intrinsic::roundeven, x) : RoundEvenManual(m, x);
   }
   TF_CHECK(false, "unknown intrinsic");
   return nullptr;

@@ -114,7 +114,7 @@ class FuncValidator : public tir::StmtVisitor {
       }
       case ExprKind::kCall: {
         auto f = static_cast<te::Intrinsic>(e->int_value);
-        if (e->int_value < 0 || e->int_value > static_cast<int64_t>(te::Intrinsic::kCeil) ||
+        if (e->int_value < 0 || e->int_value > static_cast<int64_t>(te::kLastIntrinsic) ||
             static_cast<int>(e->operands.size()) != te::IntrinsicArity(f)) {
           return Error("malformed intrinsic call");
         }

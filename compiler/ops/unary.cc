@@ -21,14 +21,9 @@ DTypeSet AllowedDTypes(UnaryOp op) {
 
 Expr Floor(const Expr& x) { return te::Call(te::Intrinsic::kFloor, {x}); }
 
-// Round half to even (ONNX Round, numpy.round): floor, then up when the fraction is above one
-// half, or exactly one half and the floor is odd.
-Expr RoundHalfEven(const Expr& x) {
-  const DType t = x->dtype;
-  Expr f = Floor(x), frac = x - f, half = te::Const(t, 0.5);
-  Expr odd = f - Floor(f * half) * te::Const(t, 2);  // 0 or 1
-  return te::Select(te::Gt(frac, half), f + te::Const(t, 1), te::Select(te::Lt(frac, half), f, f + odd));
-}
+// Round half to even (ONNX Round, numpy.round): one instruction where the target has it
+// (vrndscale, frintn), 16 with floor before.
+Expr RoundHalfEven(const Expr& x) { return te::Call(te::Intrinsic::kRoundEven, {x}); }
 
 // sin(x + shift * pi/2) with no libm call (codegen inlines every intrinsic): the argument is
 // reduced to r in [-pi/4, pi/4] around the nearest multiple k of pi/2 (Cody-Waite, two-part

@@ -24,7 +24,7 @@ bool HasExpensiveMath(const Expr& e) {
   Visit(e, [&](const Expr& n) {
     if (n->kind != ExprKind::kCall) return;
     auto f = static_cast<Intrinsic>(n->int_value);
-    found |= f != Intrinsic::kAbs && f != Intrinsic::kFloor && f != Intrinsic::kCeil;
+    found |= f != Intrinsic::kAbs && f != Intrinsic::kFloor && f != Intrinsic::kCeil && f != Intrinsic::kRoundEven;
   });
   return found;
 }

@@ -13,8 +13,8 @@ constexpr std::array<std::string_view, 25> kKindNames = {
     "int",  "float", "var", "axis", "raxis", "add", "sub", "mul", "div",    "mod",  "min",  "max", "eq",
     "ne",   "lt",    "le",  "gt",   "ge",    "and", "or",  "not", "select", "cast", "call", "load",
 };
-constexpr std::array<std::string_view, 11> kIntrinsicNames = {
-    "exp", "log", "sqrt", "rsqrt", "tanh", "erf", "sigmoid", "pow", "abs", "floor", "ceil",
+constexpr std::array<std::string_view, 12> kIntrinsicNames = {
+    "exp", "log", "sqrt", "rsqrt", "tanh", "erf", "sigmoid", "pow", "abs", "floor", "ceil", "roundeven",
 };
 
 Expr Make(ExprKind kind, DType dtype, std::vector<Expr> operands, int64_t iv = 0, double fv = 0) {

@@ -36,7 +36,9 @@ enum class ExprKind : uint8_t {
 
 enum class Intrinsic : uint8_t {
   kExp, kLog, kSqrt, kRsqrt, kTanh, kErf, kSigmoid, kPow, kAbs, kFloor, kCeil,
+  kRoundEven,  // to the nearest integer, ties to even (ONNX Round, quantization)
 };
+inline constexpr Intrinsic kLastIntrinsic = Intrinsic::kRoundEven;
 
 std::string_view ExprKindName(ExprKind k);  // "add", "load", ...
 std::string_view IntrinsicName(Intrinsic f);  // "exp", ...

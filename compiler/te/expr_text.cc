@@ -126,7 +126,7 @@ absl::Status CheckOperands(ExprKind kind, DType dtype, int64_t payload, const st
       if (!IsFloat(dtype)) return Error(pos, "float immediate of a non-float dtype");
       return want(0);
     case ExprKind::kCall: {
-      if (payload < 0 || payload > static_cast<int64_t>(Intrinsic::kCeil)) return Error(pos, "bad intrinsic");
+      if (payload < 0 || payload > static_cast<int64_t>(kLastIntrinsic)) return Error(pos, "bad intrinsic");
       if (IsStorageFloat(dtype)) return Error(pos, "math on a storage float (float16/bfloat16)");
       if (auto s = want(IntrinsicArity(static_cast<Intrinsic>(payload))); !s.ok()) return s;
       for (const Expr& op : ops)

@@ -208,6 +208,7 @@ class Interpreter : public StmtVisitor {
       case Intrinsic::kAbs: r.f = std::fabs(x); break;
       case Intrinsic::kFloor: r.f = std::floor(x); break;
       case Intrinsic::kCeil: r.f = std::ceil(x); break;
+      case Intrinsic::kRoundEven: r.f = std::nearbyint(x); break;  // the default mode: ties to even
     }
     r.f = Round(t, r.f);
     return r;

@@ -48,6 +48,8 @@ const MathCase kCases[] = {
     {Intrinsic::kFloor, -1e3, 1e3, false, 0, 0, 0, 0},
     {Intrinsic::kCeil, -1e3, 1e3, false, 0, 0, 0, 0},
     {Intrinsic::kFloor, -3e7, 3e7, false, 0, 0, 0, 0},
+    {Intrinsic::kRoundEven, -1e3, 1e3, false, 0, 0, 0, 0},
+    {Intrinsic::kRoundEven, -3e7, 3e7, false, 0, 0, 0, 0},
     {Intrinsic::kExp, -708, 709, false, 0, 0, 0, 1.5, true},
     {Intrinsic::kExp, -745, -708, false, 0, 0, 0, 1.5, true},  // subnormal results
     {Intrinsic::kLog, 1e-300, 1e300, true, 0, 0, 0, 1.5, true},
@@ -73,6 +75,7 @@ long double Reference(Intrinsic f, long double x, long double y) {
     case Intrinsic::kAbs: return std::fabs(x);
     case Intrinsic::kFloor: return std::floor(x);
     case Intrinsic::kCeil: return std::ceil(x);
+    case Intrinsic::kRoundEven: return std::nearbyint(x);
   }
   return 0;
 }
@@ -208,6 +211,14 @@ void CheckSpecials(const std::string& target) {
       {Intrinsic::kFloor, 1e20, 0, 1e20},    {Intrinsic::kFloor, -inf, 0, -inf},  {Intrinsic::kFloor, nan, 0, nan},
       {Intrinsic::kCeil, -0.5, 0, -0.0, true}, {Intrinsic::kCeil, 2.5, 0, 3},     {Intrinsic::kCeil, -2.5, 0, -2},
       {Intrinsic::kCeil, 1e20, 0, 1e20},     {Intrinsic::kCeil, inf, 0, inf},
+      // Ties go to the even neighbour; the sign of a zero result is the input's.
+      {Intrinsic::kRoundEven, 0.5, 0, 0, true},   {Intrinsic::kRoundEven, 1.5, 0, 2},
+      {Intrinsic::kRoundEven, 2.5, 0, 2},         {Intrinsic::kRoundEven, -2.5, 0, -2},
+      {Intrinsic::kRoundEven, -3.5, 0, -4},       {Intrinsic::kRoundEven, 2.4999, 0, 2},
+      {Intrinsic::kRoundEven, 2.5001, 0, 3},      {Intrinsic::kRoundEven, -0.4, 0, -0.0, true},
+      {Intrinsic::kRoundEven, 1e20, 0, 1e20},     {Intrinsic::kRoundEven, -inf, 0, -inf},
+      {Intrinsic::kRoundEven, inf, 0, inf},       {Intrinsic::kRoundEven, nan, 0, nan},
+      {Intrinsic::kRoundEven, 8388609, 0, 8388609},
   };
   const DType t = std::is_same_v<T, float> ? DType::kFloat32 : DType::kFloat64;
   const int64_t n = static_cast<int64_t>(cases.size());
@@ -216,7 +227,7 @@ void CheckSpecials(const std::string& target) {
   Expr x = te::Load(t, 0, {i}), y = te::Load(t, 1, {i});
   Expr which = te::Load(DType::kInt32, 2, {i});
   Expr value = te::FloatImm(t, 0);
-  for (int f = 0; f <= static_cast<int>(Intrinsic::kCeil); ++f) {
+  for (int f = 0; f <= static_cast<int>(te::kLastIntrinsic); ++f) {
     auto id = static_cast<Intrinsic>(f);
     std::vector<Expr> args = {x};
     if (id == Intrinsic::kPow) args.push_back(y);
@@ -255,7 +266,7 @@ void CheckSpecials(const std::string& target) {
 TEST(MathSpecialsTest, Float32) { CheckSpecials<float>(""); }
 TEST(MathSpecialsTest, Float64) { CheckSpecials<double>(""); }
 
-// Baseline x86-64 (SSE2) has no rounding instruction: floor/ceil take the integer-conversion
+// Baseline x86-64 (SSE2) has no rounding instruction: floor/ceil/roundeven take the integer-conversion
 // path there and must still be exact. The kernel is JIT-compiled for baseline x86-64 and run in
 // this process, so the test exists only in x86-64 builds (an AArch64 host cannot run it, and its
 // own floor/ceil are covered by the tests above).

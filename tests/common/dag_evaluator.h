@@ -104,6 +104,7 @@ class DagEvaluator {
       case te::Intrinsic::kAbs: return std::fabs(x);
       case te::Intrinsic::kFloor: return std::floor(x);
       case te::Intrinsic::kCeil: return std::ceil(x);
+      case te::Intrinsic::kRoundEven: return std::nearbyint(x);
     }
     return 0;
   }

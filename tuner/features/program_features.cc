@@ -329,7 +329,8 @@ bool IsMathCall(int64_t intrinsic) {
   switch (static_cast<te::Intrinsic>(intrinsic)) {
     case te::Intrinsic::kAbs:
     case te::Intrinsic::kFloor:
-    case te::Intrinsic::kCeil: return false;
+    case te::Intrinsic::kCeil:
+    case te::Intrinsic::kRoundEven: return false;
     default: return true;
   }
 }
