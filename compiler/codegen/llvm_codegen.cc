@@ -455,11 +455,19 @@ void EmitGlobals(ModuleState& ms, const std::string& metadata_json) {
   ms.host_api_type = llvm::StructType::get(ctx, {i32, ptr});  // struct tunefarm_host_api, v1
 }
 
-std::unique_ptr<llvm::Module> NewModule(llvm::TargetMachine& tm, llvm::LLVMContext& ctx) {
+// The module of `funcs`: the ABI globals describing them, and their code unless only the
+// globals are wanted (BuildLibraryGlobalsModule).
+std::unique_ptr<llvm::Module> BuildModule(const std::vector<tir::PrimFunc>& funcs, const Target& target,
+                                          llvm::TargetMachine& tm, llvm::LLVMContext& ctx, bool emit_code) {
   auto module = std::make_unique<llvm::Module>("tunefarm", ctx);
   module->setSourceFileName("tunefarm");
   module->setTargetTriple(tm.getTargetTriple().str());
   module->setDataLayout(tm.createDataLayout());
+  ModuleState ms{*module, target, tm.getTargetCPU().str(), tm.getTargetFeatureString().str(),
+                 MathOptionsFor(tm), DotProductOptionsFor(tm)};
+  EmitGlobals(ms, BuildMetadataJson(funcs, target));
+  if (emit_code)
+    for (const tir::PrimFunc& f : funcs) FunctionEmitter(ms, f).Emit();
   return module;
 }
 
@@ -468,12 +476,7 @@ std::unique_ptr<llvm::Module> NewModule(llvm::TargetMachine& tm, llvm::LLVMConte
 std::unique_ptr<llvm::Module> BuildLlvmModule(const std::vector<tir::PrimFunc>& funcs,
                                               const Target& target, llvm::TargetMachine& tm,
                                               llvm::LLVMContext& ctx) {
-  std::unique_ptr<llvm::Module> module = NewModule(tm, ctx);
-  ModuleState ms{*module, target, tm.getTargetCPU().str(), tm.getTargetFeatureString().str(),
-                 MathOptionsFor(tm), DotProductOptionsFor(tm)};
-  EmitGlobals(ms, BuildMetadataJson(funcs, target));
-  for (const tir::PrimFunc& f : funcs) FunctionEmitter(ms, f).Emit();
-  return module;
+  return BuildModule(funcs, target, tm, ctx, /*emit_code=*/true);
 }
 
 void LeaveLibraryGlobalsToAnotherObject(llvm::Module& module) {
@@ -485,11 +488,7 @@ void LeaveLibraryGlobalsToAnotherObject(llvm::Module& module) {
 std::unique_ptr<llvm::Module> BuildLibraryGlobalsModule(const std::vector<tir::PrimFunc>& entries,
                                                         const Target& target, llvm::TargetMachine& tm,
                                                         llvm::LLVMContext& ctx) {
-  std::unique_ptr<llvm::Module> module = NewModule(tm, ctx);
-  ModuleState ms{*module, target, tm.getTargetCPU().str(), tm.getTargetFeatureString().str(),
-                 MathOptionsFor(tm), DotProductOptionsFor(tm)};
-  EmitGlobals(ms, BuildMetadataJson(entries, target));
-  return module;
+  return BuildModule(entries, target, tm, ctx, /*emit_code=*/false);
 }
 
 }  // namespace tunefarm::codegen
