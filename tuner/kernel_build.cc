@@ -109,6 +109,23 @@ absl::StatusOr<BuiltKernel> LinkKernels(std::span<const KernelObject* const> obj
   return kernel;
 }
 
+LinkedObjects LinkObjects(std::span<const KernelObject* const> objects, const codegen::Target& target) {
+  LinkedObjects out;
+  out.library_of.assign(objects.size(), nullptr);
+  out.errors.assign(objects.size(), "");
+  auto link = [&](size_t first, size_t count) {
+    absl::StatusOr<BuiltKernel> library = LinkKernels(objects.subspan(first, count), target);
+    if (!library.ok()) return library.status();
+    out.libraries.push_back(std::make_unique<BuiltKernel>(std::move(*library)));
+    for (size_t k = first; k < first + count; ++k) out.library_of[k] = out.libraries.back().get();
+    return absl::OkStatus();
+  };
+  if (objects.empty() || link(0, objects.size()).ok()) return out;
+  for (size_t k = 0; k < objects.size(); ++k)
+    if (absl::Status s = link(k, 1); !s.ok()) out.errors[k] = std::string(s.message());
+  return out;
+}
+
 absl::StatusOr<BuiltKernel> BuildKernel(const schedule::State& state, const codegen::Target& target,
                                         const tir::PrimFunc* lowered) {
   absl::StatusOr<KernelObject> object = CompileKernel(state, target, lowered, kTuneEntry);

@@ -5,6 +5,7 @@
 // (docs/tuner.md "Build workers").
 #pragma once
 
+#include <memory>
 #include <span>
 #include <string>
 #include <vector>
@@ -44,6 +45,15 @@ absl::StatusOr<KernelObject> CompileKernel(const schedule::State& state, const c
                                            const tir::PrimFunc* lowered, const std::string& entry);
 // One library of `objects` (their entry names distinct), with the ABI globals describing them all.
 absl::StatusOr<BuiltKernel> LinkKernels(std::span<const KernelObject* const> objects, const codegen::Target& target);
+
+// A farm call's objects linked: all in one library or, should they not link together, each
+// alone, so that a bad object costs only its own program.
+struct LinkedObjects {
+  std::vector<std::unique_ptr<BuiltKernel>> libraries;
+  std::vector<const BuiltKernel*> library_of;  // per object; null when it did not link
+  std::vector<std::string> errors;             // per object; empty when it linked
+};
+LinkedObjects LinkObjects(std::span<const KernelObject* const> objects, const codegen::Target& target);
 
 // A library of one kernel, entry kTuneEntry.
 absl::StatusOr<BuiltKernel> BuildKernel(const schedule::State& state, const codegen::Target& target,

@@ -84,22 +84,18 @@ Measurer::BuiltPart Measurer::Build(const std::vector<Candidate>& candidates, si
       part.errors.push_back({begin + i, std::string(objects[i].status().message())});
     }
   }
-  // One library for the part. Should the objects not link together, each is linked alone, so
-  // one bad object costs only its own program.
-  auto add_library = [&](std::span<const KernelObject* const> these, std::span<const size_t> index) {
-    absl::StatusOr<BuiltKernel> library = LinkKernels(these, target_);
-    if (!library.ok()) return library.status();
-    part.libraries.push_back(std::make_unique<BuiltKernel>(std::move(*library)));
-    ++counters_.libraries;
-    for (size_t i : index) part.programs.push_back({begin + i, part.libraries.back().get(), BatchEntry(i)});
-    return absl::OkStatus();
-  };
-  if (!compiled.empty() && !add_library(compiled, compiled_index).ok()) {
-    for (size_t k = 0; k < compiled.size(); ++k) {
-      absl::Status linked = add_library(std::span(compiled).subspan(k, 1), std::span(compiled_index).subspan(k, 1));
-      if (!linked.ok()) part.errors.push_back({begin + compiled_index[k], std::string(linked.message())});
+  // One library for the part (one per program should they not link together).
+  LinkedObjects linked = LinkObjects(compiled, target_);
+  for (size_t k = 0; k < compiled.size(); ++k) {
+    const size_t i = compiled_index[k];
+    if (linked.library_of[k] == nullptr) {
+      part.errors.push_back({begin + i, std::move(linked.errors[k])});
+    } else {
+      part.programs.push_back({begin + i, linked.library_of[k], BatchEntry(i)});
     }
   }
+  counters_.libraries += static_cast<int64_t>(linked.libraries.size());
+  part.libraries = std::move(linked.libraries);
   counters_.build_seconds += SecondsSince(start);
   return part;
 }
