@@ -112,7 +112,34 @@ class Parser : public JsonReader {
       }
       out->args.push_back(std::move(arg));
     }
+    const json* launches = Member(value, where, "launches", /*required=*/false);
+    if (launches == nullptr) return true;
+    if (!Array(*launches, where + ".launches")) return false;
+    for (size_t i = 0; i < launches->size(); ++i) {
+      LaunchInfo launch;
+      if (!Launch((*launches)[i], where + ".launches[" + std::to_string(i) + "]", &launch)) return false;
+      out->launches.push_back(std::move(launch));
+    }
     return true;
+  }
+
+  bool Launch(const json& value, const std::string& where, LaunchInfo* out) {
+    if (!Object(value, where)) return false;
+    const json* kernel = Member(value, where, "kernel");
+    if (kernel == nullptr || !String(*kernel, where + ".kernel", &out->kernel)) return false;
+    if (!IsIdentifier(out->kernel)) return Fail(where + ".kernel", "\"" + out->kernel + "\" is not a C identifier");
+    for (const auto& [key, dims] : {std::pair{"grid", out->grid}, std::pair{"block", out->block}}) {
+      const json* shape = Member(value, where, key);
+      const std::string shape_where = where + "." + key;
+      if (shape == nullptr || !Array(*shape, shape_where)) return false;
+      if (shape->size() != 3) return Fail(shape_where, "expected 3 extents, got " + std::to_string(shape->size()));
+      for (size_t d = 0; d < 3; ++d) {
+        if (!NonNegative((*shape)[d], shape_where + "[" + std::to_string(d) + "]", &dims[d])) return false;
+        if (dims[d] == 0) return Fail(shape_where + "[" + std::to_string(d) + "]", "an extent of 0 launches nothing");
+      }
+    }
+    const json* shared = Member(value, where, "shared_bytes");
+    return shared != nullptr && NonNegative(*shared, where + ".shared_bytes", &out->shared_bytes);
   }
 
   bool Arg(const json& value, const std::string& where, ArgInfo* out) {

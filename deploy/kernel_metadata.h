@@ -45,10 +45,19 @@ struct ArgInfo {
   int64_t NumBytes() const { return NumElements() * static_cast<int64_t>(DTypeBytes(dtype)); }
 };
 
+// One kernel launch of a GPU entry (docs/kernel-abi.md "GPU kernel libraries").
+struct LaunchInfo {
+  std::string kernel;         // the PTX .entry to launch
+  int64_t grid[3] = {1, 1, 1};
+  int64_t block[3] = {1, 1, 1};
+  int64_t shared_bytes = 0;   // static shared memory per block
+};
+
 struct EntryInfo {
   std::string name;
   uint64_t workspace_bytes = 0;
   std::vector<ArgInfo> args;  // inputs and params, then outputs: the order of `args` in a call
+  std::vector<LaunchInfo> launches;  // GPU libraries only, in the order they run; empty on a CPU
 };
 
 struct KernelMetadata {

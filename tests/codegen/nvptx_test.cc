@@ -9,6 +9,7 @@
 #include "common/strings.h"
 #include "compiler/codegen/codegen.h"
 #include "compiler/tir/lower.h"
+#include "deploy/ptx_library.h"
 #include "tests/common/gpu_schedules.h"
 #include "tests/common/ptxas.h"
 #include "tests/common/test_dags.h"
@@ -67,6 +68,25 @@ TEST(Nvptx, TheMetadataCarriesEachEntrysLaunches) {
       << *ir;
   EXPECT_NE(ir->find(quoted(R"("target":"cuda -arch=sm_90")")), std::string::npos);
   EXPECT_NE(ir->find("@tunefarm_metadata = addrspace(1) constant"), std::string::npos);
+}
+
+TEST(Nvptx, TheRuntimeReadsTheLibrarysArchAndLaunchesFromItsText) {
+  absl::StatusOr<std::string> ptx = BuildKernelLibrary({BoundGemm()}, Cuda("cuda -arch=sm_80"));
+  ASSERT_TRUE(ptx.ok()) << ptx.status();
+  deploy::Result<deploy::PtxLibrary> library = deploy::ReadPtxLibrary(*ptx);
+  ASSERT_TRUE(library.ok()) << library.status().ToString();
+  EXPECT_EQ(library->arch, "sm_80");
+  EXPECT_EQ(library->metadata.target, "cuda -arch=sm_80");
+  const deploy::EntryInfo* gemm = library->metadata.FindEntry("gemm");
+  ASSERT_NE(gemm, nullptr);
+  ASSERT_EQ(gemm->launches.size(), 1u);
+  EXPECT_EQ(gemm->launches[0].kernel, "gemm_k0");
+  EXPECT_EQ(gemm->launches[0].grid[0], 4);
+  EXPECT_EQ(gemm->launches[0].grid[1], 8);
+  EXPECT_EQ(gemm->launches[0].block[0], 32);
+  EXPECT_EQ(gemm->launches[0].block[1], 8);
+  ASSERT_EQ(gemm->args.size(), 3u);
+  EXPECT_EQ(gemm->args[2].role, deploy::ArgRole::kOut);
 }
 
 TEST(Nvptx, PtxasAssemblesTheKernelsForSm80AndSm90) {
