@@ -1,6 +1,7 @@
 #include "device_agent/agent_main.h"
 
 #include <cstdio>
+#include <cstdlib>
 #include <fstream>
 #include <memory>
 #include <string>
@@ -24,24 +25,25 @@ void Say(const std::string& message) {
   std::fprintf(stderr, "tunefarm agent: %s\n", message.c_str());
 }
 
-// --device cuda:N: the GPU is found and described through the driver, but measuring GPU
-// kernels (loading PTX, launching, timing with CUDA events) is not built yet, so the agent
-// says what it found and exits instead of registering a device that cannot measure.
-int RefuseGpuDevice(const std::string& device) {
-  absl::StatusOr<std::unique_ptr<CudaDriver>> driver = CudaDriver::Load();
-  if (!driver.ok()) {
-    Say(StrCat("--device ", device, ": ", std::string(driver.status().message())));
-    return 1;
-  }
-  absl::StatusOr<v1::GpuFacts> gpu = (*driver)->Facts(ParseCudaDevice(device));
+// --device cuda:N: the GPU's facts, read through its driver, join the host's, and the helper
+// measures PTX on that GPU. False (having said why) when there is no such GPU.
+bool DescribeGpu(const AgentCommandOptions& options, AgentServerOptions* server) {
+  absl::StatusOr<v1::GpuFacts> gpu = ReadGpuFacts(options.cuda_driver, ParseCudaDevice(options.device));
   if (!gpu.ok()) {
-    Say(StrCat("--device ", device, ": ", std::string(gpu.status().message())));
-    return 1;
+    Say(StrCat("--device ", options.device, ": ", std::string(gpu.status().message())));
+    return false;
   }
-  Say(StrCat("--device ", device, ": ", gpu->name(), ", compute capability ", gpu->compute_capability(), ", ",
-             gpu->multiprocessors(), " SMs, ", gpu->memory_bytes() >> 20, " MiB, ", gpu->clock_khz() / 1000,
-             " MHz; measuring GPU kernels is not built yet (docs/gpu.md), so this agent cannot serve it"));
-  return 1;
+  if (!options.quiet) {
+    Say(StrCat(options.device, ": ", gpu->name(), ", compute capability ", gpu->compute_capability(), ", ",
+               gpu->multiprocessors(), " SMs, ", gpu->memory_bytes() >> 20, " MiB, ", gpu->clock_khz() / 1000, " MHz"));
+  }
+  AgentDevice& device = server->limits.device;
+  device.cuda = options.device;
+  device.cuda_driver = options.cuda_driver;
+  const std::string& cc = gpu->compute_capability();
+  device.sm = std::atoi(cc.c_str()) * 10 + (cc.find('.') != std::string::npos ? std::atoi(cc.c_str() + cc.find('.') + 1) : 0);
+  *server->identity.facts.add_gpus() = *std::move(gpu);
+  return true;
 }
 
 }  // namespace
@@ -83,7 +85,7 @@ int RunAgentCommand(int argc, char** argv) {
     return 2;
   }
   server_options.identity = {options->key, wire::ReadHardwareFacts(options->cpuinfo)};
-  if (options->device != "cpu") return RefuseGpuDevice(options->device);
+  if (options->device != "cpu" && !DescribeGpu(*options, &server_options)) return 1;
   if (const std::string mismatch = wire::CpuInfoMismatch(server_options.identity.facts); !mismatch.empty()) {
     Say("warning: " + mismatch);
   }

@@ -34,6 +34,7 @@ const CommandSpec& AgentSpec() {
        {"cpuinfo", 0, "FILE",
         "the CPU description to report (default /proc/cpuinfo; under qemu-user, the board's)"},
        {"device", 0, "DEV", "what kernels run on: cpu (default), or cuda:N for an NVIDIA GPU (docs/gpu.md)"},
+       {"cuda-driver", 0, "LIB", "the CUDA driver library for --device cuda:N (default libcuda.so.1)"},
        {"tls-cert", 0, "PEM", "serve TLS with this certificate (with --tls-key)"},
        {"tls-key", 0, "PEM", "the certificate's private key"},
        {"tls-ca", 0, "PEM", "demand client certificates signed by this CA"},
@@ -68,6 +69,7 @@ absl::StatusOr<AgentCommandOptions> ParseAgentOptions(int argc, char** argv) {
   options.measure_helper = flags->Get("measure-helper");
   options.cpuinfo = flags->Get("cpuinfo", options.cpuinfo);
   options.device = flags->Get("device", options.device);
+  options.cuda_driver = flags->Get("cuda-driver", options.cuda_driver);
   if (options.device != "cpu" && ParseCudaDevice(options.device) < 0) {
     return absl::InvalidArgumentError(StrCat("--device ", options.device, ": expected cpu or cuda:N"));
   }

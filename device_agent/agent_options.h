@@ -32,6 +32,7 @@ struct AgentCommandOptions {
   std::string measure_helper;   // empty: tunefarm-measure next to this executable
   std::string cpuinfo = "/proc/cpuinfo";  // the CPU description reported to the tracker
   std::string device = "cpu";   // "cpu", or "cuda:N" (an NVIDIA GPU through its driver)
+  std::string cuda_driver = "libcuda.so.1";  // the CUDA driver library to open
   bool quiet = false;
   bool help = false;
 };

@@ -15,7 +15,7 @@ AgentService::AgentService(AgentIdentity identity, KernelCache& cache, MeasureQu
 
 grpc::ServerReadReactor<v1::Chunk>* AgentService::Upload(grpc::CallbackServerContext* /*context*/,
                                                          v1::UploadReply* reply) {
-  return new UploadReactor(cache_, reply);
+  return new UploadReactor(cache_, runner_.limits().device, reply);
 }
 
 grpc::ServerWriteReactor<v1::MeasureResult>* AgentService::Measure(
@@ -31,7 +31,7 @@ grpc::ServerUnaryReactor* AgentService::Info(grpc::CallbackServerContext* contex
   *reply->mutable_facts() = identity_.facts;
   reply->set_agent_version(kAgentVersion);
   reply->set_abi_version(TUNEFARM_ABI_VERSION);
-  reply->add_accepts(v1::ARTIFACT_KIND_ELF_SO);
+  reply->add_accepts(runner_.limits().device.gpu() ? v1::ARTIFACT_KIND_PTX : v1::ARTIFACT_KIND_ELF_SO);
   const CacheStats stats = cache_.stats();
   reply->set_cache_bytes(stats.bytes);
   reply->set_cache_limit_bytes(stats.limit_bytes);

@@ -4,11 +4,27 @@
 #include <chrono>
 
 namespace tunefarm::agent {
+namespace {
+
+class SteadyClock final : public IntervalClock {
+ public:
+  void Start() override { start_ = std::chrono::steady_clock::now(); }
+  double StopSeconds() override {
+    return std::chrono::duration<double>(std::chrono::steady_clock::now() - start_).count();
+  }
+
+ private:
+  std::chrono::steady_clock::time_point start_;
+};
+
+}  // namespace
 
 Timing TimeRuns(const std::function<int32_t()>& run, int32_t number, int32_t repeat,
-                int32_t min_repeat_ms, const std::function<void()>& before_run, double stop_above_sec) {
-  using Clock = std::chrono::steady_clock;
+                int32_t min_repeat_ms, const std::function<void()>& before_run, double stop_above_sec,
+                IntervalClock* clock) {
   constexpr double kMaxNumber = 1 << 30;
+  SteadyClock steady;
+  if (clock == nullptr) clock = &steady;
   Timing timing;
   timing.number = std::max(number, 1);
   repeat = std::max(repeat, 1);
@@ -23,18 +39,32 @@ Timing TimeRuns(const std::function<int32_t()>& run, int32_t number, int32_t rep
         timing.number = static_cast<int32_t>(std::min(grown, kMaxNumber));
       }
       first = false;
-      const Clock::time_point start = Clock::now();
-      double runs_ms = 0;  // with before_run: the runs alone
+      // Without before_run the clock spans the whole repeat; with it, each run alone.
+      duration_ms = 0;
+      auto stop = [&] {
+        const double seconds = clock->StopSeconds();
+        duration_ms += seconds * 1e3;
+        return seconds >= 0;
+      };
+      if (!before_run) clock->Start();
       for (int32_t i = 0; i < timing.number; ++i) {
-        if (before_run) before_run();
-        const Clock::time_point run_start = before_run ? Clock::now() : start;
+        if (before_run) {
+          before_run();
+          clock->Start();
+        }
         if (const int32_t code = run(); code != 0) {
           timing.error_code = code;
           return timing;
         }
-        if (before_run) runs_ms += std::chrono::duration<double, std::milli>(Clock::now() - run_start).count();
+        if (before_run && !stop()) {
+          timing.error_code = kClockFailed;
+          return timing;
+        }
       }
-      duration_ms = before_run ? runs_ms : std::chrono::duration<double, std::milli>(Clock::now() - start).count();
+      if (!before_run && !stop()) {
+        timing.error_code = kClockFailed;
+        return timing;
+      }
     } while (duration_ms < min_repeat_ms && timing.number < kMaxNumber);
     timing.costs_sec.push_back(duration_ms / 1e3 / timing.number);
     if (stop_above_sec > 0 && timing.costs_sec.back() > stop_above_sec) break;

@@ -8,6 +8,7 @@
 #include <cstring>
 
 #include "common/strings.h"
+#include "deploy/ptx_library.h"
 #include "deploy/tunefarm_abi.h"
 #include "device_agent/target_arch.h"
 #include "proto/wire_limits.h"
@@ -25,6 +26,14 @@ std::string Hex(const unsigned char* bytes, unsigned length) {
   return text;
 }
 
+// "cuda -arch=sm_90 ..." -> 90; -1 without a valid -arch.
+int TargetSm(std::string_view target) {
+  const size_t at = target.find("-arch=");
+  if (at == std::string_view::npos) return -1;
+  const std::string_view arch = target.substr(at + 6);
+  return deploy::SmVersion(arch.substr(0, arch.find(' ')));
+}
+
 }  // namespace
 
 void KernelUpload::DigestDeleter::operator()(void* context) const {
@@ -39,22 +48,34 @@ bool IsSha256Hex(const std::string& text) {
   return true;
 }
 
-absl::Status CheckKernelMetadata(const v1::KernelMetadata& metadata) {
-  if (metadata.artifact_kind() != v1::ARTIFACT_KIND_UNSPECIFIED &&
-      metadata.artifact_kind() != v1::ARTIFACT_KIND_ELF_SO) {
-    return absl::FailedPreconditionError(
-        StrCat("this agent runs ELF shared objects only, not ",
-               v1::ArtifactKind_Name(metadata.artifact_kind())));
+absl::Status CheckKernelMetadata(const v1::KernelMetadata& metadata, const AgentDevice& device) {
+  const v1::ArtifactKind runs = device.gpu() ? v1::ARTIFACT_KIND_PTX : v1::ARTIFACT_KIND_ELF_SO;
+  if (metadata.artifact_kind() != v1::ARTIFACT_KIND_UNSPECIFIED && metadata.artifact_kind() != runs) {
+    return absl::FailedPreconditionError(StrCat("this agent runs ", device.gpu() ? "PTX libraries on " + device.cuda : "ELF shared objects",
+                                                " only, not ", v1::ArtifactKind_Name(metadata.artifact_kind())));
   }
   if (metadata.abi_version() != 0 && metadata.abi_version() != TUNEFARM_ABI_VERSION) {
     return absl::FailedPreconditionError(StrCat("kernel built for ABI version ",
                                                 metadata.abi_version(), ", this agent runs ",
                                                 TUNEFARM_ABI_VERSION));
   }
-  if (!metadata.target().empty()) {
-    if (std::string mismatch = TargetMismatch(metadata.target()); !mismatch.empty()) {
-      return absl::FailedPreconditionError(StrCat("kernel refused: ", mismatch));
+  if (metadata.target().empty()) return absl::OkStatus();
+  const bool cuda_target = StartsWith(metadata.target(), "cuda");
+  if (cuda_target != device.gpu()) {
+    return absl::FailedPreconditionError(
+        StrCat("kernel refused: its target \"", metadata.target(), "\" is for ", cuda_target ? "a CUDA GPU" : "a CPU",
+               ", this agent runs kernels on ", device.gpu() ? device.cuda : "the CPU (--device cuda:N serves a GPU)"));
+  }
+  if (cuda_target) {
+    const int needs = TargetSm(metadata.target());
+    if (needs < 0 || needs > device.sm) {
+      return absl::FailedPreconditionError(StrCat("kernel refused: its target \"", metadata.target(), "\" needs a newer GPU than ",
+                                                  device.cuda, " (compute capability ", device.sm / 10, ".", device.sm % 10, ")"));
     }
+    return absl::OkStatus();
+  }
+  if (std::string mismatch = TargetMismatch(metadata.target()); !mismatch.empty()) {
+    return absl::FailedPreconditionError(StrCat("kernel refused: ", mismatch));
   }
   return absl::OkStatus();
 }
@@ -79,7 +100,7 @@ absl::Status KernelUpload::Begin(const v1::Chunk& first) {
                                                cache_.limit_bytes(), " bytes"));
   }
   if (first.has_metadata()) {
-    if (absl::Status s = CheckKernelMetadata(first.metadata()); !s.ok()) return s;
+    if (absl::Status s = CheckKernelMetadata(first.metadata(), device_); !s.ok()) return s;
   }
   sha256_ = first.sha256();
   total_bytes_ = first.total_bytes();

@@ -11,6 +11,7 @@
 
 #include "absl/status/status.h"
 #include "absl/status/statusor.h"
+#include "device_agent/agent_device.h"
 #include "device_agent/kernel_cache.h"
 #include "proto/tunefarm.pb.h"
 
@@ -18,14 +19,14 @@ namespace tunefarm::agent {
 
 // OK when a kernel with this metadata can run here; FailedPrecondition naming the mismatch
 // (artifact kind, ABI version, target architecture) otherwise.
-absl::Status CheckKernelMetadata(const v1::KernelMetadata& metadata);
+absl::Status CheckKernelMetadata(const v1::KernelMetadata& metadata, const AgentDevice& device = {});
 
 // True for 64 lowercase hex digits.
 bool IsSha256Hex(const std::string& text);
 
 class KernelUpload {
  public:
-  explicit KernelUpload(KernelCache& cache) : cache_(cache) {}
+  explicit KernelUpload(KernelCache& cache, AgentDevice device = {}) : cache_(cache), device_(std::move(device)) {}
   ~KernelUpload();  // removes the temporary file of an unfinished upload
   KernelUpload(const KernelUpload&) = delete;
   KernelUpload& operator=(const KernelUpload&) = delete;
@@ -47,6 +48,7 @@ class KernelUpload {
   };
 
   KernelCache& cache_;
+  const AgentDevice device_;
   std::string sha256_;
   int64_t total_bytes_ = 0;
   int64_t received_bytes_ = 0;

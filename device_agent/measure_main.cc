@@ -11,10 +11,12 @@
 #include <cerrno>
 #include <csignal>
 #include <cstring>
+#include <memory>
 #include <string>
 
 #include "device_agent/measure_protocol.h"
 #include "device_agent/process_state.h"
+#include "device_agent/gpu_measure_session.h"
 #include "device_agent/measure_session.h"
 
 namespace {
@@ -44,7 +46,9 @@ std::string SetLimit(int resource, const char* name, rlim_t soft, rlim_t hard) {
 
 std::string ApplyLimits(const tunefarm::agent::MeasureSpec& spec) {
   std::string error = SetLimit(RLIMIT_CORE, "RLIMIT_CORE", 0, 0);
-  if (error.empty() && spec.memory_limit_bytes > 0) {
+  // Not on a GPU: the CUDA driver reserves address space far beyond any memory it uses, and
+  // cuInit fails under a limit on it. GPU memory is bounded by the device instead.
+  if (error.empty() && spec.memory_limit_bytes > 0 && spec.device.empty()) {
     const auto bytes = static_cast<rlim_t>(spec.memory_limit_bytes);
     error = SetLimit(RLIMIT_AS, "RLIMIT_AS", bytes, bytes);
   }
@@ -107,8 +111,13 @@ int main(int argc, char** argv) {
   // Limits first: no kernel byte is read before they hold.
   if (const std::string error = ApplyLimits(*spec); !error.empty()) Refuse(fd, error);
 
-  tunefarm::agent::MeasureSession session(
-      *spec, [fd](const char* stage) { WriteAll(fd, tunefarm::agent::StageLine(stage)); });
+  auto report_stage = [fd](const char* stage) { WriteAll(fd, tunefarm::agent::StageLine(stage)); };
+  std::unique_ptr<tunefarm::agent::CandidateMeasurer> session;
+  if (spec->device.empty()) {
+    session = std::make_unique<tunefarm::agent::MeasureSession>(*spec, report_stage);
+  } else {
+    session = std::make_unique<tunefarm::agent::GpuMeasureSession>(*spec, report_stage);
+  }
   const tunefarm::agent::ProcessState before = tunefarm::agent::SnapshotProcessState();
   std::string input, line;
   while (ReadLine(STDIN_FILENO, &input, &line)) {
@@ -116,16 +125,19 @@ int main(int argc, char** argv) {
         tunefarm::agent::ParseJobLine(line);
     if (!job.ok()) Refuse(fd, job.status().message());
     StartCpuBudget(*spec);
-    const MeasureOutcome outcome = session.Measure(*job);
+    const MeasureOutcome outcome = session->Measure(*job);
     // Reported before the library is unloaded: a destructor that crashes cannot take it away.
     // The leading newline ends whatever a kernel left unterminated on the pipe, so that the
     // outcome stays a line of its own and the agent does not wait for it until the deadline.
     WriteAll(fd, "\n" + tunefarm::agent::OutcomeLine(outcome));
-    session.Unload();
-    std::string retire = outcome.kind == OutcomeKind::kOutOfMemory
-                             ? "the candidate ran out of memory"
-                             : tunefarm::agent::WhatChanged(
-                                   before, tunefarm::agent::SnapshotProcessState());
+    session->Unload();
+    std::string retire = session->RetireReason();
+    if (retire.empty() && outcome.kind == OutcomeKind::kOutOfMemory) retire = "the candidate ran out of memory";
+    // The CUDA driver starts threads and maps memory of its own: only a CPU helper is
+    // expected to stay as it began.
+    if (retire.empty() && spec->device.empty()) {
+      retire = tunefarm::agent::WhatChanged(before, tunefarm::agent::SnapshotProcessState());
+    }
     if (!retire.empty()) {
       WriteAll(fd, tunefarm::agent::RetireLine(retire));
       _exit(0);

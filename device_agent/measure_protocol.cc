@@ -97,6 +97,7 @@ std::vector<std::string> MeasureArgs(const MeasureSpec& spec) {
       "--batch-cpu-limit-sec", std::to_string(spec.batch_cpu_limit_sec),
       "--result-fd",     std::to_string(spec.result_fd),
   };
+  if (!spec.device.empty()) args.insert(args.end(), {"--device", spec.device, "--cuda-driver", spec.cuda_driver});
   if (!spec.reference_path.empty()) {
     args.insert(args.end(), {"--reference", spec.reference_path, "--reference-entry",
                              spec.reference_entry});
@@ -135,6 +136,11 @@ Result<MeasureSpec> ParseMeasureArgs(int argc, const char* const* argv) {
     else if (name == "--cpu-limit-sec") ok = ParseInteger(value, &spec.cpu_limit_sec);
     else if (name == "--batch-cpu-limit-sec") ok = ParseInteger(value, &spec.batch_cpu_limit_sec);
     else if (name == "--result-fd") ok = ParseInteger(value, &spec.result_fd);
+    else if (name == "--device") {
+      spec.device = value;
+      ok = value.rfind("cuda:", 0) == 0 && value.size() > 5 && value.find_first_not_of("0123456789", 5) == std::string::npos;
+    }
+    else if (name == "--cuda-driver") spec.cuda_driver = value;
     else return Status(StatusCode::kInvalidArgument, "unknown option " + name);
     if (!ok) {
       return Status(StatusCode::kInvalidArgument, "option " + name + ": bad value \"" + value + "\"");

@@ -39,6 +39,10 @@ struct MeasureSpec {
   int64_t cpu_limit_sec = 0;       // RLIMIT_CPU soft limit per candidate; 0: none
   int64_t batch_cpu_limit_sec = 0; // RLIMIT_CPU hard limit for the whole helper; 0: none
   int result_fd = 3;
+  // Empty: the kernels are shared objects for this host's CPU. "cuda:N": PTX libraries for
+  // CUDA device N, run through the driver library `cuda_driver` (normally libcuda.so.1).
+  std::string device;
+  std::string cuda_driver = "libcuda.so.1";
 };
 
 // One candidate of the batch.

@@ -73,6 +73,8 @@ MeasureSpec MakeMeasureSpec(const v1::MeasureOptions& options, const MeasureLimi
   spec.cpu_limit_sec =
       static_cast<int64_t>(std::ceil(timeout_ms / 1000.0 * spec.threads)) + 1;
   spec.result_fd = kResultFd;
+  spec.device = limits.device.cuda;
+  spec.cuda_driver = limits.device.cuda_driver;
   return spec;
 }
 

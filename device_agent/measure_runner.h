@@ -20,6 +20,7 @@
 #include <string>
 
 #include "absl/status/statusor.h"
+#include "device_agent/agent_device.h"
 #include "device_agent/helper_process.h"
 #include "device_agent/kernel_cache.h"
 #include "device_agent/measure_protocol.h"
@@ -32,6 +33,7 @@ struct MeasureLimits {
   int64_t memory_limit_bytes = 0;   // the helper's RLIMIT_AS; 0: none
   int32_t default_timeout_ms = 10000;  // when MeasureOptions.timeout_ms is 0
   int32_t max_timeout_ms = 600000;     // a request cannot ask for more
+  AgentDevice device;                  // what the kernels run on
 };
 
 // Tolerances used when a request leaves both atol and rtol at 0.

@@ -6,6 +6,7 @@
 #include <cstring>
 #include <optional>
 
+#include "device_agent/batch_inputs.h"
 #include "device_agent/elf_check.h"
 #include "device_agent/input_generator.h"
 #include "device_agent/cache_eviction.h"
@@ -14,46 +15,6 @@
 #include "device_agent/reference_outputs.h"
 
 namespace tunefarm::agent {
-namespace {
-
-std::string Quoted(const std::string& text) { return "\"" + text + "\""; }
-
-std::string ShapeText(const std::vector<int64_t>& shape) {
-  std::string text = "[";
-  for (size_t i = 0; i < shape.size(); ++i) text += (i ? "," : "") + std::to_string(shape[i]);
-  return text + "]";
-}
-
-std::string Number(double value) {
-  char text[32];
-  std::snprintf(text, sizeof text, "%g", value);
-  return text;
-}
-
-std::string ArgText(const deploy::ArgInfo& arg) {
-  return arg.name + " " + arg.dtype + ShapeText(arg.shape) + " " + deploy::ArgRoleName(arg.role);
-}
-
-bool SameArg(const deploy::ArgInfo& a, const deploy::ArgInfo& b) {
-  return a.dtype == b.dtype && a.shape == b.shape && a.role == b.role;
-}
-
-// Same inputs: the generator depends on the dtype, shape and integer range of each argument.
-bool SameInputs(const std::vector<deploy::ArgInfo>& a, const std::vector<deploy::ArgInfo>& b) {
-  if (a.size() != b.size()) return false;
-  for (size_t i = 0; i < a.size(); ++i) {
-    if (!SameArg(a[i], b[i]) || a[i].range.has_value() != b[i].range.has_value()) return false;
-    if (a[i].range && (a[i].range->lo != b[i].range->lo || a[i].range->hi != b[i].range->hi)) {
-      return false;
-    }
-  }
-  return true;
-}
-
-}  // namespace
-
-MeasureSession::MeasureSession(MeasureSpec spec, std::function<void(const char*)> report_stage)
-    : spec_(std::move(spec)), report_stage_(std::move(report_stage)) {}
 
 MeasureSession::~MeasureSession() { Unload(); }
 
@@ -62,50 +23,7 @@ void MeasureSession::Unload() {
   pool_.reset();
 }
 
-bool MeasureSession::Fail(OutcomeKind kind, std::string message, int32_t kernel_code) {
-  outcome_.kind = kind;
-  outcome_.message = std::move(message);
-  outcome_.kernel_code = kernel_code;
-  return false;
-}
-
-MeasureOutcome MeasureSession::Measure(const CandidateJob& job) {
-  Unload();
-  job_ = job;
-  outcome_ = MeasureOutcome();
-  report_stage_(kStageCheck);
-  if (!CheckFiles()) return outcome_;
-
-  report_stage_(kStageLoad);
-  pool_ = std::make_unique<deploy::ThreadPool>(std::max(spec_.threads, 1));
-  if (!Load(job_.kernel_path, job_.entry, pool_.get(), &candidate_)) return outcome_;
-
-  if (checking() && !RunReference()) return outcome_;
-  report_stage_(kStageAllocate);
-  if (!MakeInputs(candidate_.info->name, SourceArgs(candidate_)) || !Allocate(&candidate_)) return outcome_;
-
-  report_stage_(kStageRun);
-  const auto run_start = std::chrono::steady_clock::now();
-  if (!RunOnce(candidate_, "the candidate")) return outcome_;
-  const double run_sec = std::chrono::duration<double>(std::chrono::steady_clock::now() - run_start).count();
-  if (checking()) {
-    Compare();
-    // A wrong kernel is recorded as wrong, never as fast: no timing.
-    if (outcome_.kind != OutcomeKind::kOk) return outcome_;
-  }
-  if (spec_.stop_above_sec > 0 && run_sec > kUntimedStopFactor * spec_.stop_above_sec) {
-    // So slow already (its caches not flushed, its first run) that no timed run could make it
-    // worth more: that run is its one cost.
-    outcome_.number = 1;
-    outcome_.costs_sec = {run_sec};
-    return outcome_;
-  }
-  report_stage_(kStageTime);
-  Time();
-  return outcome_;
-}
-
-bool MeasureSession::CheckFiles() {
+bool MeasureSession::CheckBeforeLoading() {
   std::vector<std::string> paths = {job_.kernel_path};
   // Often one library holds both the candidate and its reference: read it once.
   if (checking() && !reference_ready_ && spec_.reference_path != job_.kernel_path) {
@@ -118,6 +36,15 @@ bool MeasureSession::CheckFiles() {
     if (!why.empty()) return Fail(OutcomeKind::kLoadError, "refused before loading: " + why);
   }
   return true;
+}
+
+bool MeasureSession::LoadCandidate() {
+  pool_ = std::make_unique<deploy::ThreadPool>(std::max(spec_.threads, 1));
+  return Load(job_.kernel_path, job_.entry, pool_.get(), &candidate_);
+}
+
+bool MeasureSession::AllocateCandidate() {
+  return MakeInputs(candidate_.info->name, SourceArgs(candidate_)) && Allocate(&candidate_);
 }
 
 bool MeasureSession::Load(const std::string& path, const std::string& entry,
@@ -151,35 +78,18 @@ std::vector<deploy::ArgInfo> MeasureSession::SourceArgs(const Bound& bound) cons
   return args;
 }
 
-bool MeasureSession::CheckSameSignature(const std::vector<deploy::ArgInfo>& theirs) {
-  const std::vector<deploy::ArgInfo> mine = SourceArgs(candidate_);
-  const std::string what = "entry " + Quoted(job_.entry) + " and reference entry " +
-                           Quoted(spec_.reference_entry);
-  if (mine.size() != theirs.size()) {
-    return Fail(OutcomeKind::kLoadError, what + " take " + std::to_string(mine.size()) + " and " +
-                                             std::to_string(theirs.size()) + " arguments");
-  }
-  for (size_t i = 0; i < mine.size(); ++i) {
-    if (!SameArg(mine[i], theirs[i])) {
-      const std::string prepared = candidate_.info->args[i].prepared_by.empty()
-                                       ? ""
-                                       : " (the source of its prepared argument)";
-      return Fail(OutcomeKind::kLoadError, what + " differ in argument " + std::to_string(i) +
-                                               prepared + ": " + ArgText(mine[i]) + " vs " +
-                                               ArgText(theirs[i]));
-    }
-  }
-  return true;
+std::string MeasureSession::ArgNote(size_t i) const {
+  return candidate_.info->args[i].prepared_by.empty() ? "" : " (the source of its prepared argument)";
 }
 
 // Loads, runs and unloads the reference the first time a candidate needs it; later candidates
 // are compared with its kept outputs. The stages are reported as the candidate's, so that a
 // reference that dies is named in that candidate's error.
 bool MeasureSession::RunReference() {
-  if (reference_ready_) return CheckSameSignature(reference_args_);
+  if (reference_ready_) return CheckSameSignature(SourceArgs(candidate_), reference_args_);
   Bound reference;
   if (!Load(spec_.reference_path, spec_.reference_entry, nullptr, &reference) ||
-      !CheckSameSignature(reference.info->args)) {
+      !CheckSameSignature(SourceArgs(candidate_), reference.info->args)) {
     return false;
   }
   // An earlier batch's helper may have saved them (reference_outputs.h).
@@ -224,24 +134,8 @@ bool MeasureSession::TooLarge(const std::string& what, const std::string& entry,
 }
 
 bool MeasureSession::MakeInputs(const std::string& entry, const std::vector<deploy::ArgInfo>& args) {
-  if (inputs_ready_ && SameInputs(args, input_args_)) return true;
-  inputs_ready_ = false;
-  inputs_.clear();
-  std::vector<FrozenBuffer> inputs(args.size());
-  for (size_t i = 0; i < args.size(); ++i) {
-    const deploy::ArgInfo& arg = args[i];
-    if (arg.role == deploy::ArgRole::kOut) continue;
-    deploy::Result<FrozenBuffer> generated =
-        FrozenBuffer::Make(static_cast<size_t>(arg.NumBytes()), [&](void* data) {
-          FillInput(arg, static_cast<int32_t>(i), spec_.seed, data);
-        });
-    if (!generated.ok()) return TooLarge("argument " + Quoted(arg.name), entry, arg.NumBytes());
-    inputs[i] = std::move(generated).value();
-  }
-  inputs_ = std::move(inputs);
-  input_args_ = args;
-  inputs_ready_ = true;
-  return true;
+  const int failed = inputs_.Make(args, spec_.seed);
+  return failed < 0 || TooLarge("argument " + Quoted(args[failed].name), entry, args[failed].NumBytes());
 }
 
 bool MeasureSession::Allocate(Bound* bound) {
@@ -305,25 +199,14 @@ bool MeasureSession::RunOnce(Bound& bound, const char* what) {
               code);
 }
 
-void MeasureSession::Compare() {
-  Comparison comparison;
-  const double atol = spec_.atol, rtol = spec_.rtol;
+bool MeasureSession::CompareOutputs(Comparison* comparison) {
   const std::vector<deploy::ArgInfo>& args = candidate_.info->args;
   for (size_t i = 0; i < args.size(); ++i) {
     if (args[i].role != deploy::ArgRole::kOut) continue;
-    CompareOutput(args[i], candidate_.buffers[i].data(), reference_outputs_[i].data(), atol, rtol,
-                  &comparison);
+    CompareOutput(args[i], candidate_.buffers[i].data(), reference_outputs_[i].data(), spec_.atol, spec_.rtol,
+                  comparison);
   }
-  outcome_.checked = true;
-  outcome_.correct = comparison.correct;
-  outcome_.max_abs_error = comparison.max_abs_error;
-  outcome_.max_rel_error = comparison.max_rel_error;
-  if (!comparison.correct) {
-    Fail(OutcomeKind::kWrongResult,
-         std::to_string(comparison.mismatches) + " of " + std::to_string(comparison.elements) +
-             " output elements differ from the reference beyond atol " + Number(atol) +
-             " + rtol " + Number(rtol) + " * |ref|; first: " + comparison.first_mismatch);
-  }
+  return true;
 }
 
 void MeasureSession::Time() {

@@ -4,8 +4,8 @@
 
 namespace tunefarm::agent {
 
-UploadReactor::UploadReactor(KernelCache& cache, v1::UploadReply* reply)
-    : upload_(cache), reply_(reply) {
+UploadReactor::UploadReactor(KernelCache& cache, const AgentDevice& device, v1::UploadReply* reply)
+    : upload_(cache, device), reply_(reply) {
   StartRead(&chunk_);
 }
 

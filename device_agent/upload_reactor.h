@@ -14,7 +14,7 @@ namespace tunefarm::agent {
 class UploadReactor final : public grpc::ServerReadReactor<v1::Chunk> {
  public:
   // Starts reading; gRPC owns the reactor (it deletes itself in OnDone).
-  UploadReactor(KernelCache& cache, v1::UploadReply* reply);
+  UploadReactor(KernelCache& cache, const AgentDevice& device, v1::UploadReply* reply);
 
   void OnReadDone(bool ok) override;
   void OnCancel() override {}  // OnDone follows; the upload's destructor removes its file
