@@ -1,6 +1,7 @@
 #include "tuner/candidate_generator.h"
 
 #include "common/strings.h"
+#include "compiler/schedule/gpu_default_rules.h"
 #include "tuner/search_space/initial_population.h"
 #include "tuner/search_space/random_annotation.h"
 #include "tuner/search_space/sketch_rules.h"
@@ -43,7 +44,9 @@ CandidateGenerator::CandidateGenerator(std::shared_ptr<const te::ComputeDag> dag
 absl::StatusOr<CandidateGenerator> CandidateGenerator::Create(
     std::shared_ptr<const te::ComputeDag> dag, const schedule::RuleContext& rules, const SearchTarget& target,
     uint64_t seed, MutationOptions mutation) {
-  auto state = schedule::ApplyDefaultSchedule(dag, rules);
+  // A GPU's default binds every stage to blocks and threads; a CPU's vectorizes and parallelizes.
+  auto state = target.gpu ? schedule::ApplyGpuDefaultSchedule(dag, schedule::GpuRuleContext{})
+                          : schedule::ApplyDefaultSchedule(dag, rules);
   if (!state.ok()) return state.status();
   auto candidate = MakeCandidate(std::move(*state), target);
   if (!candidate.ok()) {

@@ -8,6 +8,7 @@
 #include <set>
 
 #include "common/strings.h"
+#include "compiler/schedule/gpu_default_rules.h"
 #include "common/unix_time.h"
 #include "db/record_id.h"
 #include "db/tuning_database.h"
@@ -374,8 +375,15 @@ absl::Status JobRun::EnsurePolicy(TaskState& task) {
 
 absl::Status JobRun::EnsureReference(TaskState& task) {
   if (!task.reference.has_value()) {
-    // The reference is the unscheduled DAG: it does not depend on any rule or candidate.
-    auto reference = BuildKernel(schedule::State(task.task.dag), target_);
+    // The reference is the unscheduled DAG: it does not depend on any rule or candidate. A GPU
+    // runs only bound loops, so there it is the default GPU schedule (one thread per output
+    // point, every reduction serial in its thread), itself checked against the unscheduled
+    // DAG on the CPU in CI (tests/tuner/gpu_model_tasks_test.cc).
+    absl::StatusOr<schedule::State> unscheduled =
+        target_.IsCuda() ? schedule::ApplyGpuDefaultSchedule(task.task.dag, schedule::GpuRuleContext{})
+                         : absl::StatusOr<schedule::State>(schedule::State(task.task.dag));
+    if (!unscheduled.ok()) return unscheduled.status();
+    auto reference = BuildKernel(*unscheduled, target_);
     if (!reference.ok()) {
       return absl::InternalError(
           StrCat("task ", task.name, " (", task.task.workload_key,

@@ -26,7 +26,7 @@ v1::KernelMetadata Describe(const std::vector<tir::PrimFunc>& funcs, const codeg
   v1::KernelMetadata m;
   m.set_abi_version(TUNEFARM_ABI_VERSION);
   m.set_target(target.ToString());
-  m.set_artifact_kind(v1::ARTIFACT_KIND_ELF_SO);
+  m.set_artifact_kind(target.IsCuda() ? v1::ARTIFACT_KIND_PTX : v1::ARTIFACT_KIND_ELF_SO);
   for (const tir::PrimFunc& f : funcs) {
     v1::KernelEntry* entry = m.add_entries();
     entry->set_name(f.name);
@@ -80,6 +80,11 @@ absl::StatusOr<KernelObject> CompileKernel(const schedule::State& state, const c
   KernelObject kernel;
   kernel.funcs = {std::move(*func)};
   for (tir::PrimFunc& f : *layouts) kernel.funcs.push_back(std::move(f));
+  // PTX does not link: a GPU batch is generated as one module when it is linked.
+  if (target.IsCuda()) {
+    if (kernel.funcs.size() > 1) return absl::InvalidArgumentError("layout rewriting is not built for GPU targets");
+    return kernel;
+  }
   absl::StatusOr<std::string> object = [&] {
     StageTimer timer(TuningStage::kCodegen);
     return codegen::BuildObject(kernel.funcs, target, {}, codegen::AbiGlobals::kElsewhere);
@@ -97,10 +102,16 @@ absl::StatusOr<BuiltKernel> LinkKernels(std::span<const KernelObject* const> obj
     entries.insert(entries.end(), k->funcs.begin(), k->funcs.end());
     inputs.push_back(k->object);
   }
-  absl::StatusOr<std::string> globals = codegen::BuildLibraryGlobalsObject(entries, target);
-  if (!globals.ok()) return globals.status();
-  inputs.push_back(std::move(*globals));
-  absl::StatusOr<std::string> bytes = codegen::LinkSharedObject(inputs);
+  absl::StatusOr<std::string> bytes = [&]() -> absl::StatusOr<std::string> {
+    if (target.IsCuda()) {
+      StageTimer codegen(TuningStage::kCodegen);
+      return codegen::BuildKernelLibrary(entries, target);
+    }
+    absl::StatusOr<std::string> globals = codegen::BuildLibraryGlobalsObject(entries, target);
+    if (!globals.ok()) return globals.status();
+    inputs.push_back(std::move(*globals));
+    return codegen::LinkSharedObject(inputs);
+  }();
   if (!bytes.ok()) return bytes.status();
   BuiltKernel kernel;
   kernel.sha256 = Sha256Hex(*bytes);

@@ -1,6 +1,8 @@
 // Candidates → kernel .so files for the farm: each candidate lowered and compiled for the job's
 // target on its own (one object, any worker), then a batch of them linked into one library
 // with one entry per candidate, described by the metadata the agent checks before loading it.
+// For a GPU (cuda) target the library is one PTX module: PTX does not link, so "compiling" a
+// candidate only lowers it, and the batch's module is generated when it is "linked".
 // One library per batch means one link, one upload and one agent cache entry per batch
 // (docs/tuner.md "Build workers").
 #pragma once
@@ -27,14 +29,14 @@ std::string BatchEntry(size_t k);
 // the agent runs it once, untimed, on the weights it generated (kernel metadata "prepared_by").
 
 struct BuiltKernel {
-  std::string bytes;   // the shared object
+  std::string bytes;   // the shared object, or the PTX text for a GPU
   std::string sha256;  // of bytes: its name on the agent
   v1::KernelMetadata metadata;
 };
 
 // One candidate compiled, waiting to be linked with others.
 struct KernelObject {
-  std::string object;                // ELF relocatable, without the ABI globals
+  std::string object;                // ELF relocatable, without the ABI globals; empty for a GPU
   std::vector<tir::PrimFunc> funcs;  // its entry, then its layout entries: for the metadata
 };
 

@@ -5,6 +5,9 @@
 #include <gtest/gtest.h>
 
 #include "compiler/codegen/host_target.h"
+#include "compiler/schedule/gpu_default_rules.h"
+#include "deploy/ptx_library.h"
+#include "tests/common/ptxas.h"
 #include "tests/common/test_dags.h"
 
 namespace tunefarm::tuner {
@@ -62,6 +65,45 @@ TEST(LinkObjects, AnObjectThatDoesNotLinkAloneGetsTheLinkersMessage) {
   EXPECT_EQ(linked.library_of[0], linked.libraries[0].get());
   EXPECT_EQ(linked.library_of[1], nullptr);
   EXPECT_NE(linked.errors[1].find("lld"), std::string::npos) << linked.errors[1];
+}
+
+// A GPU farm call: the programs are lowered apart and generated as one PTX module, whose
+// metadata lists every program's entry with its launches, and which ptxas assembles.
+TEST(LinkObjects, AGpuFarmCallsProgramsBecomeOnePtxModule) {
+  absl::StatusOr<codegen::Target> cuda = codegen::Target::Parse("cuda -arch=sm_90");
+  ASSERT_TRUE(cuda.ok()) << cuda.status();
+  std::vector<KernelObject> objects;
+  for (int64_t n : {64, 96}) {
+    absl::StatusOr<schedule::State> state =
+        schedule::ApplyGpuDefaultSchedule(testing::GemmDag(n, 32, 16), schedule::GpuRuleContext{});
+    ASSERT_TRUE(state.ok()) << state.status();
+    absl::StatusOr<KernelObject> object = CompileKernel(*state, *cuda, nullptr, BatchEntry(objects.size()));
+    ASSERT_TRUE(object.ok()) << object.status();
+    EXPECT_TRUE(object->object.empty());
+    objects.push_back(std::move(*object));
+  }
+  LinkedObjects linked = LinkObjects(Pointers(objects), *cuda);
+  ASSERT_EQ(linked.libraries.size(), 1u) << (linked.errors.empty() ? "" : linked.errors[0]);
+  const BuiltKernel& library = *linked.libraries[0];
+  EXPECT_EQ(library.metadata.artifact_kind(), v1::ARTIFACT_KIND_PTX);
+  EXPECT_EQ(library.metadata.target(), "cuda -arch=sm_90");
+  deploy::Result<deploy::PtxLibrary> ptx = deploy::ReadPtxLibrary(library.bytes);
+  ASSERT_TRUE(ptx.ok()) << ptx.status().ToString();
+  EXPECT_EQ(ptx->arch, "sm_90");
+  for (size_t k = 0; k < 2; ++k) {
+    const deploy::EntryInfo* entry = ptx->metadata.FindEntry(BatchEntry(k));
+    ASSERT_NE(entry, nullptr) << BatchEntry(k);
+    ASSERT_FALSE(entry->launches.empty());
+    EXPECT_EQ(entry->launches[0].kernel, BatchEntry(k) + "_k0");
+  }
+  // 64 x 32 and 96 x 32 outputs, one thread each, in blocks of the whole extent (at most 256)
+  // or its largest divisor in [128, 256].
+  EXPECT_EQ(ptx->metadata.FindEntry(BatchEntry(0))->launches[0].grid[0] *
+                ptx->metadata.FindEntry(BatchEntry(0))->launches[0].block[0],
+            64 * 32);
+  const std::string ptxas = tunefarm::testing::FindPtxas();
+  if (ptxas.empty()) GTEST_SKIP() << tunefarm::testing::kNoPtxasReason;
+  EXPECT_EQ(tunefarm::testing::AssemblePtx(ptxas, library.bytes, "sm_90"), "");
 }
 
 }  // namespace

@@ -43,11 +43,12 @@ absl::StatusOr<std::unique_ptr<LocalFarm>> LocalFarm::Start(int agents) {
   return farm;
 }
 
-absl::StatusOr<std::string> LocalFarm::AddAgent() {
-  auto agent = tunefarm::testing::ChildProcess::Spawn(
-      {TUNEFARM_AGENT_BIN, "--key", kDeviceKey, "--host", "127.0.0.1", "--port", "0", "--tracker", tracker_address_,
-       "--token-file", token_file(), "--cache-dir", dir_.path(), "--name", StrCat("agent", agents_.size()), "--quiet"},
-      {"TUNEFARM_TOKEN="});
+absl::StatusOr<std::string> LocalFarm::AddAgent(const std::vector<std::string>& extra_args) {
+  std::vector<std::string> args = {TUNEFARM_AGENT_BIN, "--key", kDeviceKey, "--host", "127.0.0.1", "--port", "0",
+                                   "--tracker", tracker_address_, "--token-file", token_file(), "--cache-dir",
+                                   dir_.path(), "--name", StrCat("agent", agents_.size()), "--quiet"};
+  args.insert(args.end(), extra_args.begin(), extra_args.end());
+  auto agent = tunefarm::testing::ChildProcess::Spawn(args, {"TUNEFARM_TOKEN="});
   if (!agent.ok()) return agent.status();
   agents_.push_back(std::move(*agent));
   auto address = ListeningAddress(*agents_.back());

@@ -19,8 +19,9 @@ class LocalFarm {
   // Starts the tracker and `agents` agents, and waits until all are registered.
   static absl::StatusOr<std::unique_ptr<LocalFarm>> Start(int agents = 1);
   const std::string& tracker_address() const { return tracker_address_; }
-  // Starts one more agent and waits until it is registered; returns its address.
-  absl::StatusOr<std::string> AddAgent();
+  // Starts one more agent (with `extra_args`, e.g. --device) and waits until it is registered;
+  // returns its address.
+  absl::StatusOr<std::string> AddAgent(const std::vector<std::string>& extra_args = {});
   const std::string& agent_address(int i) const { return agent_addresses_[i]; }
   void KillAgent(int i);  // SIGKILL: a device that dies mid-batch
   // Unregisters the agent at `address` at the tracker, which revokes its leases (the agent

@@ -185,6 +185,44 @@ TEST_F(TunerFarm, TunesAModelAndTheBuildUsesTheBestRecord) {
   EXPECT_EQ(tuned, 1);
 }
 
+// The tuner's GPU path end to end, on a farm whose only device is a GPU agent over the fake
+// driver of tests/common/fake_cuda_driver.cc. That fake runs no kernel: its outputs are the
+// poison the agent wrote, for the reference as for every candidate, and its times are made up,
+// so nothing here is about the schedules' results or speed. What it checks is the path: the
+// agent's facts make the job's target a cuda target, every drawn GPU program is generated as
+// PTX in its farm call's module, the agent takes the module, loads it and launches each entry,
+// and the records land under the cuda target.
+TEST(TunerGpuFarm, AJobOnAGpuAgentShipsPtxModulesAndRecordsThemUnderTheCudaTarget) {
+  ASSERT_EQ(access(kMatmulModel.c_str(), R_OK), 0) << kMatmulModel << " not found (../shared missing?)";
+  auto farm = testing::LocalFarm::Start(0);
+  ASSERT_TRUE(farm.ok()) << farm.status();
+  auto agent = (*farm)->AddAgent({"--device", "cuda:0", "--cuda-driver", TUNEFARM_FAKE_CUDA_DRIVER});
+  ASSERT_TRUE(agent.ok()) << agent.status();
+  TempDir dir;
+  const std::string db_path = dir.path() + "/tune.db";
+  auto server = TunerServer::Start(testing::ServerOptions(db_path, (*farm)->tracker_address()));
+  ASSERT_TRUE(server.ok()) << server.status();
+  auto stub = testing::Stub(**server);
+  v1::JobSpec spec;
+  spec.set_model_path(kMatmulModel);
+  spec.set_device_key(testing::kDeviceKey);
+  spec.set_trial_budget(8);
+  spec.set_threads(1);
+  const std::string job_id = Submit(*stub, spec);
+  ASSERT_FALSE(job_id.empty());
+  v1::JobProgress last = Watch(*stub, job_id, Final);
+  ASSERT_EQ(last.state(), v1::JOB_STATE_SUCCEEDED) << last.message();
+  std::vector<db::TuningRecord> records = Records(db_path, job_id);
+  ASSERT_EQ(records.size(), 8u);
+  for (const db::TuningRecord& r : records) {
+    EXPECT_EQ(r.target.rfind("cuda -arch=sm_90", 0), 0u) << r.target;
+    EXPECT_NE(r.target.find("-num-sms=132"), std::string::npos) << r.target;
+    // Built, shipped, loaded and launched: no build, load or runtime error.
+    EXPECT_EQ(r.error_kind, db::ErrorKind::kNone) << r.error_message;
+  }
+  (*server)->Stop();
+}
+
 // A candidate that reads its constant weights in its tiles' order (the LR step) ships the entry
 // that makes them; the agent applies it to the weights it generated, so the candidate is
 // checked against the task's naive reference on the same inputs, and found correct.
