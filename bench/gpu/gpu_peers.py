@@ -1,0 +1,47 @@
+#!/usr/bin/env python3
+"""The GPU check's peers (issue 16), timed on the same GPU in the same run as tunefarm's tuned
+kernels: cuBLAS for the float32 GEMM 4096^3 and cuDNN for ResNet-18's 3x3 conv at 56x56, both
+through PyTorch, with TF32 off (tunefarm computes in float32 FMA). Each is the median of 50
+timed calls after 10 warm-ups, timed with CUDA events. Prints one line per peer:
+  <name> <seconds per call> <GFLOP/s>
+"""
+import statistics
+
+import torch
+
+
+def time_call(fn, warmup=10, runs=50):
+    for _ in range(warmup):
+        fn()
+    torch.cuda.synchronize()
+    costs = []
+    for _ in range(runs):
+        start, stop = torch.cuda.Event(enable_timing=True), torch.cuda.Event(enable_timing=True)
+        start.record()
+        fn()
+        stop.record()
+        stop.synchronize()
+        costs.append(start.elapsed_time(stop) / 1e3)
+    return statistics.median(costs)
+
+
+def main():
+    torch.backends.cuda.matmul.allow_tf32 = False
+    torch.backends.cudnn.allow_tf32 = False
+    torch.backends.cudnn.benchmark = True
+    dev = torch.device("cuda")
+    n = 4096
+    a, b = torch.randn(n, n, device=dev), torch.randn(n, n, device=dev)
+    sec = time_call(lambda: torch.matmul(a, b))
+    print(f"cublas_gemm4096 {sec:.6e} {2 * n**3 / sec / 1e9:.1f}")
+    x = torch.randn(1, 64, 56, 56, device=dev)
+    w = torch.randn(64, 64, 3, 3, device=dev)
+    sec = time_call(lambda: torch.nn.functional.conv2d(x, w, padding=1))
+    flops = 2 * 64 * 56 * 56 * 64 * 9
+    print(f"cudnn_resnet18_conv {sec:.6e} {flops / sec / 1e9:.1f}")
+    print(f"device {torch.cuda.get_device_name()} torch {torch.__version__} "
+          f"cudnn {torch.backends.cudnn.version()}")
+
+
+if __name__ == "__main__":
+    main()

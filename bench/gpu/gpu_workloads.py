@@ -1,0 +1,41 @@
+#!/usr/bin/env python3
+"""Writes the GPU check's two workloads as ONNX models (issue 16): a float32 GEMM 4096^3 whose
+operands are both graph inputs, and ResNet-18's 3x3 convolution at 56x56 (64 -> 64 channels,
+stride 1, pad 1, batch 1) with random float32 weights. Needs the `onnx` and `numpy` packages
+(the GPU machine has both).
+
+usage: gpu_workloads.py OUT_DIR
+"""
+import sys
+
+import numpy as np
+import onnx
+from onnx import TensorProto, helper, numpy_helper
+
+
+def gemm(n):
+    a = helper.make_tensor_value_info("a", TensorProto.FLOAT, [n, n])
+    b = helper.make_tensor_value_info("b", TensorProto.FLOAT, [n, n])
+    c = helper.make_tensor_value_info("c", TensorProto.FLOAT, [n, n])
+    graph = helper.make_graph([helper.make_node("MatMul", ["a", "b"], ["c"])], f"gemm{n}", [a, b], [c])
+    return helper.make_model(graph, opset_imports=[helper.make_opsetid("", 17)])
+
+
+def resnet18_conv(channels=64, size=56):
+    rng = np.random.default_rng(18)
+    w = (rng.standard_normal((channels, channels, 3, 3)) * 0.05).astype(np.float32)
+    x = helper.make_tensor_value_info("x", TensorProto.FLOAT, [1, channels, size, size])
+    y = helper.make_tensor_value_info("y", TensorProto.FLOAT, [1, channels, size, size])
+    node = helper.make_node("Conv", ["x", "w"], ["y"], kernel_shape=[3, 3], pads=[1, 1, 1, 1], strides=[1, 1])
+    graph = helper.make_graph([node], "resnet18_conv", [x], [y], initializer=[numpy_helper.from_array(w, "w")])
+    return helper.make_model(graph, opset_imports=[helper.make_opsetid("", 17)])
+
+
+def main():
+    out = sys.argv[1]
+    onnx.save(gemm(4096), f"{out}/gemm4096.onnx")
+    onnx.save(resnet18_conv(), f"{out}/resnet18_conv.onnx")
+
+
+if __name__ == "__main__":
+    main()

@@ -1,0 +1,90 @@
+#!/usr/bin/env bash
+# Issue 16's check on a GPU machine lent by the `device` tool (one short run; docs/gpu.md):
+#   1. a tracker and a GPU agent (--device cuda:0) on loopback;
+#   2. tune GEMM 4096^3 float32 and ResNet-18's 3x3 conv at 56x56 for a few hundred trials each;
+#   3. print their GFLOP/s beside cuBLAS and cuDNN (PyTorch, TF32 off), timed in the same run;
+#   4. (ResNet-18 end to end on the GPU is not built yet: compile --target cuda; said below.)
+# It runs the binaries packed by scripts/gpu_bundle.sh on this machine, so run that first here:
+#   scripts/gpu_bundle.sh
+#   device run: carry [".gpu/tunefarm-gpu.tar.xz"], command "bash scripts/gpu_check.sh"
+# Everything it writes, logs and the tuning database included, goes to $OUT (or /tmp/gpu-check).
+#
+# usage: scripts/gpu_check.sh [GEMM_TRIALS] [CONV_TRIALS] [SECONDS_PER_TUNE]
+set -uo pipefail
+cd "$(dirname "$0")/.."
+gemm_trials=${1:-256}
+conv_trials=${2:-256}
+tune_limit=${3:-200}
+out=${OUT:-/tmp/gpu-check}
+mkdir -p "$out"
+exec > >(tee "$out/gpu_check.log") 2>&1
+
+root=/tmp/tunefarm-gpu
+rm -rf "$root" && mkdir -p "$root/work"
+tar -xJf .gpu/tunefarm-gpu.tar.xz -C "$root" || { echo "no .gpu/tunefarm-gpu.tar.xz: run scripts/gpu_bundle.sh and carry it"; exit 1; }
+export LD_LIBRARY_PATH=$root/lib
+tf=$root/bin/tunefarm
+echo "== machine"
+cat "$root/BUILT_WITH"
+ldd --version | head -1
+nvidia-smi --query-gpu=name,driver_version,memory.total,clocks.max.sm --format=csv,noheader
+lscpu | grep -E 'Model name|^CPU\(s\)'
+"$tf" version || { echo "the bundled tunefarm does not start here"; ldd "$tf" | grep 'not found'; exit 1; }
+
+echo "== farm: tracker and GPU agent on loopback"
+token=$root/token
+head -c 24 /dev/urandom | od -An -tx1 | tr -d ' \n' > "$token"
+chmod 600 "$token"
+"$tf" tracker --host 127.0.0.1 --port 19190 --token-file "$token" --quiet > "$out/tracker.log" 2>&1 &
+sleep 1
+# TUNEFARM_CUDA_DRIVER: another driver library (the tests' fake one, for a dry run of this
+# script on a machine without a GPU).
+"$tf" agent --key gpu --device cuda:0 --cuda-driver "${TUNEFARM_CUDA_DRIVER:-libcuda.so.1}" --host 127.0.0.1 --port 19191 --tracker 127.0.0.1:19190 \
+  --token-file "$token" --measure-helper "$root/bin/tunefarm-measure" > "$out/agent.log" 2>&1 &
+agent=$!
+sleep 3
+cat "$out/agent.log"
+kill -0 $agent 2> /dev/null || { echo "the GPU agent did not start"; exit 1; }
+"$tf" devices --tracker 127.0.0.1:19190 --token-file "$token"
+
+echo "== workloads"
+if [ -n "${GPU_CHECK_WORKLOADS:-}" ]; then  # a dry run: DIR with gemm4096.onnx and resnet18_conv.onnx
+  cp "$GPU_CHECK_WORKLOADS"/*.onnx "$root/work/"
+else
+  python3 bench/gpu/gpu_workloads.py "$root/work" || exit 1
+fi
+
+best_seconds() {  # DB: the best valid cost of its one workload, in seconds
+  "$tf" db stats --db "$1" | awk '/^tfdag/ && $3 > 0 {
+    s = ($5 == "ms") ? $4 / 1e3 : ($5 == "us") ? $4 / 1e6 : ($5 == "ns") ? $4 / 1e9 : $4; print s }'
+}
+tune() {  # NAME TRIALS: tunes $root/work/NAME.onnx into $out/NAME.db
+  echo "== tuning $1: $2 trials (at most ${tune_limit}s)"
+  timeout "$tune_limit" "$tf" tune "$root/work/$1.onnx" --tracker 127.0.0.1:19190 --key gpu --token-file "$token" \
+    --db "$out/$1.db" --trials "$2" --threads 1 --population 512 --per-round 32 --batch 16 \
+    --curves "$out/$1.svg" 2>&1 | tail -15
+  "$tf" db stats --db "$out/$1.db"
+}
+tune gemm4096 "$gemm_trials"
+tune resnet18_conv "$conv_trials"
+
+echo "== peers (same GPU, same run)"
+python3 bench/gpu/gpu_peers.py | tee "$out/peers.txt"
+
+echo "== tunefarm against the peers"
+[ -n "${TUNEFARM_CUDA_DRIVER:-}" ] && echo "(a dry run on the driver $TUNEFARM_CUDA_DRIVER: the figures below measure nothing)"
+report() {  # NAME FLOPS PEER LABEL
+  local sec peer
+  sec=$(best_seconds "$out/$1.db")
+  peer=$(awk -v p="$3" '$1 == p {print $3}' "$out/peers.txt")
+  if [ -z "$sec" ]; then echo "$4: no valid tuned record"; return; fi
+  awk -v f="$2" -v s="$sec" -v p="${peer:-0}" -v l="$4" -v n="$3" 'BEGIN {
+    g = f / s / 1e9; printf "%s: tunefarm %.1f GFLOP/s (%.3g ms), %s %.1f GFLOP/s, ratio %.2f\n", l, g, s * 1e3, n, p, (p > 0 ? g / p : 0) }'
+}
+report gemm4096 $((2 * 4096 * 4096 * 4096)) cublas_gemm4096 "GEMM 4096^3 f32"
+report resnet18_conv $((2 * 64 * 56 * 56 * 64 * 9)) cudnn_resnet18_conv "ResNet-18 conv 64x56x56 3x3"
+
+echo "== ResNet-18 end to end on the GPU: not built yet (compile --target cuda, docs/gpu.md)"
+kill $agent 2> /dev/null
+kill %1 2> /dev/null
+wait 2> /dev/null
