@@ -2,7 +2,6 @@
 // before and after the graph passes, the fused kernels with their workload keys and schedules,
 // layout conversions and the memory plan. An .onnx is planned (no code generation, fast); an
 // artifact shows the plan embedded in it.
-#include <dlfcn.h>
 
 #include <cstdio>
 #include <map>
@@ -14,7 +13,7 @@
 #include "cli/table.h"
 #include "compiler/build/model_builder.h"
 #include "common/strings.h"
-#include "deploy/artifact_checksum.h"
+#include "deploy/artifact_blobs.h"
 
 namespace tunefarm::cli {
 namespace {
@@ -38,23 +37,17 @@ nlohmann::json OpCounts(const graph::Graph& g) {
   return counts;
 }
 
-// The plan JSON embedded in an artifact. dlopen is safe here: an artifact imports nothing but
-// memcpy/memset/memmove and runs no constructors.
+// The plan JSON embedded in an artifact, for the CPU or a GPU. Loading is safe here: an artifact
+// imports nothing but memcpy/memset/memmove and runs no constructors, and its integrity trailer
+// is checked first (a damaged file can crash dlopen itself).
 absl::StatusOr<nlohmann::json> PlanOfArtifact(const std::string& path) {
-  // A damaged file can crash dlopen itself: check its integrity trailer first.
-  if (deploy::Status verified = deploy::VerifyArtifactFile(path); !verified.ok()) {
-    return absl::InvalidArgumentError(verified.message());
-  }
-  void* handle = dlopen(path.c_str(), RTLD_LAZY | RTLD_LOCAL);
-  if (handle == nullptr) return absl::InvalidArgumentError(StrCat(path, ": cannot load: ", dlerror()));
-  const char* text = static_cast<const char*>(dlsym(handle, "tunefarm_model_plan"));
-  const auto* size = static_cast<const uint64_t*>(dlsym(handle, "tunefarm_model_plan_size"));
-  if (text == nullptr || size == nullptr) {
-    dlclose(handle);
+  deploy::Result<std::unique_ptr<deploy::KernelLibrary>> library = deploy::LoadArtifactLibrary(path);
+  if (!library.ok()) return absl::InvalidArgumentError(StrCat(path, ": cannot load: ", library.status().message()));
+  std::optional<std::string_view> text = deploy::FindBlob(**library, deploy::kModelPlanSymbol);
+  if (!text.has_value()) {
     return absl::InvalidArgumentError(StrCat(path, ": not a tunefarm model artifact (no tunefarm_model_plan)"));
   }
-  nlohmann::json plan = nlohmann::json::parse(text, text + *size, nullptr, false);
-  dlclose(handle);
+  nlohmann::json plan = nlohmann::json::parse(text->begin(), text->end(), nullptr, false);
   if (plan.is_discarded()) return absl::InvalidArgumentError(StrCat(path, ": the embedded plan is not valid JSON"));
   return plan;
 }

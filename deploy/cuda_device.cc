@@ -7,6 +7,13 @@ std::string Dims(const int64_t (&d)[3]) {
   return "[" + std::to_string(d[0]) + "," + std::to_string(d[1]) + "," + std::to_string(d[2]) + "]";
 }
 
+Status CheckRange(size_t offset, size_t bytes, size_t size) {
+  if (offset <= size && bytes <= size - offset) return Status();
+  return Status(StatusCode::kInvalidArgument, "copy of " + std::to_string(bytes) + " bytes at " +
+                                                  std::to_string(offset) + " beyond a GPU buffer of " +
+                                                  std::to_string(size));
+}
+
 }  // namespace
 
 Result<std::unique_ptr<Context>> Context::Open(std::shared_ptr<const DriverApi> api, int ordinal) {
@@ -76,14 +83,16 @@ DeviceBuffer& DeviceBuffer::operator=(DeviceBuffer&& other) noexcept {
   return *this;
 }
 
-Status DeviceBuffer::Upload(const void* host) const {
-  if (size_ == 0) return Status();
-  return context_->Check(context_->api().cuMemcpyHtoD(ptr_, host, size_), "copying to the GPU");
+Status DeviceBuffer::UploadAt(size_t offset, const void* host, size_t bytes) const {
+  if (bytes == 0) return Status();
+  if (Status s = CheckRange(offset, bytes, size_); !s.ok()) return s;
+  return context_->Check(context_->api().cuMemcpyHtoD(ptr_ + offset, host, bytes), "copying to the GPU");
 }
 
-Status DeviceBuffer::Download(void* host) const {
-  if (size_ == 0) return Status();
-  return context_->Check(context_->api().cuMemcpyDtoH(host, ptr_, size_), "copying from the GPU");
+Status DeviceBuffer::DownloadAt(size_t offset, void* host, size_t bytes) const {
+  if (bytes == 0) return Status();
+  if (Status s = CheckRange(offset, bytes, size_); !s.ok()) return s;
+  return context_->Check(context_->api().cuMemcpyDtoH(host, ptr_ + offset, bytes), "copying from the GPU");
 }
 
 Status DeviceBuffer::Fill(uint8_t byte) const {

@@ -56,8 +56,11 @@ class DeviceBuffer {
 
   CUdeviceptr get() const { return ptr_; }
   size_t size() const { return size_; }
-  Status Upload(const void* host) const;  // size() bytes
-  Status Download(void* host) const;      // size() bytes
+  Status Upload(const void* host) const { return UploadAt(0, host, size_); }
+  Status Download(void* host) const { return DownloadAt(0, host, size_); }
+  // `bytes` bytes at `offset` (kInvalidArgument beyond the buffer).
+  Status UploadAt(size_t offset, const void* host, size_t bytes) const;
+  Status DownloadAt(size_t offset, void* host, size_t bytes) const;
   Status Fill(uint8_t byte) const;
 
  private:

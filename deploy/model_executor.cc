@@ -8,28 +8,26 @@
 #include <new>
 #include <string_view>
 
-#include "deploy/artifact_checksum.h"
+#include "deploy/artifact_blobs.h"
 
 namespace tunefarm::deploy {
-namespace {
-
-std::string Shape(const PlanValue& value) {
-  std::string text = value.dtype + " [";
-  for (size_t i = 0; i < value.shape.size(); ++i) text += (i ? ", " : "") + std::to_string(value.shape[i]);
-  return text + "]";
-}
-
-}  // namespace
-
 ModelExecutor::~ModelExecutor() = default;
 
 Result<std::unique_ptr<ModelExecutor>> ModelExecutor::Load(const std::string& path, int32_t num_threads) {
+  Result<std::unique_ptr<KernelLibrary>> library = LoadArtifactLibrary(path);
+  if (!library.ok()) return library.status();
+  return FromLibrary(path, std::move(library).value(), num_threads);
+}
+
+Result<std::unique_ptr<ModelExecutor>> ModelExecutor::FromLibrary(const std::string& path,
+                                                                  std::unique_ptr<KernelLibrary> library,
+                                                                  int32_t num_threads) {
   return WithoutExceptions([&]() -> Result<std::unique_ptr<ModelExecutor>> {
     if (num_threads < 0) {
       return Status(StatusCode::kInvalidArgument, "num_threads must be >= 0, got " + std::to_string(num_threads));
     }
     std::unique_ptr<ModelExecutor> model(new ModelExecutor());
-    if (Status s = model->Prepare(path, num_threads); !s.ok()) return s;
+    if (Status s = model->Prepare(path, std::move(library), num_threads); !s.ok()) return s;
     return model;
   });
 }
@@ -38,15 +36,10 @@ Status ModelExecutor::Error(StatusCode code, const std::string& what) const {
   return Status(code, name_ + ": " + what);
 }
 
-Status ModelExecutor::Prepare(const std::string& path, int32_t num_threads) {
+Status ModelExecutor::Prepare(const std::string& path, std::unique_ptr<KernelLibrary> library, int32_t num_threads) {
   name_ = path;
-  // Before dlopen: a damaged shared object can crash the loader itself.
-  if (Status s = VerifyArtifactFile(path); !s.ok()) return s;
-  Result<std::unique_ptr<KernelLibrary>> library = KernelLibrary::Load(path);
-  if (!library.ok()) return library.status();
-  library_ = std::move(library).value();
-  if (Status s = FindPlan(); !s.ok()) return s;
-  if (Status s = FindParams(); !s.ok()) return s;
+  library_ = std::move(library);
+  if (Status s = FindPlanAndParams(); !s.ok()) return s;
   if (Status s = CheckPlanAgainstKernels(plan_, library_->metadata()); !s.ok()) {
     return Error(StatusCode::kBadPlan, s.message());
   }
@@ -60,40 +53,17 @@ Status ModelExecutor::Prepare(const std::string& path, int32_t num_threads) {
   return BindCalls();
 }
 
-// The plan is JSON without a terminating NUL; its _size symbol says where it ends.
-Status ModelExecutor::FindPlan() {
-  const auto* text = static_cast<const char*>(library_->FindSymbol(kModelPlanSymbol));
-  const auto* size = static_cast<const uint64_t*>(library_->FindSymbol(std::string(kModelPlanSymbol) + "_size"));
-  if (text == nullptr || size == nullptr) {
-    const std::string missing = std::string(kModelPlanSymbol) + (text == nullptr ? "" : "_size");
-    return Error(StatusCode::kLoadFailed,
-                 "missing symbol " + missing + " (a kernel library, but not a model artifact?)");
+Status ModelExecutor::FindPlanAndParams() {
+  // A GPU artifact's kernels are PTX, which this executor does not run.
+  if (FindBlob(*library_, kModelPtxSymbol).has_value()) {
+    return Error(StatusCode::kLoadFailed, "a model artifact for a CUDA GPU: load it with LoadModel, which runs it on the GPU");
   }
-  Result<ModelPlan> plan = ParseModelPlan(std::string_view(text, *size));
-  if (!plan.ok()) {
-    return Error(StatusCode::kBadPlan, std::string("bad ") + kModelPlanSymbol + ": " + plan.status().message());
-  }
+  Result<ModelPlan> plan = ReadPlan(*library_, name_);
+  if (!plan.ok()) return plan.status();
   plan_ = std::move(plan).value();
-  return Status();
-}
-
-Status ModelExecutor::FindParams() {
-  const auto* data = static_cast<const uint8_t*>(library_->FindSymbol(kModelParamsSymbol));
-  const auto* size = static_cast<const uint64_t*>(library_->FindSymbol(std::string(kModelParamsSymbol) + "_size"));
-  if (data == nullptr || size == nullptr) {
-    if (plan_.params_bytes == 0) return Status();  // a model without parameters may omit the blob
-    return Error(StatusCode::kLoadFailed, std::string("missing symbol ") + kModelParamsSymbol + " (the plan has " +
-                                              std::to_string(plan_.params_bytes) + " params_bytes)");
-  }
-  if (*size != plan_.params_bytes) {
-    return Error(StatusCode::kBadPlan, std::string(kModelParamsSymbol) + " holds " + std::to_string(*size) +
-                                           " bytes, the plan says params_bytes " + std::to_string(plan_.params_bytes));
-  }
-  if (reinterpret_cast<uintptr_t>(data) % TUNEFARM_BUFFER_ALIGNMENT != 0) {
-    return Error(StatusCode::kLoadFailed, std::string(kModelParamsSymbol) + " is not " +
-                                              std::to_string(TUNEFARM_BUFFER_ALIGNMENT) + "-byte aligned");
-  }
-  params_ = data;
+  Result<const uint8_t*> params = ReadParams(*library_, plan_, name_);
+  if (!params.ok()) return params.status();
+  params_ = *params;
   return Status();
 }
 
@@ -131,38 +101,14 @@ Status ModelExecutor::BindCalls() {
 }
 
 Status ModelExecutor::SetInput(size_t index, const void* data, size_t bytes) {
-  if (index >= plan_.inputs.size()) {
-    return Error(StatusCode::kInvalidArgument, "input index " + std::to_string(index) + " is out of range (" +
-                                                   std::to_string(plan_.inputs.size()) + " inputs)");
-  }
-  const PlanValue& value = input(index);
-  if (bytes != value.bytes) {
-    return Error(StatusCode::kInvalidArgument, "input " + std::to_string(index) + " (\"" + value.name + "\", " +
-                                                   Shape(value) + ") takes " + std::to_string(value.bytes) +
-                                                   " bytes, got " + std::to_string(bytes));
-  }
-  if (data == nullptr && bytes > 0) {
-    return Error(StatusCode::kInvalidArgument, "input " + std::to_string(index) + ": data is null");
-  }
+  if (Status s = CheckInput(name_, index, data, bytes); !s.ok()) return s;
   std::lock_guard<std::mutex> lock(mutex_);
   if (bytes > 0) std::memcpy(ValueData(plan_.inputs[index]), data, bytes);
   return Status();
 }
 
 Status ModelExecutor::GetOutput(size_t index, void* data, size_t bytes) const {
-  if (index >= plan_.outputs.size()) {
-    return Error(StatusCode::kInvalidArgument, "output index " + std::to_string(index) + " is out of range (" +
-                                                   std::to_string(plan_.outputs.size()) + " outputs)");
-  }
-  const PlanValue& value = output(index);
-  if (bytes != value.bytes) {
-    return Error(StatusCode::kInvalidArgument, "output " + std::to_string(index) + " (\"" + value.name + "\", " +
-                                                   Shape(value) + ") has " + std::to_string(value.bytes) +
-                                                   " bytes, the buffer " + std::to_string(bytes));
-  }
-  if (data == nullptr && bytes > 0) {
-    return Error(StatusCode::kInvalidArgument, "output " + std::to_string(index) + ": data is null");
-  }
+  if (Status s = CheckOutput(name_, index, data, bytes); !s.ok()) return s;
   std::lock_guard<std::mutex> lock(mutex_);
   if (bytes > 0) std::memcpy(data, ValueData(plan_.outputs[index]), bytes);
   return Status();

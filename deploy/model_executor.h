@@ -22,42 +22,36 @@
 #include "deploy/aligned_buffer.h"
 #include "deploy/kernel_library.h"
 #include "deploy/model_plan.h"
+#include "deploy/model_runner.h"
 #include "deploy/status.h"
 #include "deploy/thread_pool.h"
 
 namespace tunefarm::deploy {
 
-inline constexpr char kModelPlanSymbol[] = "tunefarm_model_plan";
-inline constexpr char kModelParamsSymbol[] = "tunefarm_model_params";
-
-class ModelExecutor {
+class ModelExecutor final : public ModelRunner {
  public:
   // Loads the artifact at `path` (as KernelLibrary::Load) and prepares it to run on a pool of
   // `num_threads` threads; 0 takes the plan's "threads", or the machine's core count when the
   // plan gives none. Every error names the file and, for a plan error (kBadPlan), the value or
   // call at fault.
   static Result<std::unique_ptr<ModelExecutor>> Load(const std::string& path, int32_t num_threads);
+  // The same with the artifact at `path` already checked and loaded (LoadArtifactLibrary).
+  static Result<std::unique_ptr<ModelExecutor>> FromLibrary(const std::string& path,
+                                                            std::unique_ptr<KernelLibrary> library,
+                                                            int32_t num_threads);
 
   ModelExecutor(const ModelExecutor&) = delete;
   ModelExecutor& operator=(const ModelExecutor&) = delete;
-  ~ModelExecutor();
+  ~ModelExecutor() override;
 
-  const ModelPlan& plan() const { return plan_; }
+  const ModelPlan& plan() const override { return plan_; }
   int32_t num_threads() const { return pool_->num_threads(); }
-  const PlanValue& input(size_t index) const { return plan_.values[plan_.inputs[index]]; }
-  const PlanValue& output(size_t index) const { return plan_.values[plan_.outputs[index]]; }
 
-  // Copies `bytes` bytes (exactly the input's size) into input `index`. An input keeps its
-  // value across runs.
-  Status SetInput(size_t index, const void* data, size_t bytes);
-  // Runs every call of the plan in order. A kernel's non-zero return stops the run with
-  // kKernelError naming the call and the code.
-  Status Run() { return RunTimed(nullptr); }
-  // Run, also storing call c's wall time in seconds in (*seconds)[c] (resized to the call
-  // count); null: no timing.
-  Status RunTimed(std::vector<double>* seconds);
-  // Copies output `index` (exactly `bytes` bytes, its size) as the last run left it.
-  Status GetOutput(size_t index, void* data, size_t bytes) const;
+  Status SetInput(size_t index, const void* data, size_t bytes) override;
+  // A kernel's non-zero return stops the run with kKernelError naming the call and the code;
+  // the times are wall times.
+  Status RunTimed(std::vector<double>* seconds) override;
+  Status GetOutput(size_t index, void* data, size_t bytes) const override;
 
   // For diagnosing where a call's time goes (bench/models/call_context_bench): runs plan call
   // `call` alone on what the arena holds now, and names the bytes its arguments occupy.
@@ -81,9 +75,8 @@ class ModelExecutor {
   };
 
   ModelExecutor() = default;
-  Status Prepare(const std::string& path, int32_t num_threads);
-  Status FindPlan();
-  Status FindParams();
+  Status Prepare(const std::string& path, std::unique_ptr<KernelLibrary> library, int32_t num_threads);
+  Status FindPlanAndParams();
   Status BindCalls();
   uint8_t* ValueData(int32_t id);
   const uint8_t* ValueData(int32_t id) const;

@@ -1,4 +1,4 @@
-// The C API (tunefarm_runtime.h) over ModelExecutor: status codes become TUNEFARM_RT_* codes and
+// The C API (tunefarm_runtime.h) over LoadModel's ModelRunner (a CPU or GPU artifact): status codes become TUNEFARM_RT_* codes and
 // a thread-local message; no exception crosses the extern "C" boundary.
 #include <cstring>
 #include <exception>
@@ -7,18 +7,17 @@
 #include <string>
 #include <vector>
 
-#include "deploy/model_executor.h"
+#include "deploy/model_loader.h"
 #include "deploy/tunefarm_runtime.h"
 
 struct tunefarm_model {
-  std::unique_ptr<tunefarm::deploy::ModelExecutor> executor;
+  std::unique_ptr<tunefarm::deploy::ModelRunner> executor;
   std::vector<std::string> call_ops;  // per call, the ops joined for tunefarm_call_info
   std::vector<double> call_seconds;   // reused by tunefarm_model_run_profiled
 };
 
 namespace {
 
-using tunefarm::deploy::ModelExecutor;
 using tunefarm::deploy::PlanValue;
 using tunefarm::deploy::Status;
 using tunefarm::deploy::StatusCode;
@@ -107,7 +106,7 @@ int tunefarm_model_load(const char* path, int num_threads, tunefarm_model** out)
     if (out == nullptr) return Fail(TUNEFARM_RT_ERR_INVALID_ARGUMENT, "tunefarm_model_load: out is null");
     *out = nullptr;
     if (path == nullptr) return Fail(TUNEFARM_RT_ERR_INVALID_ARGUMENT, "tunefarm_model_load: path is null");
-    auto executor = ModelExecutor::Load(path, num_threads);
+    auto executor = tunefarm::deploy::LoadModel(path, num_threads);
     if (!executor.ok()) return Report(executor.status());
     auto model = std::make_unique<tunefarm_model>();
     model->executor = std::move(executor).value();

@@ -3,7 +3,8 @@
 #   1. a tracker and a GPU agent (--device cuda:0) on loopback;
 #   2. tune GEMM 4096^3 float32 and ResNet-18's 3x3 conv at 56x56 for a few hundred trials each;
 #   3. print their GFLOP/s beside cuBLAS and cuDNN (PyTorch, TF32 off), timed in the same run;
-#   4. (ResNet-18 end to end on the GPU is not built yet: compile --target cuda; said below.)
+#   4. compile ResNet-18 for the GPU, run it against PyTorch's output, and time it beside
+#      PyTorch's eager model (cuDNN).
 # It runs the binaries packed by scripts/gpu_bundle.sh on this machine, so run that first here:
 #   scripts/gpu_bundle.sh
 #   device run: carry [".gpu/tunefarm-gpu.tar.xz"], command "bash scripts/gpu_check.sh"
@@ -51,7 +52,7 @@ echo "== workloads"
 if [ -n "${GPU_CHECK_WORKLOADS:-}" ]; then  # a dry run: DIR with gemm4096.onnx and resnet18_conv.onnx
   cp "$GPU_CHECK_WORKLOADS"/*.onnx "$root/work/"
 else
-  python3 bench/gpu/gpu_workloads.py "$root/work" || exit 1
+  python3 bench/gpu/gpu_workloads.py "$root/work" --resnet18 || exit 1
 fi
 
 best_seconds() {  # DB: the best valid cost of its one workload, in seconds
@@ -84,7 +85,20 @@ report() {  # NAME FLOPS PEER LABEL
 report gemm4096 $((2 * 4096 * 4096 * 4096)) cublas_gemm4096 "GEMM 4096^3 f32"
 report resnet18_conv $((2 * 64 * 56 * 56 * 64 * 9)) cudnn_resnet18_conv "ResNet-18 conv 64x56x56 3x3"
 
-echo "== ResNet-18 end to end on the GPU: not built yet (compile --target cuda, docs/gpu.md)"
+echo "== ResNet-18 end to end on the GPU (default GPU schedules)"
+if [ -f "$root/work/resnet18.onnx" ]; then
+  # The GPU's arch from the agent's first line ("compute capability 9.0" -> sm_90).
+  arch=$(grep -o 'compute capability [0-9]*\.[0-9]*' "$out/agent.log" | head -1 | awk '{split($3, v, "."); print "sm_" v[1] v[2]}')
+  target="cuda -arch=${arch:-sm_90}"
+  "$tf" compile "$root/work/resnet18.onnx" --target "$target" -o "$root/resnet18.gpu.so" 2>&1 | tail -1
+  # Random weights give logits of a few units: 1e-3 absolute is the float32 order-of-sums noise.
+  "$tf" run "$root/resnet18.gpu.so" --input "$root/work/resnet18.input.npy" \
+    --expect "$root/work/resnet18.output.npy" --tolerance 2e-3
+  "$tf" bench "$root/resnet18.gpu.so" --runs 50 --warmup 5
+  grep pytorch_resnet18 "$out/peers.txt" | awk '{printf "PyTorch eager ResNet-18 (cuDNN): %.3f ms\n", $2 * 1e3}'
+else
+  echo "no resnet18.onnx (a dry run without torchvision)"
+fi
 kill $agent 2> /dev/null
 kill %1 2> /dev/null
 wait 2> /dev/null

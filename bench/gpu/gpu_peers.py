@@ -1,9 +1,10 @@
 #!/usr/bin/env python3
 """The GPU check's peers (issue 16), timed on the same GPU in the same run as tunefarm's tuned
 kernels: cuBLAS for the float32 GEMM 4096^3 and cuDNN for ResNet-18's 3x3 conv at 56x56, both
-through PyTorch, with TF32 off (tunefarm computes in float32 FMA). Each is the median of 50
-timed calls after 10 warm-ups, timed with CUDA events. Prints one line per peer:
-  <name> <seconds per call> <GFLOP/s>
+through PyTorch, with TF32 off (tunefarm computes in float32 FMA), and PyTorch's eager
+ResNet-18 (batch 1, float32, TF32 off). Each is the median of 50 timed calls after 10 warm-ups,
+timed with CUDA events. Prints one line per peer:
+  <name> <seconds per call> <GFLOP/s, or 0 for the model>
 """
 import statistics
 
@@ -39,6 +40,13 @@ def main():
     sec = time_call(lambda: torch.nn.functional.conv2d(x, w, padding=1))
     flops = 2 * 64 * 56 * 56 * 64 * 9
     print(f"cudnn_resnet18_conv {sec:.6e} {flops / sec / 1e9:.1f}")
+    import torchvision
+
+    model = torchvision.models.resnet18(weights=None).eval().to(dev)
+    image = torch.rand(1, 3, 224, 224, device=dev)
+    with torch.no_grad():
+        sec = time_call(lambda: model(image))
+    print(f"pytorch_resnet18 {sec:.6e} 0")
     print(f"device {torch.cuda.get_device_name()} torch {torch.__version__} "
           f"cudnn {torch.backends.cudnn.version()}")
 

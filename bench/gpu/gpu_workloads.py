@@ -1,10 +1,13 @@
 #!/usr/bin/env python3
-"""Writes the GPU check's two workloads as ONNX models (issue 16): a float32 GEMM 4096^3 whose
-operands are both graph inputs, and ResNet-18's 3x3 convolution at 56x56 (64 -> 64 channels,
-stride 1, pad 1, batch 1) with random float32 weights. Needs the `onnx` and `numpy` packages
-(the GPU machine has both).
+"""Writes the GPU check's workloads as ONNX models (issue 16): a float32 GEMM 4096^3 whose
+operands are both graph inputs; ResNet-18's 3x3 convolution at 56x56 (64 -> 64 channels,
+stride 1, pad 1, batch 1) with random float32 weights; and, with --resnet18, torchvision's
+ResNet-18 (seeded random weights, eval mode) with an input and its float32 output computed by
+PyTorch on the CPU, as resnet18.onnx, resnet18.input.npy and resnet18.output.npy. Needs `onnx`
+and `numpy` (and `torch`, `torchvision` for --resnet18); the GPU machine has them all. The
+shared ResNet-18 (45 MB) does not fit in what the device tool carries, so it is made there.
 
-usage: gpu_workloads.py OUT_DIR
+usage: gpu_workloads.py OUT_DIR [--resnet18]
 """
 import sys
 
@@ -31,10 +34,31 @@ def resnet18_conv(channels=64, size=56):
     return helper.make_model(graph, opset_imports=[helper.make_opsetid("", 17)])
 
 
+def resnet18(out):
+    import torch
+    import torchvision
+
+    torch.manual_seed(18)
+    model = torchvision.models.resnet18(weights=None).eval()
+    x = torch.rand(1, 3, 224, 224)
+    with torch.no_grad():
+        y = model(x)
+    try:  # the TorchScript exporter: plain ONNX ops, no onnxscript functions
+        torch.onnx.export(model, (x,), f"{out}/resnet18.onnx", opset_version=17, dynamo=False,
+                          input_names=["input"], output_names=["output"])
+    except TypeError:  # a torch without the `dynamo` argument
+        torch.onnx.export(model, (x,), f"{out}/resnet18.onnx", opset_version=17,
+                          input_names=["input"], output_names=["output"])
+    np.save(f"{out}/resnet18.input.npy", x.numpy())
+    np.save(f"{out}/resnet18.output.npy", y.numpy())
+
+
 def main():
     out = sys.argv[1]
     onnx.save(gemm(4096), f"{out}/gemm4096.onnx")
     onnx.save(resnet18_conv(), f"{out}/resnet18_conv.onnx")
+    if "--resnet18" in sys.argv[2:]:
+        resnet18(out)
 
 
 if __name__ == "__main__":

@@ -1,10 +1,14 @@
 #include "compiler/build/model_builder.h"
 
+#include <limits>
+
 #include "compiler/build/param_layouts.h"
 #include "compiler/build/task_lowering.h"
 #include "compiler/codegen/codegen.h"
 #include "compiler/passes/layout.h"
 #include "common/strings.h"
+#include "compiler/codegen/host_target.h"
+#include "deploy/artifact_blobs.h"
 #include "deploy/artifact_checksum.h"
 
 namespace tunefarm::build {
@@ -27,7 +31,12 @@ int MinWinogradChannels(const codegen::Target& target) {
 
 absl::StatusOr<ModelPlan> PlanModel(const graph::Graph& imported, const BuildOptions& options) {
   passes::PassOptions pass_options = options.passes;
-  if (options.nchwc_layout && pass_options.layout_block == 0)
+  if (options.target.IsCuda()) {
+    // A GPU's threads take one output point each: the plain NCHW layout, and no Winograd
+    // (its transforms are separate launches with their own trips through GPU memory).
+    pass_options.layout_block = 0;
+    pass_options.min_winograd_channels = std::numeric_limits<int>::max();
+  } else if (options.nchwc_layout && pass_options.layout_block == 0)
     pass_options.layout_block = options.target.VectorLanes(te::DType::kFloat32);
   if (pass_options.min_winograd_channels == 0) pass_options.min_winograd_channels = MinWinogradChannels(options.target);
   auto optimized = passes::OptimizeGraph(imported, pass_options);
@@ -39,6 +48,29 @@ absl::StatusOr<ModelPlan> PlanModel(const graph::Graph& imported, const BuildOpt
   Report(options, StrCat("planned ", exec->calls.size(), " kernel calls, ", exec->tasks.size(), " distinct kernels, arena ",
                          exec->memory.arena_bytes, " bytes"));
   return ModelPlan{std::move(*optimized), std::move(*fusion), std::move(*exec)};
+}
+
+// A GPU artifact: a host shared object without kernels, embedding the plan, the parameters and
+// the PTX library of the plan's kernels (docs/model-artifact.md), which the runtime uploads to
+// the GPU at load.
+absl::StatusOr<std::string> BuildGpuArtifact(const std::vector<tir::PrimFunc>& funcs, const ModelPlan& plan,
+                                             const BuildOptions& options) {
+  Report(options, StrCat("generating PTX for ", funcs.size(), " kernels (", options.target.ToString(), ")"));
+  absl::StatusOr<std::string> ptx = codegen::BuildKernelLibrary(funcs, options.target);
+  if (!ptx.ok()) return ptx.status();
+  std::vector<codegen::EmbeddedBlob> blobs(3);
+  blobs[0].symbol = deploy::kModelPlanSymbol;
+  blobs[0].bytes = PlanToJson(plan, options);
+  blobs[0].alignment = 8;
+  blobs[1].symbol = deploy::kModelParamsSymbol;
+  blobs[1].bytes = plan.exec.params;
+  blobs[1].section = ".tunefarm.params";
+  blobs[2].symbol = deploy::kModelPtxSymbol;
+  blobs[2].bytes = std::move(*ptx);
+  blobs[2].alignment = 8;
+  absl::StatusOr<std::string> image = codegen::BuildSharedObject({}, codegen::HostTarget(), blobs);
+  if (!image.ok()) return image.status();
+  return deploy::AppendArtifactTrailer(std::move(*image));
 }
 
 absl::StatusOr<std::string> BuildArtifact(ModelPlan* plan, const BuildOptions& options) {
@@ -54,11 +86,12 @@ absl::StatusOr<std::string> BuildArtifact(ModelPlan* plan, const BuildOptions& o
   }
   // Weights some kernel reads in a rewritten layout are transformed now, once.
   if (auto s = ApplyParamLayouts(rewritten, &plan->exec); !s.ok()) return s;
+  if (options.target.IsCuda()) return BuildGpuArtifact(funcs, *plan, options);
   std::vector<codegen::EmbeddedBlob> blobs(2);
-  blobs[0].symbol = "tunefarm_model_plan";
+  blobs[0].symbol = deploy::kModelPlanSymbol;
   blobs[0].bytes = PlanToJson(*plan, options);
   blobs[0].alignment = 8;
-  blobs[1].symbol = "tunefarm_model_params";
+  blobs[1].symbol = deploy::kModelParamsSymbol;
   blobs[1].bytes = plan->exec.params;
   blobs[1].section = ".tunefarm.params";
   Report(options, StrCat("generating code for ", funcs.size(), " kernels with ", plan->exec.params.size(),

@@ -3,6 +3,7 @@
 #include "common/log.h"
 #include "common/strings.h"
 #include "compiler/schedule/default_rules.h"
+#include "compiler/schedule/gpu_default_rules.h"
 #include "compiler/tir/lower.h"
 
 namespace tunefarm::build {
@@ -43,26 +44,38 @@ std::optional<LoweredChoice> LowerStored(const Task& task, const BuildOptions& o
   return std::nullopt;
 }
 
+// The target's default rules: a GPU's bind each stage to blocks and threads, a CPU's vectorize
+// and parallelize.
+absl::StatusOr<LoweredChoice> LowerDefault(const Task& task, const BuildOptions& options) {
+  absl::StatusOr<schedule::State> s = [&] {
+    if (options.target.IsCuda()) return schedule::ApplyGpuDefaultSchedule(task.dag, schedule::GpuRuleContext{});
+    schedule::RuleContext ctx;
+    ctx.vector_lanes = options.target.VectorLanes(te::DType::kFloat32);
+    ctx.vector_registers = options.target.VectorRegisters();
+    ctx.num_threads = options.threads;
+    return schedule::ApplyDefaultSchedule(task.dag, ctx);
+  }();
+  if (!s.ok()) {
+    return absl::Status(s.status().code(),
+                        StrCat("kernel ", task.kernel_name, ": default schedule: ", std::string(s.status().message())));
+  }
+  auto func = tir::Lower(*s, task.kernel_name);
+  if (!func.ok()) {
+    return absl::Status(func.status().code(),
+                        StrCat("kernel ", task.kernel_name, " (default): ", std::string(func.status().message())));
+  }
+  return LoweredChoice{std::move(*func), std::move(*s), "default"};
+}
+
 }  // namespace
 
 absl::StatusOr<tir::PrimFunc> LowerTask(Task* task, const BuildOptions& options,
                                         std::vector<tir::RewrittenParam>* rewritten) {
   std::optional<LoweredChoice> chosen = LowerStored(*task, options);
   if (!chosen) {
-    schedule::RuleContext ctx;
-    ctx.vector_lanes = options.target.VectorLanes(te::DType::kFloat32);
-    ctx.vector_registers = options.target.VectorRegisters();
-    ctx.num_threads = options.threads;
-    auto s = schedule::ApplyDefaultSchedule(task->dag, ctx);
-    if (!s.ok()) {
-      return absl::Status(s.status().code(), StrCat("kernel ", task->kernel_name, ": default schedule: ", std::string(s.status().message())));
-    }
-    auto func = tir::Lower(*s, task->kernel_name);
-    if (!func.ok()) {
-      return absl::Status(func.status().code(),
-                          StrCat("kernel ", task->kernel_name, " (default): ", std::string(func.status().message())));
-    }
-    chosen = LoweredChoice{std::move(*func), std::move(*s), "default"};
+    auto lowered = LowerDefault(*task, options);
+    if (!lowered.ok()) return lowered.status();
+    chosen = std::move(*lowered);
   }
   task->schedule = chosen->origin;
   // TUNEFARM_LOG=debug: every kernel's loop nest, to see what a schedule became.

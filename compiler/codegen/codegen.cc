@@ -27,6 +27,8 @@ absl::Status RequireCpu(const Target& target, std::string_view what) {
 
 absl::StatusOr<std::string> BuildKernelLibrary(const std::vector<tir::PrimFunc>& funcs, const Target& target,
                                                const std::vector<EmbeddedBlob>& blobs) {
+  // A library of blobs alone is a GPU model artifact's host object (its kernels are PTX).
+  if (funcs.empty() && blobs.empty()) return absl::InvalidArgumentError("no PrimFuncs to compile");
   absl::StatusOr<CompiledModule> compiled = CompileModule(funcs, target, /*optimize=*/true);
   if (!compiled.ok()) return compiled.status();
   return BackendFor(target).EmitLibrary(*compiled->module, *compiled->machine, blobs);
@@ -35,6 +37,7 @@ absl::StatusOr<std::string> BuildKernelLibrary(const std::vector<tir::PrimFunc>&
 absl::StatusOr<std::string> BuildObject(const std::vector<tir::PrimFunc>& funcs, const Target& target,
                                         const std::vector<EmbeddedBlob>& blobs, AbiGlobals globals) {
   if (absl::Status s = RequireCpu(target, "object file"); !s.ok()) return s;
+  if (funcs.empty() && blobs.empty()) return absl::InvalidArgumentError("no PrimFuncs to compile");
   absl::StatusOr<CompiledModule> compiled = CompileModule(funcs, target, /*optimize=*/true);
   if (!compiled.ok()) return compiled.status();
   if (globals == AbiGlobals::kElsewhere) LeaveLibraryGlobalsToAnotherObject(*compiled->module);

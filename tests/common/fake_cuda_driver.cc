@@ -12,7 +12,7 @@
 //   *slow*   takes 2 ms of GPU time in the events' clock;
 //   anything else writes nothing.
 // A module whose text contains "// fake-cuda-log: PATH" appends one line per launch to PATH:
-// "<kernel> grid=X,Y,Z block=X,Y,Z args=N".
+// "<kernel> grid=X,Y,Z block=X,Y,Z"; other modules log to $TUNEFARM_FAKE_CUDA_LOG when it is set.
 #include <algorithm>
 #include <chrono>
 #include <cstdio>
@@ -134,6 +134,8 @@ CUresult cuModuleLoadDataEx(void** module, const void* image, unsigned count, in
   if (const size_t at = text.find("// fake-cuda-log: "); at != std::string::npos) {
     const size_t begin = at + std::strlen("// fake-cuda-log: ");
     m->log_path = text.substr(begin, text.find('\n', begin) - begin);
+  } else if (const char* log = std::getenv("TUNEFARM_FAKE_CUDA_LOG"); log != nullptr) {
+    m->log_path = log;
   }
   *module = m;
   return 0;

@@ -1,0 +1,136 @@
+// Model artifacts built for a CUDA GPU (`compile --target cuda`, docs/gpu.md "Models on a GPU"):
+// what the artifact holds, that ptxas assembles its kernels, that the CPU runtime refuses it
+// and the loader needs a driver, and, over the fake driver of tests/common/fake_cuda_driver.cc,
+// that the GPU executor launches every call's kernels in the plan's order. The fake runs no
+// kernel, so nothing here checks the model's numbers on a GPU: each kernel's default GPU
+// schedule is checked against the naive kernel on the CPU (tests/tuner/gpu_model_tasks_test.cc).
+#include <gtest/gtest.h>
+#include <stdlib.h>
+
+#include <fstream>
+#include <string>
+#include <vector>
+
+#include "compiler/build/model_builder.h"
+#include "compiler/frontend/onnx_importer.h"
+#include "deploy/artifact_blobs.h"
+#include "deploy/model_executor.h"
+#include "deploy/model_loader.h"
+#include "deploy/ptx_library.h"
+#include "tests/common/ptxas.h"
+#include "tests/common/test_temp_dir.h"
+
+namespace tunefarm::build {
+namespace {
+
+const std::string kModel = std::string(TUNEFARM_SHARED_DIR) + "/models/squeezenet1_1.onnx";
+
+// Sets an environment variable for the scope.
+class ScopedEnv {
+ public:
+  ScopedEnv(const char* name, const std::string& value) : name_(name) { setenv(name, value.c_str(), 1); }
+  ~ScopedEnv() { unsetenv(name_); }
+
+ private:
+  const char* name_;
+};
+
+class GpuArtifact : public ::testing::Test {
+ protected:
+  static void SetUpTestSuite() {
+    auto graph = frontend::ImportOnnxFile(kModel);
+    ASSERT_TRUE(graph.ok()) << graph.status();
+    BuildOptions options;
+    options.target = *codegen::Target::Parse("cuda -arch=sm_90");
+    auto plan = PlanModel(*graph, options);
+    ASSERT_TRUE(plan.ok()) << plan.status();
+    auto artifact = BuildArtifact(&*plan, options);
+    ASSERT_TRUE(artifact.ok()) << artifact.status();
+    dir_ = new tunefarm::testing::TempDir();
+    path_ = dir_->File("squeezenet_gpu.so");
+    std::ofstream(path_, std::ios::binary) << *artifact;
+    calls_ = plan->exec.calls.size();
+  }
+  static void TearDownTestSuite() { delete dir_; }
+
+  static tunefarm::testing::TempDir* dir_;
+  static std::string path_;
+  static size_t calls_;
+};
+tunefarm::testing::TempDir* GpuArtifact::dir_ = nullptr;
+std::string GpuArtifact::path_;
+size_t GpuArtifact::calls_ = 0;
+
+TEST_F(GpuArtifact, EmbedsThePlanTheParametersAndPtxThatPtxasAssembles) {
+  auto library = deploy::LoadArtifactLibrary(path_);
+  ASSERT_TRUE(library.ok()) << library.status().ToString();
+  auto plan = deploy::ReadPlan(**library, path_);
+  ASSERT_TRUE(plan.ok()) << plan.status().ToString();
+  EXPECT_EQ(plan->target, "cuda -arch=sm_90");
+  EXPECT_EQ(plan->calls.size(), calls_);
+  EXPECT_GT(plan->params_bytes, 4u << 20);
+  auto params = deploy::ReadParams(**library, *plan, path_);
+  ASSERT_TRUE(params.ok() && *params != nullptr) << params.status().ToString();
+  std::optional<std::string_view> ptx = deploy::FindBlob(**library, deploy::kModelPtxSymbol);
+  ASSERT_TRUE(ptx.has_value());
+  auto kernels = deploy::ReadPtxLibrary(std::string(*ptx));
+  ASSERT_TRUE(kernels.ok()) << kernels.status().ToString();
+  EXPECT_EQ(kernels->arch, "sm_90");
+  // Every call's kernel is an entry of the PTX, with its launches, and fits the plan's values.
+  EXPECT_TRUE(deploy::CheckPlanAgainstKernels(*plan, kernels->metadata).ok());
+  for (const deploy::PlanCall& call : plan->calls) {
+    const deploy::EntryInfo* entry = kernels->metadata.FindEntry(call.kernel);
+    ASSERT_NE(entry, nullptr) << call.kernel;
+    EXPECT_FALSE(entry->launches.empty()) << call.kernel;
+  }
+  // No kernel in the host object: its metadata lists no entry.
+  EXPECT_TRUE((*library)->metadata().entries.empty());
+  const std::string ptxas = tunefarm::testing::FindPtxas();
+  if (ptxas.empty()) GTEST_SKIP() << tunefarm::testing::kNoPtxasReason;
+  EXPECT_EQ(tunefarm::testing::AssemblePtx(ptxas, std::string(*ptx), "sm_90"), "");
+}
+
+TEST_F(GpuArtifact, TheCpuExecutorRefusesItAndWithoutADriverTheLoaderSaysSo) {
+  auto cpu = deploy::ModelExecutor::Load(path_, 1);
+  ASSERT_FALSE(cpu.ok());
+  EXPECT_NE(cpu.status().message().find("a model artifact for a CUDA GPU"), std::string::npos) << cpu.status().ToString();
+  ScopedEnv driver("TUNEFARM_CUDA_DRIVER", dir_->File("none/libcuda.so.1"));
+  auto gpu = deploy::LoadModel(path_, 0);
+  ASSERT_FALSE(gpu.ok());
+  EXPECT_EQ(gpu.status().code(), deploy::StatusCode::kLoadFailed);
+  EXPECT_NE(gpu.status().message().find("no CUDA driver"), std::string::npos) << gpu.status().ToString();
+  ScopedEnv device("TUNEFARM_CUDA_DEVICE", "one");
+  EXPECT_NE(deploy::LoadModel(path_, 0).status().message().find("TUNEFARM_CUDA_DEVICE=one"), std::string::npos);
+}
+
+TEST_F(GpuArtifact, OnTheFakeDriverEveryCallLaunchesItsKernelsInPlanOrder) {
+  const std::string log = dir_->File("launches.log");
+  ScopedEnv driver("TUNEFARM_CUDA_DRIVER", TUNEFARM_FAKE_CUDA_DRIVER);
+  ScopedEnv logged("TUNEFARM_FAKE_CUDA_LOG", log);
+  auto model = deploy::LoadModel(path_, 0);
+  ASSERT_TRUE(model.ok()) << model.status().ToString();
+  const deploy::PlanValue& in = (*model)->input(0);
+  std::vector<char> image(in.bytes, 1);
+  ASSERT_TRUE((*model)->SetInput(0, image.data(), image.size()).ok());
+  EXPECT_EQ((*model)->SetInput(0, image.data(), image.size() - 4).code(), deploy::StatusCode::kInvalidArgument);
+  std::vector<double> seconds;
+  ASSERT_TRUE((*model)->RunTimed(&seconds).ok());
+  EXPECT_EQ(seconds.size(), calls_);
+  std::vector<char> out((*model)->output(0).bytes);
+  EXPECT_TRUE((*model)->GetOutput(0, out.data(), out.size()).ok());
+
+  std::ifstream in_log(log);
+  std::vector<std::string> launched;
+  for (std::string line; std::getline(in_log, line);) launched.push_back(line.substr(0, line.find(' ')));
+  // The plan's calls in order, each its entry's launches <kernel>_k0, <kernel>_k1, ...
+  auto library = deploy::LoadArtifactLibrary(path_);
+  auto kernels = deploy::ReadPtxLibrary(std::string(*deploy::FindBlob(**library, deploy::kModelPtxSymbol)));
+  std::vector<std::string> expected;
+  for (const deploy::PlanCall& call : (*model)->plan().calls) {
+    for (const deploy::LaunchInfo& l : kernels->metadata.FindEntry(call.kernel)->launches) expected.push_back(l.kernel);
+  }
+  EXPECT_EQ(launched, expected);
+}
+
+}  // namespace
+}  // namespace tunefarm::build
