@@ -76,6 +76,10 @@ absl::Status Bind(State* s, const SearchTarget& target, std::mt19937_64& rng) {
     if (IsTiledCopyOut(*s, stage)) {
       if (auto r = s->Annotate(stage, 0, IterAnnotation::kBlockX); !r.ok()) return r;
       if (auto r = s->Annotate(stage, 1, IterAnnotation::kThreadX); !r.ok()) return r;
+      // It reads the thread's accumulators (at most RegisterTileElements()) by constants, so
+      // that they can stay in registers.
+      for (int i = 2; i < static_cast<int>(st.iters.size()); ++i)
+        if (auto r = s->Annotate(stage, i, IterAnnotation::kUnroll); !r.ok()) return r;
       continue;
     }
     if (auto r = schedule::BindToBlocksAndThreads(s, stage, sizes[rng() % sizes.size()]); !r.ok()) return r;

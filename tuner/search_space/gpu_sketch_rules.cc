@@ -1,6 +1,7 @@
 #include "tuner/search_space/gpu_sketch_rules.h"
 
 #include <algorithm>
+#include <cstdlib>
 #include <string>
 #include <utility>
 
@@ -48,6 +49,27 @@ int LastOuterReduceLoop(const State& s, int stage) {
   return last;
 }
 
+// Orders X.local's loops: S0 and S1 (covered by the copy-out's block and thread loops), every
+// reduce level (R0, R1, R2), then the register tile's loops (S2, S3) innermost. The tile
+// structure puts R2 between S2 and S3, which suits a CPU's vector registers; on a GPU a nest of
+// at most RegisterTileElements() steps, unrolled, indexes the accumulators by constants only when
+// no reduce loop sits among them, and only then do they stay in registers.
+absl::Status PutAccumulatorsInnermost(State* s, int stage) {
+  const schedule::Stage& st = s->stage(stage);
+  auto rank = [&](int i) {  // unsplit loops, S0 and S1 first; then R0, R1, R2; then S2, S3
+    const schedule::IterNode& node = st.node_of(i);
+    const size_t dot = node.name.rfind('.');
+    if (dot == std::string::npos) return 0;
+    const int level = std::atoi(node.name.c_str() + dot + 1);
+    if (node.kind == schedule::IterKind::kReduce) return 1 + level;
+    return level < 2 ? 0 : 4 + level;
+  };
+  std::vector<int> order(st.iters.size());
+  for (int i = 0; i < static_cast<int>(order.size()); ++i) order[i] = i;
+  std::stable_sort(order.begin(), order.end(), [&](int a, int b) { return rank(a) < rank(b); });
+  return s->Reorder(stage, order);
+}
+
 Branches GpuTileApply(const State& s, int stage, const SearchTarget&) {
   State next = s;
   // 1. Shared copies of every tensor the stage reads, highest index first: each insertion
@@ -74,6 +96,7 @@ Branches GpuTileApply(const State& s, int stage, const SearchTarget&) {
   }
   auto tiles = TileMultiLevel(&next, local, kGpuTileStructure);
   if (!tiles.ok()) return tiles.status();
+  if (auto st = PutAccumulatorsInnermost(&next, local); !st.ok()) return st;
   // 3. The copy-out follows S0 and S1 of each split axis: S0s, S1s, then the register tile.
   const int axes = static_cast<int>(tiles->space_axes.size());
   for (int a = 0; a < axes; ++a) {

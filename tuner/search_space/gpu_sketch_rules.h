@@ -13,7 +13,8 @@
 //     stage X.local (the accumulators) with X the copy-out;
 //   - X.local is tiled "SSRRSRS" (kGpuTileStructure): S0 the blocks, S1 the threads of a
 //     block, R0 the steps along the reduction, R1 and R2 the reduction within a step, S2 and S3
-//     each thread's register tile;
+//     each thread's register tile. Its loops then run the reduce levels before the register
+//     tile's (S2, S3 innermost), so that an unrolled nest indexes the accumulators by constants;
 //   - X follows the first two levels of each split axis: its loops are S0 (all axes fused,
 //     blockIdx.x), S1 (fused, threadIdx.x), then the register tile; X.local is computed at the
 //     S1 loop, so each thread owns an S2 x S3 tile of accumulators. When X's only reader is
