@@ -63,8 +63,11 @@ bool GpuMeasureSession::OpenDevice() {
   return true;
 }
 
-// Reads the library's text, refuses it for another GPU, loads it and binds `entry`'s launches.
-bool GpuMeasureSession::Load(const std::string& path, const std::string& entry, Bound* bound) {
+// A farm call's candidates share one library (tuner/kernel_build.h), often with their reference:
+// each is JIT-compiled for the GPU once per helper, not once per candidate.
+bool GpuMeasureSession::LoadLibrary(const std::string& path) {
+  for (const LoadedLibrary& loaded : libraries_)
+    if (loaded.path == path) return true;
   std::ifstream file(path, std::ios::binary);
   std::stringstream text;
   if (!file || !(text << file.rdbuf())) return Fail(OutcomeKind::kLoadError, "cannot read " + path);
@@ -79,7 +82,21 @@ bool GpuMeasureSession::Load(const std::string& path, const std::string& entry, 
                                              ", this GPU has compute capability " + std::to_string(has / 10) + "." +
                                              std::to_string(has % 10));
   }
-  const deploy::EntryInfo* info = library->metadata.FindEntry(entry);
+  deploy::Result<std::unique_ptr<cuda::Module>> module = cuda::Module::Load(*context_, ptx);
+  if (!module.ok()) return FailWith(module.status(), OutcomeKind::kLoadError);
+  // A few libraries are kept: the call's, its reference's, and the one before.
+  if (libraries_.size() == kKeptLibraries) libraries_.erase(libraries_.begin());
+  libraries_.push_back({path, std::move(library).value(), std::shared_ptr<cuda::Module>(std::move(module).value())});
+  return true;
+}
+
+// Reads and loads the library (LoadLibrary) and binds `entry`'s launches.
+bool GpuMeasureSession::Load(const std::string& path, const std::string& entry, Bound* bound) {
+  if (!LoadLibrary(path)) return false;
+  const LoadedLibrary* loaded = nullptr;
+  for (const LoadedLibrary& l : libraries_)
+    if (l.path == path) loaded = &l;
+  const deploy::EntryInfo* info = loaded->library.metadata.FindEntry(entry);
   if (info == nullptr) return Fail(OutcomeKind::kLoadError, path + ": no entry " + Quoted(entry));
   for (const deploy::ArgInfo& arg : info->args) {
     if (!arg.prepared_by.empty()) {
@@ -88,9 +105,7 @@ bool GpuMeasureSession::Load(const std::string& path, const std::string& entry, 
     }
   }
   bound->info = *info;
-  deploy::Result<std::unique_ptr<cuda::Module>> module = cuda::Module::Load(*context_, ptx);
-  if (!module.ok()) return FailWith(module.status(), OutcomeKind::kLoadError);
-  bound->module = std::move(module).value();
+  bound->module = loaded->module;
   deploy::Result<cuda::EntryLaunches> launches = cuda::EntryLaunches::Bind(*context_, *bound->module, bound->info);
   if (!launches.ok()) return FailWith(launches.status(), OutcomeKind::kLoadError);
   bound->launches = std::make_unique<cuda::EntryLaunches>(std::move(launches).value());

@@ -40,7 +40,7 @@ class GpuMeasureSession final : public CandidateMeasurer {
  private:
   // A loaded entry with one device buffer per argument and its workspace.
   struct Bound {
-    std::unique_ptr<deploy::cuda::Module> module;
+    std::shared_ptr<deploy::cuda::Module> module;  // held by libraries_ too
     deploy::EntryInfo info;
     std::unique_ptr<deploy::cuda::EntryLaunches> launches;
     std::vector<deploy::cuda::DeviceBuffer> buffers;
@@ -58,6 +58,7 @@ class GpuMeasureSession final : public CandidateMeasurer {
 
   // Each returns false after filling `outcome_`.
   bool OpenDevice();
+  bool LoadLibrary(const std::string& path);
   bool Load(const std::string& path, const std::string& entry, Bound* bound);
   bool Allocate(Bound* bound);
   bool RunOnce(Bound& bound, const char* what);
@@ -68,6 +69,14 @@ class GpuMeasureSession final : public CandidateMeasurer {
   std::unique_ptr<deploy::cuda::Context> context_;     // opened at the first candidate
   std::unique_ptr<deploy::cuda::DeviceBuffer> flush_;  // overwritten to flush the L2 cache
   std::string retire_reason_;
+  // Libraries read and JIT-loaded by this helper, oldest first.
+  struct LoadedLibrary {
+    std::string path;
+    deploy::PtxLibrary library;
+    std::shared_ptr<deploy::cuda::Module> module;
+  };
+  static constexpr size_t kKeptLibraries = 3;
+  std::vector<LoadedLibrary> libraries_;
   Bound candidate_;
 };
 

@@ -6,6 +6,7 @@
 // (tests/codegen/nvptx_test.cc checks that the runtime reads the backend's own output).
 #include <gtest/gtest.h>
 
+#include <algorithm>
 #include <fstream>
 #include <sstream>
 #include <string>
@@ -120,13 +121,27 @@ TEST_F(GpuMeasureTest, EachLaunchOfTheMetadataRunsInOrderWithItsShape) {
   GpuMeasureSession session(Spec(/*checked=*/false), [](const char*) {});
   const MeasureOutcome outcome = session.Measure({library_, "vtwo"});
   ASSERT_EQ(outcome.kind, OutcomeKind::kOk) << outcome.message;
-  const std::vector<std::string> lines = Lines(log_);
+  std::vector<std::string> lines = Lines(log_);
+  ASSERT_FALSE(lines.empty());
+  EXPECT_EQ(lines[0], "load");
+  lines.erase(lines.begin());
   // The checked run, then one run per repeat (number 1), each both launches in order.
   ASSERT_EQ(lines.size(), 2u * (1 + 3)) << ::testing::PrintToString(lines);
   for (size_t i = 0; i < lines.size(); i += 2) {
     EXPECT_EQ(lines[i], "vtwo_copy_k0 grid=2,1,1 block=150,1,1");
     EXPECT_EQ(lines[i + 1], "vtwo_k1 grid=1,3,1 block=32,4,2");
   }
+}
+
+// A farm call's candidates and their reference share one library: the helper JIT-loads it once.
+TEST_F(GpuMeasureTest, OneLibraryIsLoadedOncePerHelper) {
+  GpuMeasureSession session(Spec(), [](const char*) {});
+  for (const char* entry : {"vcopy", "vslow", "vtwo", "vcopy"}) {
+    const MeasureOutcome outcome = session.Measure({library_, entry});
+    EXPECT_EQ(outcome.kind, OutcomeKind::kOk) << entry << ": " << outcome.message;
+  }
+  const std::vector<std::string> lines = Lines(log_);
+  EXPECT_EQ(std::count(lines.begin(), lines.end(), "load"), 1) << ::testing::PrintToString(lines);
 }
 
 TEST_F(GpuMeasureTest, AnOutputTheKernelNeverWritesIsAWrongResultAndIsNotTimed) {

@@ -12,7 +12,8 @@
 //   *slow*   takes 2 ms of GPU time in the events' clock;
 //   anything else writes nothing.
 // A module whose text contains "// fake-cuda-log: PATH" appends one line per launch to PATH:
-// "<kernel> grid=X,Y,Z block=X,Y,Z"; other modules log to $TUNEFARM_FAKE_CUDA_LOG when it is set.
+// "<kernel> grid=X,Y,Z block=X,Y,Z", after a line "load" when it is loaded; other modules log to
+// $TUNEFARM_FAKE_CUDA_LOG when it is set.
 #include <algorithm>
 #include <chrono>
 #include <cstdio>
@@ -136,6 +137,12 @@ CUresult cuModuleLoadDataEx(void** module, const void* image, unsigned count, in
     m->log_path = text.substr(begin, text.find('\n', begin) - begin);
   } else if (const char* log = std::getenv("TUNEFARM_FAKE_CUDA_LOG"); log != nullptr) {
     m->log_path = log;
+  }
+  if (!m->log_path.empty()) {
+    if (FILE* log = std::fopen(m->log_path.c_str(), "a")) {
+      std::fprintf(log, "load\n");
+      std::fclose(log);
+    }
   }
   *module = m;
   return 0;
