@@ -17,12 +17,19 @@ bool IsBlock(IterAnnotation a) { return a >= IterAnnotation::kBlockX && a <= Ite
 // lowered for its target (tir/gpu_launch.h).
 std::string CheckThreadBinding(const Stage& stage, int iter, IterAnnotation axis) {
   const IterNode& node = stage.node_of(iter);
-  if (node.kind == IterKind::kReduce) return "cannot bind a reduce iterator to a GPU axis (threads would race)";
+  // A cross-thread reduction (tir/lower.cc): the block's threads share the innermost reduce
+  // loop, each reducing its part into shared memory, then a tree combines the parts.
+  const bool cross_thread = node.kind == IterKind::kReduce && axis == IterAnnotation::kThreadX &&
+                            iter == static_cast<int>(stage.iters.size()) - 1;
+  if (node.kind == IterKind::kReduce && !cross_thread) {
+    return "cannot bind a reduce iterator to a GPU axis, but the innermost one to threadIdx.x (a cross-thread "
+           "reduction); others would race";
+  }
   if (node.extent == kUnknownExtent) return "cannot bind an iterator of unknown extent to a GPU axis";
   for (int i = 0; i < static_cast<int>(stage.iters.size()); ++i) {
     IterAnnotation other = stage.iters[i].annotation;
     if (other == axis) return StrCat(IterAnnotationName(axis), " is already bound to iterator ", i);
-    if (i < iter && stage.node_of(i).kind == IterKind::kReduce) {
+    if (i < iter && stage.node_of(i).kind == IterKind::kReduce && !cross_thread) {
       return "cannot bind an iterator nested inside a reduce iterator to a GPU axis";
     }
     if (i < iter && IsBlock(axis) && IsThreadBinding(other) && !IsBlock(other)) {

@@ -136,6 +136,12 @@ class StageLowering {
       inner_all.push_back(i);
       if (stage_.node_of(i).kind == IterKind::kSpace) inner_space.push_back(i);
     }
+    if (LoopThreadAxis(stage_.iters.back().annotation) == ThreadAxis::kThreadX &&
+        stage_.node_of(static_cast<int>(stage_.iters.size()) - 1).kind == IterKind::kReduce) {
+      return Build(outer, 0, enclosing, none, true, [&](const VarSet& bound, const GuardSet& emitted) {
+        return CrossThreadReduction(inner_all, bound, emitted, out_buffer, out_index, body);
+      });
+    }
     return Build(outer, 0, enclosing, none, true, [&](const VarSet& bound, const GuardSet& emitted) {
       // Stages attached inside the reduction are computed in the update nest only.
       Stmt init_nest = FreshenLoopVars(Build(inner_space, 0, bound, emitted, false, Leaf(init)), &ctx_.next_var_id);
@@ -148,6 +154,44 @@ class StageLowering {
 
   static InnerFn Leaf(Stmt s) {
     return [s](const VarSet&, const GuardSet&) { return s; };
+  }
+
+  // The reduction of one output point when its innermost reduce loop is bound to threadIdx.x
+  // (checked by CheckCrossThreadReductions: no space loop and no attached stage inside the
+  // reduction). Each thread reduces its share into its slot of a shared buffer; the slots are
+  // combined by halves, n slots into ceil(n/2) at each step, each step a loop over the threads
+  // (InsertSharedMemoryBarriers puts a barrier between them); thread 0 writes the result. Read
+  // serially (the threads one after another) it computes the same, so the interpreter checks it.
+  Stmt CrossThreadReduction(const std::vector<int>& loops, const VarSet& bound, const GuardSet& emitted, int out_buffer,
+                            const Expr& out_index, const Expr& body) {
+    const int last = loops.back();
+    const int64_t threads = extent_[stage_.iters[last].node];
+    const te::DType dtype = tensor_.dtype;
+    Buffer scratch{StrCat(tensor_.name, ".red"), dtype, {threads}, BufferScope::kShared};
+    const int slots = static_cast<int>(ctx_.plan.buffers.size());
+    ctx_.plan.buffers.push_back(std::move(scratch));
+    auto slot = [&](Expr i) { return te::Load(dtype, slots, {std::move(i)}); };
+    auto over_threads = [&](const std::function<Stmt(const Expr&)>& body_of) {
+      Expr t = te::MakeVar(StrCat(tensor_.name, ".tid"), ctx_.next_var_id++);
+      return For(t, Idx(threads), ForKind::kThreadBinding, body_of(t), ThreadAxis::kThreadX);
+    };
+    std::vector<Stmt> steps;
+    steps.push_back(over_threads([&](const Expr& t) { return Store(slots, t, te::ReduceIdentity(tensor_.reduce, dtype)); }));
+    const Expr mine = loop_var_[last];
+    steps.push_back(Build(loops, 0, bound, emitted, true,
+                          Leaf(Store(slots, mine, te::ReduceCombine(tensor_.reduce, slot(mine), body)))));
+    for (int64_t n = threads; n > 1;) {
+      const int64_t half = (n + 1) / 2;
+      steps.push_back(over_threads([&](const Expr& t) {
+        return IfThenElse(te::Lt(t, Idx(n - half)),
+                          Store(slots, t, te::ReduceCombine(tensor_.reduce, slot(t), slot(t + Idx(half)))));
+      }));
+      n = half;
+    }
+    steps.push_back(over_threads([&](const Expr& t) {
+      return IfThenElse(te::Eq(t, Idx(0)), Store(out_buffer, out_index, slot(Idx(0))));
+    }));
+    return Allocate(slots, Seq(std::move(steps)));
   }
 
   std::vector<int> AllLeaves() const {
@@ -467,10 +511,38 @@ absl::StatusOr<PrimFunc> LowerWithPlan(const schedule::State& state, std::string
   return f;
 }
 
+// A reduction whose innermost loop is bound to threadIdx.x is lowered as a cross-thread
+// reduction (StageLowering::CrossThreadReduction), which needs the whole reduction to be that
+// loop's business: no space loop and no attached stage inside its reduce loops.
+absl::Status CheckCrossThreadReductions(const schedule::State& state) {
+  for (int tensor : state.dag().stages()) {
+    const Stage& st = state.stage(tensor);
+    if (st.iters.empty() || st.location == ComputeLocation::kInlined) continue;
+    const int last = static_cast<int>(st.iters.size()) - 1;
+    if (st.iters[last].annotation != IterAnnotation::kThreadX || st.node_of(last).kind != IterKind::kReduce) continue;
+    bool in_reduction = false;
+    for (int i = 0; i <= last; ++i) {
+      const schedule::IterNode& node = st.node_of(i);
+      in_reduction |= node.kind == IterKind::kReduce;
+      if (!in_reduction) continue;
+      if (node.kind == IterKind::kSpace) {
+        return absl::InvalidArgumentError(StrCat("stage ", state.dag().tensor(tensor).name, ": space loop ", node.name,
+                                                 " inside a cross-thread reduction (reduce loop bound to threadIdx.x)"));
+      }
+      if (!state.AttachedAt(tensor, st.iters[i].node).empty()) {
+        return absl::InvalidArgumentError(StrCat("stage ", state.dag().tensor(tensor).name, ": a stage is computed at reduce loop ", node.name,
+                                                 " of a cross-thread reduction"));
+      }
+    }
+  }
+  return absl::OkStatus();
+}
+
 }  // namespace
 
 absl::StatusOr<PrimFunc> Lower(const schedule::State& state, std::string_view name) {
   if (!state.IsConcrete()) return absl::FailedPreconditionError("cannot lower a sketch: some split lengths are unfilled");
+  if (absl::Status s = CheckCrossThreadReductions(state); !s.ok()) return s;
   return LowerWithPlan(state, name, {});
 }
 

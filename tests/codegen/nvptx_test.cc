@@ -142,6 +142,19 @@ TEST(Nvptx, RegisterTilesFedFromSharedTilesAssemble) {
   EXPECT_EQ(testing::AssemblePtx(ptxas, *ptx, "sm_90"), "") << *ptx;
 }
 
+TEST(Nvptx, ACrossThreadReductionHasBarriersAndAssembles) {
+  State s = testing::CrossThreadRowReduce(testing::RowReduceDag(6, 100, te::ReduceKind::kSum), 32);
+  absl::StatusOr<tir::PrimFunc> f = tir::Lower(s, "rowsum");
+  ASSERT_TRUE(f.ok()) << f.status();
+  absl::StatusOr<std::string> ptx = BuildKernelLibrary({*f}, Cuda("cuda -arch=sm_80"));
+  ASSERT_TRUE(ptx.ok()) << ptx.status();
+  EXPECT_NE(ptx->find("bar.sync"), std::string::npos) << *ptx;
+  EXPECT_NE(ptx->find(".shared"), std::string::npos) << *ptx;
+  const std::string ptxas = testing::FindPtxas();
+  if (ptxas.empty()) GTEST_SKIP() << testing::kNoPtxasReason;  // only the assembly (tests/common/ptxas.h)
+  EXPECT_EQ(testing::AssemblePtx(ptxas, *ptx, "sm_80"), "");
+}
+
 TEST(Nvptx, ACpuTargetRefusesThreadBindingsAndAGpuTargetRefusesParallelLoops) {
   absl::StatusOr<Target> cpu = Target::Parse("llvm -mtriple=x86_64-linux-gnu");
   ASSERT_TRUE(cpu.ok());

@@ -79,4 +79,32 @@ inline schedule::State SharedRegisterTiledGemm(int64_t m, int64_t n, int64_t k) 
   return s;
 }
 
+// rows x cols -> rows: a reduction (sum or max) of each row's squares, then + 1 in a stage of its
+// own (stages: x, r, y).
+inline std::shared_ptr<const te::ComputeDag> RowReduceDag(int64_t rows, int64_t cols, te::ReduceKind kind) {
+  te::DagBuilder b;
+  auto x = b.Placeholder("x", te::DType::kFloat32, {rows, cols});
+  auto r = b.Reduce("r", kind, {rows}, {cols}, [&](const te::DagBuilder::Axes& i, const te::DagBuilder::Axes& k) {
+    return x(i[0], k[0]) * x(i[0], k[0]);
+  });
+  auto y = b.Compute("y", {rows}, [&](const te::DagBuilder::Axes& i) { return r(i) + te::Const(te::DType::kFloat32, 1); });
+  return b.Build({y});
+}
+
+// RowReduceDag's reduction as a cross-thread reduction: the row loop on blockIdx.x, the columns
+// split by `threads` with the inner part on threadIdx.x; y bound two rows to a block.
+inline schedule::State CrossThreadRowReduce(std::shared_ptr<const te::ComputeDag> dag, int64_t threads) {
+  using schedule::IterAnnotation;
+  constexpr int r = 1, y = 2;
+  schedule::State s(std::move(dag));
+  const auto ok = [](const absl::Status& step) { EXPECT_TRUE(step.ok()) << step; };
+  ok(s.Split(r, 1, {threads}));                          // row, col.o, col.i
+  ok(s.Annotate(r, 0, IterAnnotation::kBlockX));
+  ok(s.Annotate(r, 2, IterAnnotation::kThreadX));
+  ok(s.Split(y, 0, {2}));
+  ok(s.Annotate(y, 0, IterAnnotation::kBlockX));
+  ok(s.Annotate(y, 1, IterAnnotation::kThreadX));
+  return s;
+}
+
 }  // namespace tunefarm::testing

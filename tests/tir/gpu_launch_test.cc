@@ -183,7 +183,8 @@ TEST(GpuLaunch, TheAnnotationStepRefusesBindingsThatCannotRun) {
     ASSERT_FALSE(st.ok()) << what;
     EXPECT_NE(std::string(st.message()).find(what), std::string::npos) << st;
   };
-  expect(s.Annotate(kGemmC, 2, IterAnnotation::kThreadX), "cannot bind a reduce iterator");
+  expect(s.Annotate(kGemmC, 2, IterAnnotation::kBlockX), "cannot bind a reduce iterator");
+  expect(s.Annotate(kGemmC, 2, IterAnnotation::kThreadY), "but the innermost one to threadIdx.x");
   ASSERT_TRUE(s.Annotate(kGemmC, 0, IterAnnotation::kThreadX).ok());
   expect(s.Annotate(kGemmC, 1, IterAnnotation::kThreadX), "threadIdx.x is already bound to iterator 0");
   expect(s.Annotate(kGemmC, 1, IterAnnotation::kBlockX), "a block axis cannot be nested inside thread axis");

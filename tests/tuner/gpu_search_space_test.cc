@@ -18,6 +18,7 @@
 #include "compiler/tir/gpu_interpreter.h"
 #include "compiler/tir/gpu_launch.h"
 #include "compiler/tir/lower.h"
+#include "tests/common/gpu_schedules.h"
 #include "tests/common/interpreted_error.h"
 #include "tests/common/ptxas.h"
 #include "tests/common/test_dags.h"
@@ -117,6 +118,33 @@ TEST(GpuSketches, AnOutputReadByAnEpilogueIsStillTiled) {
   for (size_t p = 0; p < programs.size(); ++p) EXPECT_LT(GpuError(programs[p], 60 + p), 1e-3) << programs[p].ToString();
 }
 
+// A reduction long enough for a warp, not tiled: a sketch that keeps it (one thread per row) and
+// one that shares each row's reduction among a block's threads; drawn programs of the second
+// bind the inner reduce loop to threadIdx.x, with a block size of at least a warp.
+TEST(GpuSketches, ALongUntiledReductionGetsACrossThreadSketch) {
+  const SearchTarget target = SearchTarget::FromTarget(Cuda());
+  std::vector<std::string> notes;
+  std::vector<State> sketches = GenerateSketches(testing::RowReduceDag(6, 100, te::ReduceKind::kSum), target, &notes);
+  ASSERT_EQ(sketches.size(), 2u);
+  int cross_thread = 0;
+  for (const State& sketch : sketches) cross_thread += IsCrossThreadReduction(sketch, 1);
+  EXPECT_EQ(cross_thread, 1);
+  // 16 columns are too few to share: the rule stays out.
+  EXPECT_EQ(GenerateSketches(testing::RowReduceDag(6, 16, te::ReduceKind::kSum), target, &notes).size(), 1u);
+  std::mt19937_64 rng(4);
+  int drawn = 0;
+  for (const State& p : SampleInitialPopulation(testing::RowReduceDag(6, 100, te::ReduceKind::kSum), target, 16, rng,
+                                                nullptr)) {
+    if (!IsCrossThreadReduction(p, 1)) continue;
+    ++drawn;
+    const schedule::Stage& r = p.stage(1);
+    EXPECT_EQ(r.iters.back().annotation, schedule::IterAnnotation::kThreadX) << p.ToString();
+    EXPECT_GE(r.node_of(static_cast<int>(r.iters.size()) - 1).extent, 32) << p.ToString();
+    EXPECT_LT(GpuError(p, 9), 1e-3) << p.ToString();
+  }
+  EXPECT_GT(drawn, 0);
+}
+
 struct GpuCase {
   const char* name;
   std::shared_ptr<const te::ComputeDag> (*dag)();
@@ -154,7 +182,9 @@ INSTANTIATE_TEST_SUITE_P(
     ::testing::Values(GpuCase{"gemm", [] { return testing::GemmDag(64, 48, 32); }},
                       GpuCase{"gemm_odd", [] { return testing::GemmDag(24, 20, 18); }},
                       GpuCase{"gemm_bias", [] { return testing::GemmBiasDag(32, 64, 16); }},
-                      GpuCase{"conv_bias_relu", [] { return testing::ConvBiasReluDag(8, 10, 16); }}),
+                      GpuCase{"conv_bias_relu", [] { return testing::ConvBiasReluDag(8, 10, 16); }},
+                      GpuCase{"row_sum", [] { return testing::RowReduceDag(6, 100, te::ReduceKind::kSum); }},
+                      GpuCase{"row_max", [] { return testing::RowReduceDag(8, 256, te::ReduceKind::kMax); }}),
     [](const ::testing::TestParamInfo<GpuCase>& info) { return std::string(info.param.name); });
 
 // Evolution on GPU programs (tile sizes moved between levels, the other rules finding nothing

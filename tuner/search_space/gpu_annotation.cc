@@ -7,6 +7,7 @@
 
 #include "common/strings.h"
 #include "compiler/schedule/gpu_default_rules.h"
+#include "tuner/search_space/gpu_sketch_rules.h"
 #include "tuner/search_space/random_annotation.h"
 #include "tuner/search_space/split_factorization.h"
 #include "tuner/search_space/tile_sizes.h"
@@ -21,6 +22,15 @@ using schedule::State;
 constexpr int64_t kWarp = 32;
 constexpr int64_t kBlockSizes[] = {32, 64, 128, 256, 512, 1024};
 
+// A cross-thread reduction's thread count: a block size of at least a warp, within the device's
+// limit and the reduce extent (the extent itself when it is shorter than every block size).
+int64_t DrawReductionThreads(int64_t extent, const SearchTarget& target, std::mt19937_64& rng) {
+  std::vector<int64_t> sizes;
+  for (int64_t b : kBlockSizes)
+    if (b <= target.max_threads_per_block && b <= extent) sizes.push_back(b);
+  return sizes.empty() ? std::min<int64_t>(extent, target.max_threads_per_block) : sizes[rng() % sizes.size()];
+}
+
 std::map<size_t, std::vector<int64_t>> DrawGpuLengths(const std::vector<TunableSplit>& splits,
                                                       const SearchTarget& target, std::mt19937_64& rng) {
   std::map<size_t, std::vector<int64_t>> lengths;
@@ -29,6 +39,8 @@ std::map<size_t, std::vector<int64_t>> DrawGpuLengths(const std::vector<TunableS
     if (s.extent == schedule::kUnknownExtent) continue;
     if (s.kind == schedule::IterKind::kSpace && s.parts == 3)
       tiled[s.stage].push_back(&s);
+    else if (s.kind == schedule::IterKind::kReduce && s.parts == 1)  // a cross-thread reduction's threads
+      lengths[s.step] = {DrawReductionThreads(s.extent, target, rng)};
     else
       lengths[s.step] = SampleFactorization(s.extent, s.parts, kMaxInnermostSplitLength, rng);
   }
@@ -73,6 +85,13 @@ absl::Status Bind(State* s, const SearchTarget& target, std::mt19937_64& rng) {
       continue;
     }
     if (st.location != ComputeLocation::kRoot) continue;  // inside a tile: runs in its thread
+    if (IsCrossThreadReduction(*s, stage)) {
+      const int last = static_cast<int>(st.iters.size()) - 1;
+      if (last == 2)
+        if (auto r = s->Annotate(stage, 0, IterAnnotation::kBlockX); !r.ok()) return r;
+      if (auto r = s->Annotate(stage, last, IterAnnotation::kThreadX); !r.ok()) return r;
+      continue;
+    }
     if (IsTiledCopyOut(*s, stage)) {
       if (auto r = s->Annotate(stage, 0, IterAnnotation::kBlockX); !r.ok()) return r;
       if (auto r = s->Annotate(stage, 1, IterAnnotation::kThreadX); !r.ok()) return r;

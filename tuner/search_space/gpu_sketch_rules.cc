@@ -2,6 +2,7 @@
 
 #include <algorithm>
 #include <cstdlib>
+#include <optional>
 #include <string>
 #include <utility>
 
@@ -132,13 +133,56 @@ Branches GpuTileApply(const State& s, int stage, const SearchTarget&) {
   return std::vector<SketchBranch>{{std::move(next), local - 1}};
 }
 
+// A reduction left untiled and long enough to share among a warp (a row's sum or maximum, a
+// global pool, a GEMV): besides keeping it (one thread per output point), a sketch with its
+// reduce loops fused and split, the inner part for threadIdx.x (a cross-thread reduction,
+// tir/lower.cc), its space loops fused for blockIdx.x.
+RuleCondition CrossThreadCondition(const State& s, int stage, const SearchTarget&) {
+  const schedule::Stage& st = s.stage(stage);
+  if (st.location != schedule::ComputeLocation::kRoot || !st.scope.empty() || NeedsTiling(s, stage))
+    return RuleCondition::kSkip;
+  int64_t reduce = 1;
+  bool seen_reduce = false;
+  for (int i = 0; i < static_cast<int>(st.iters.size()); ++i) {
+    const schedule::IterNode& node = st.node_of(i);
+    if (node.kind == schedule::IterKind::kSpace && seen_reduce) return RuleCondition::kSkip;  // not as built
+    if (node.kind != schedule::IterKind::kReduce) continue;
+    if (node.extent == schedule::kUnknownExtent || node.name.find('.') != std::string::npos) return RuleCondition::kSkip;
+    seen_reduce = true;
+    reduce *= node.extent;
+  }
+  return seen_reduce && reduce >= kMinCrossThreadReduction ? RuleCondition::kApply : RuleCondition::kSkip;
+}
+
+Branches CrossThreadApply(const State& s, int stage, const SearchTarget&) {
+  State next = s;
+  int space = 0;
+  const int loops = static_cast<int>(s.stage(stage).iters.size());
+  while (s.stage(stage).node_of(space).kind == schedule::IterKind::kSpace) ++space;
+  if (auto st = FuseLoops(&next, stage, space, loops - space); !st.ok()) return st;
+  if (auto st = next.Split(stage, space, {std::nullopt}); !st.ok()) return st;
+  if (auto st = FuseLoops(&next, stage, 0, space); !st.ok()) return st;
+  return std::vector<SketchBranch>{{std::move(next), stage - 1}};
+}
+
 }  // namespace
+
+bool IsCrossThreadReduction(const State& s, int stage) {
+  const schedule::Stage& st = s.stage(stage);
+  if (st.location != schedule::ComputeLocation::kRoot || st.iters.size() < 2 || st.iters.size() > 3) return false;
+  const schedule::IterNode& last = st.node_of(static_cast<int>(st.iters.size()) - 1);
+  const schedule::IterNode& before = st.node_of(static_cast<int>(st.iters.size()) - 2);
+  return last.kind == schedule::IterKind::kReduce && before.kind == schedule::IterKind::kReduce &&
+         last.name.size() > 2 && last.name.substr(last.name.size() - 2) == ".1" &&
+         (st.iters.size() == 2 || st.node_of(0).kind == schedule::IterKind::kSpace);
+}
 
 const std::vector<SketchRule>& GpuSketchRules() {
   static const std::vector<SketchRule> kRules = {
       {"handled", HandledCondition, Next},
       {"inline", InlineCondition, InlineApply},
       {"gpu-tile", GpuTileCondition, GpuTileApply},
+      {"cross-thread", CrossThreadCondition, CrossThreadApply},
       {"keep", KeepCondition, Next},
   };
   return kRules;

@@ -6,7 +6,11 @@
 //                launch and a trip through global memory (skip rest)
 //   3. gpu-tile  a reuse-heavy stage (a GEMM, a conv): shared memory and register tiles
 //                (below) (skip rest)
-//   4. keep      anything else stays at the root; annotation binds it to blocks and threads
+//   4. cross-thread  a reduction left untiled whose reduce extent is at least a warp: a second
+//                sketch where its reduce loops are fused and split, the inner part for
+//                threadIdx.x (a cross-thread reduction, tir/lower.cc), its space loops fused
+//                for blockIdx.x (apply, and go on: keep gives the first)
+//   5. keep      anything else stays at the root; annotation binds it to blocks and threads
 //
 // gpu-tile, on stage X reading tensors P1..Pn:
 //   - each Pi gets a "shared" cache_read stage Pi.shared for X, and X a "local" cache_write
@@ -25,7 +29,7 @@
 //     (follow_fused_split of the S1 lengths), so the threads fetch it together.
 // The bindings themselves are annotation's (gpu_annotation.h): a loop is bound once its extent
 // is known. Not here yet: vthread (Ansor's S level between blocks and threads, which spreads a
-// thread's tile to avoid bank conflicts) and cross-thread reduction.
+// thread's tile to avoid bank conflicts).
 #pragma once
 
 #include <string_view>
@@ -37,6 +41,13 @@ namespace tunefarm::tuner {
 
 inline constexpr std::string_view kGpuTileStructure = "SSRRSRS";
 
+// Reduce extents from which the cross-thread rule offers its sketch.
+inline constexpr int64_t kMinCrossThreadReduction = 32;
+
 const std::vector<SketchRule>& GpuSketchRules();
+
+// A stage the cross-thread rule shaped: at the root, its loops [space fused,] reduce outer,
+// reduce inner (named "<fused>.1"), the last one for threadIdx.x.
+bool IsCrossThreadReduction(const schedule::State& s, int stage);
 
 }  // namespace tunefarm::tuner
