@@ -162,6 +162,17 @@ Result<EntryLaunches> EntryLaunches::Bind(const Context& context, const Module& 
     }
     Result<CUfunction> function = module.Function(launch.kernel);
     if (!function.ok()) return function.status();
+    // The JIT decided the kernel's registers: a block too large for them cannot launch
+    // (CUDA_ERROR_LAUNCH_OUT_OF_RESOURCES); say so here, by name.
+    int fits = 0, registers = 0;
+    if (context.api().cuFuncGetAttribute(&fits, kFuncMaxThreadsPerBlock, *function) == kSuccess && fits > 0 &&
+        threads > fits) {
+      context.api().cuFuncGetAttribute(&registers, kFuncNumRegs, *function);
+      return Status(StatusCode::kInvalidArgument, what + ": block " + Dims(launch.block) + " has " +
+                                                      std::to_string(threads) + " threads, but the kernel uses " +
+                                                      std::to_string(registers) + " registers per thread, so at most " +
+                                                      std::to_string(fits) + " fit a block");
+    }
     bound.launches_.push_back(launch);
     bound.functions_.push_back(*function);
   }

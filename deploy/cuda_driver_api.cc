@@ -46,6 +46,7 @@ Result<std::shared_ptr<const DriverApi>> LoadDriverApi(const std::string& librar
   resolve(api->cuModuleLoadDataEx, "cuModuleLoadDataEx");
   resolve(api->cuModuleUnload, "cuModuleUnload");
   resolve(api->cuModuleGetFunction, "cuModuleGetFunction");
+  resolve(api->cuFuncGetAttribute, "cuFuncGetAttribute");
   resolve(api->cuMemAlloc, "cuMemAlloc_v2");
   resolve(api->cuMemFree, "cuMemFree_v2");
   resolve(api->cuMemcpyHtoD, "cuMemcpyHtoD_v2");

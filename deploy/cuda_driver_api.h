@@ -47,6 +47,10 @@ enum Attribute : int {
   kComputeCapabilityMinor = 76,
 };
 
+// CUfunction_attribute values: what a kernel compiled to, read after the JIT.
+inline constexpr int kFuncMaxThreadsPerBlock = 0;
+inline constexpr int kFuncNumRegs = 4;
+
 // CUjit_option values used with cuModuleLoadDataEx.
 inline constexpr int kJitErrorLogBuffer = 5;
 inline constexpr int kJitErrorLogBufferSizeBytes = 6;
@@ -67,6 +71,7 @@ struct DriverApi {
   CUresult (*cuModuleLoadDataEx)(CUmodule*, const void*, unsigned, int*, void**) = nullptr;
   CUresult (*cuModuleUnload)(CUmodule) = nullptr;
   CUresult (*cuModuleGetFunction)(CUfunction*, CUmodule, const char*) = nullptr;
+  CUresult (*cuFuncGetAttribute)(int*, int, CUfunction) = nullptr;
   CUresult (*cuMemAlloc)(CUdeviceptr*, size_t) = nullptr;
   CUresult (*cuMemFree)(CUdeviceptr) = nullptr;
   CUresult (*cuMemcpyHtoD)(CUdeviceptr, const void*, size_t) = nullptr;

@@ -76,7 +76,8 @@ class GpuMeasureTest : public ::testing::Test {
                  {"vtwo",
                   {Launch("vtwo_copy_k0"), Launch("vtwo_k1", "[1,3,1]", "[32,4,2]")},
                   {"vtwo_copy_k0", "vtwo_k1"}},
-                 {"vbig", {Launch("vbig_copy_k0", "[1,1,1]", "[2048,1,1]")}, {"vbig_copy_k0"}}},
+                 {"vbig", {Launch("vbig_copy_k0", "[1,1,1]", "[2048,1,1]")}, {"vbig_copy_k0"}},
+                 {"vregs", {Launch("vregs_copy_k0", "[1,1,1]", "[768,1,1]")}, {"vregs_copy_k0"}}},
                 log_));
   }
 
@@ -160,6 +161,13 @@ TEST_F(GpuMeasureTest, RefusalsNameWhatIsWrong) {
   EXPECT_EQ(big.kind, OutcomeKind::kLoadError);
   EXPECT_NE(big.message.find("block [2048,1,1] has 2048 threads, this GPU allows 1024"), std::string::npos)
       << big.message;
+
+  // Within the device's 1,024 threads, but not with the registers the JIT gave the kernel.
+  MeasureOutcome regs = session.Measure({library_, "vregs"});
+  EXPECT_EQ(regs.kind, OutcomeKind::kLoadError);
+  EXPECT_NE(regs.message.find("768 threads, but the kernel uses 128 registers per thread, so at most 512 fit a block"),
+            std::string::npos)
+      << regs.message;
 
   const std::string newer = dir_.WriteFile("sm100.ptx", Library({Entry("vcopy", "vcopy_copy_k0")}, "", "sm_100"));
   MeasureOutcome refused = session.Measure({newer, "vcopy"});

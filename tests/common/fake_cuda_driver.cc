@@ -10,6 +10,7 @@
 //            and from every call after it), as an out-of-bounds store does;
 //   *hang*   makes the next synchronization block forever;
 //   *slow*   takes 2 ms of GPU time in the events' clock;
+//   *regs*   uses 128 registers per thread, so at most 512 threads fit a block;
 //   anything else writes nothing.
 // A module whose text contains "// fake-cuda-log: PATH" appends one line per launch to PATH:
 // "<kernel> grid=X,Y,Z block=X,Y,Z", after a line "load" when it is loaded; other modules log to
@@ -155,6 +156,15 @@ CUresult cuModuleGetFunction(void** function, void* module, const char* name) {
   auto* m = static_cast<Module*>(module);
   if (!Contains(m->text, (std::string(".entry ") + name + "(").c_str())) return 500;
   *function = new Function{m, name};  // leaked with the module: a test's handful
+  return 0;
+}
+
+// A kernel whose name contains "regs" uses 128 registers per thread: at most 512 threads a block.
+CUresult cuFuncGetAttribute(int* value, int attribute, void* function) {
+  const bool heavy = Contains(static_cast<Function*>(function)->name, "regs");
+  if (attribute == 0) *value = heavy ? 512 : 1024;  // CU_FUNC_ATTRIBUTE_MAX_THREADS_PER_BLOCK
+  else if (attribute == 4) *value = heavy ? 128 : 32;  // CU_FUNC_ATTRIBUTE_NUM_REGS
+  else *value = 0;
   return 0;
 }
 
