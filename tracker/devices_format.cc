@@ -43,6 +43,15 @@ std::string Cpu(const v1::HardwareFacts& facts) {
   return facts.arch().empty() ? "-" : facts.arch();
 }
 
+// "NVIDIA H100 80GB HBM3 (sm_90)" for a GPU agent's device, "-" for a CPU's.
+std::string Gpu(const v1::HardwareFacts& facts) {
+  if (facts.gpus().empty()) return "-";
+  const v1::GpuFacts& gpu = facts.gpus(0);
+  std::string arch = gpu.compute_capability();
+  arch.erase(std::remove(arch.begin(), arch.end(), '.'), arch.end());
+  return absl::StrCat(gpu.name(), " (sm_", arch, ")");
+}
+
 }  // namespace
 
 std::string FormatDevicesTable(const v1::ListDevicesReply& reply) {
@@ -53,12 +62,12 @@ std::string FormatDevicesTable(const v1::ListDevicesReply& reply) {
                      absl::StrCat(p.waiting())});
   }
   std::vector<std::vector<std::string>> devices = {
-      {"KEY", "ADDRESS", "STATE", "LEASED", "HOLDERS", "CPU", "CORES", "LAST SEEN", "AGENT"}};
+      {"KEY", "ADDRESS", "STATE", "LEASED", "HOLDERS", "CPU", "CORES", "GPU", "LAST SEEN", "AGENT"}};
   for (const v1::DeviceInfo& d : reply.devices()) {
     devices.push_back({d.key(), d.address(), d.state() == v1::DEVICE_STATE_BUSY ? "busy" : "idle",
                        absl::StrCat(d.leased(), "/", d.capacity()),
                        d.holders().empty() ? "-" : absl::StrJoin(d.holders(), ","),
-                       Cpu(d.facts()), absl::StrCat(d.facts().physical_cores()),
+                       Cpu(d.facts()), absl::StrCat(d.facts().physical_cores()), Gpu(d.facts()),
                        absl::StrCat(d.last_seen_ms_ago(), " ms ago"), d.agent_id()});
   }
   return absl::StrCat(Columns(pools), "\n", Columns(devices));

@@ -43,5 +43,19 @@ TEST(ArmCpus, TheDeviceListNamesTheCoreOrWarnsAboutAnUnknownPart) {
       << unknown;
 }
 
+// A GPU agent's device shows its GPU and arch beside the host's CPU; a CPU's shows "-".
+TEST(DeviceList, AGpuAgentsDeviceNamesItsGpu) {
+  v1::ListDevicesReply reply = OneArmDevice("0xd08");
+  v1::GpuFacts* gpu = reply.mutable_devices(0)->mutable_facts()->add_gpus();
+  gpu->set_name("NVIDIA H100 80GB HBM3");
+  gpu->set_compute_capability("9.0");
+  const std::string table = FormatDevicesTable(reply);
+  EXPECT_NE(table.find("GPU"), std::string::npos) << table;
+  EXPECT_NE(table.find("NVIDIA H100 80GB HBM3 (sm_90)"), std::string::npos) << table;
+  EXPECT_NE(table.find("cortex-a72"), std::string::npos) << table;
+  const std::string cpu_only = FormatDevicesTable(OneArmDevice("0xd08"));
+  EXPECT_EQ(cpu_only.find("sm_"), std::string::npos) << cpu_only;
+}
+
 }  // namespace
 }  // namespace tunefarm::tracker
