@@ -257,6 +257,12 @@ int64_t ArgInfo::NumElements() const {
   return elements;
 }
 
+std::string ShapeText(const std::vector<int64_t>& shape, const char* separator) {
+  std::string text = "[";
+  for (size_t i = 0; i < shape.size(); ++i) text += (i ? separator : "") + std::to_string(shape[i]);
+  return text + "]";
+}
+
 const EntryInfo* KernelMetadata::FindEntry(std::string_view name) const {
   for (const EntryInfo& entry : entries) {
     if (entry.name == name) return &entry;

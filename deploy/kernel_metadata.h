@@ -69,6 +69,9 @@ struct KernelMetadata {
   const EntryInfo* FindEntry(std::string_view name) const;
 };
 
+// "[1, 3, 224, 224]" (or "[1,3,224,224]" with separator ","): how messages print a shape.
+std::string ShapeText(const std::vector<int64_t>& shape, const char* separator = ", ");
+
 // Parses and validates the JSON text. Errors (kBadMetadata) say which field is wrong and why,
 // e.g. `entries[0].args[2].role: expected "in", "out" or "param", got "inout"`.
 Result<KernelMetadata> ParseKernelMetadata(std::string_view json);

@@ -9,12 +9,6 @@
 namespace tunefarm::deploy {
 namespace {
 
-std::string Shape(const std::vector<int64_t>& shape) {
-  std::string text = "[";
-  for (size_t i = 0; i < shape.size(); ++i) text += (i ? ", " : "") + std::to_string(shape[i]);
-  return text + "]";
-}
-
 bool Overlap(const PlanValue& a, const PlanValue& b) {
   if (a.space != b.space || a.bytes == 0 || b.bytes == 0) return false;
   return a.offset < b.offset + b.bytes && b.offset < a.offset + a.bytes;
@@ -75,9 +69,9 @@ Status CheckPlanAgainstKernels(const ModelPlan& plan, const KernelMetadata& meta
       const PlanValue& value = plan.values[call.args[i]];
       const ArgInfo& arg = entry->args[i];
       if (value.dtype != arg.dtype || value.shape != arg.shape) {
-        return CallError(plan, c, Argument(plan, call, i) + " is " + value.dtype + " " + Shape(value.shape) +
+        return CallError(plan, c, Argument(plan, call, i) + " is " + value.dtype + " " + ShapeText(value.shape) +
                                       ", the kernel's argument \"" + arg.name + "\" is " + arg.dtype + " " +
-                                      Shape(arg.shape));
+                                      ShapeText(arg.shape));
       }
     }
   }

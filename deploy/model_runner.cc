@@ -3,15 +3,10 @@
 namespace tunefarm::deploy {
 namespace {
 
-std::string Shape(const PlanValue& value) {
-  std::string text = value.dtype + " [";
-  for (size_t i = 0; i < value.shape.size(); ++i) text += (i ? ", " : "") + std::to_string(value.shape[i]);
-  return text + "]";
-}
-
-// `what` is "input" or "output"; `verb` how its size is said ("takes", "has").
+// `what` is "input" or "output"; `size_words` say the value's size ("takes"), `given_words` the
+// caller's ("got ").
 Status Check(const std::string& name, const char* what, const std::vector<int32_t>& ids, const ModelPlan& plan,
-             size_t index, const void* data, size_t bytes, const std::string& size_words) {
+             size_t index, const void* data, size_t bytes, const char* size_words, const char* given_words) {
   if (index >= ids.size()) {
     return Status(StatusCode::kInvalidArgument, name + ": " + what + " index " + std::to_string(index) +
                                                     " is out of range (" + std::to_string(ids.size()) + " " + what +
@@ -20,9 +15,9 @@ Status Check(const std::string& name, const char* what, const std::vector<int32_
   const PlanValue& value = plan.values[ids[index]];
   if (bytes != value.bytes) {
     return Status(StatusCode::kInvalidArgument, name + ": " + what + " " + std::to_string(index) + " (\"" +
-                                                    value.name + "\", " + Shape(value) + ") " + size_words + " " +
-                                                    std::to_string(value.bytes) + " bytes, " +
-                                                    (what[0] == 'i' ? "got " : "the buffer ") + std::to_string(bytes));
+                                                    value.name + "\", " + value.dtype + " " + ShapeText(value.shape) + ") " +
+                                                    size_words + " " + std::to_string(value.bytes) + " bytes, " +
+                                                    given_words + std::to_string(bytes));
   }
   if (data == nullptr && bytes > 0) {
     return Status(StatusCode::kInvalidArgument, name + ": " + what + " " + std::to_string(index) + ": data is null");
@@ -33,11 +28,11 @@ Status Check(const std::string& name, const char* what, const std::vector<int32_
 }  // namespace
 
 Status ModelRunner::CheckInput(const std::string& name, size_t index, const void* data, size_t bytes) const {
-  return Check(name, "input", plan().inputs, plan(), index, data, bytes, "takes");
+  return Check(name, "input", plan().inputs, plan(), index, data, bytes, "takes", "got ");
 }
 
 Status ModelRunner::CheckOutput(const std::string& name, size_t index, const void* data, size_t bytes) const {
-  return Check(name, "output", plan().outputs, plan(), index, data, bytes, "has");
+  return Check(name, "output", plan().outputs, plan(), index, data, bytes, "has", "the buffer ");
 }
 
 }  // namespace tunefarm::deploy

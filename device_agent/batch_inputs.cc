@@ -7,12 +7,6 @@
 namespace tunefarm::agent {
 namespace {
 
-std::string ShapeText(const std::vector<int64_t>& shape) {
-  std::string text = "[";
-  for (size_t i = 0; i < shape.size(); ++i) text += (i ? "," : "") + std::to_string(shape[i]);
-  return text + "]";
-}
-
 // Same inputs: the generator depends on the dtype, shape and integer range of each argument.
 bool SameInputs(const std::vector<deploy::ArgInfo>& a, const std::vector<deploy::ArgInfo>& b) {
   if (a.size() != b.size()) return false;
@@ -36,7 +30,7 @@ std::string NumberText(double value) {
 }
 
 std::string ArgText(const deploy::ArgInfo& arg) {
-  return arg.name + " " + arg.dtype + ShapeText(arg.shape) + " " + deploy::ArgRoleName(arg.role);
+  return arg.name + " " + arg.dtype + deploy::ShapeText(arg.shape, ",") + " " + deploy::ArgRoleName(arg.role);
 }
 
 bool SameArg(const deploy::ArgInfo& a, const deploy::ArgInfo& b) {

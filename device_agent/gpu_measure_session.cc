@@ -65,9 +65,12 @@ bool GpuMeasureSession::OpenDevice() {
 
 // A farm call's candidates share one library (tuner/kernel_build.h), often with their reference:
 // each is JIT-compiled for the GPU once per helper, not once per candidate.
-bool GpuMeasureSession::LoadLibrary(const std::string& path) {
-  for (const LoadedLibrary& loaded : libraries_)
-    if (loaded.path == path) return true;
+bool GpuMeasureSession::LoadLibrary(const std::string& path, const LoadedLibrary** loaded) {
+  for (const LoadedLibrary& kept : libraries_) {
+    if (kept.path != path) continue;
+    *loaded = &kept;
+    return true;
+  }
   std::ifstream file(path, std::ios::binary);
   std::stringstream text;
   if (!file || !(text << file.rdbuf())) return Fail(OutcomeKind::kLoadError, "cannot read " + path);
@@ -87,15 +90,14 @@ bool GpuMeasureSession::LoadLibrary(const std::string& path) {
   // A few libraries are kept: the call's, its reference's, and the one before.
   if (libraries_.size() == kKeptLibraries) libraries_.erase(libraries_.begin());
   libraries_.push_back({path, std::move(library).value(), std::shared_ptr<cuda::Module>(std::move(module).value())});
+  *loaded = &libraries_.back();
   return true;
 }
 
 // Reads and loads the library (LoadLibrary) and binds `entry`'s launches.
 bool GpuMeasureSession::Load(const std::string& path, const std::string& entry, Bound* bound) {
-  if (!LoadLibrary(path)) return false;
   const LoadedLibrary* loaded = nullptr;
-  for (const LoadedLibrary& l : libraries_)
-    if (l.path == path) loaded = &l;
+  if (!LoadLibrary(path, &loaded)) return false;
   const deploy::EntryInfo* info = loaded->library.metadata.FindEntry(entry);
   if (info == nullptr) return Fail(OutcomeKind::kLoadError, path + ": no entry " + Quoted(entry));
   for (const deploy::ArgInfo& arg : info->args) {

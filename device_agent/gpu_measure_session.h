@@ -58,7 +58,9 @@ class GpuMeasureSession final : public CandidateMeasurer {
 
   // Each returns false after filling `outcome_`.
   bool OpenDevice();
-  bool LoadLibrary(const std::string& path);
+  struct LoadedLibrary;
+  // Sets `loaded` to the library at `path`, read and JIT-loaded unless this helper has it.
+  bool LoadLibrary(const std::string& path, const LoadedLibrary** loaded);
   bool Load(const std::string& path, const std::string& entry, Bound* bound);
   bool Allocate(Bound* bound);
   bool RunOnce(Bound& bound, const char* what);
