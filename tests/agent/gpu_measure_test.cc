@@ -25,6 +25,7 @@ struct FakeEntry {
   std::string name;
   std::vector<std::string> launches;  // JSON objects
   std::vector<std::string> kernels;   // the .entry names they launch
+  std::string x_prepared_by;          // the entry that makes x from its source, if any
 };
 
 std::string Launch(const std::string& kernel, const std::string& grid = "[2,1,1]",
@@ -40,7 +41,8 @@ std::string Library(const std::vector<FakeEntry>& entries, const std::string& lo
   std::string kernels;
   for (size_t e = 0; e < entries.size(); ++e) {
     json += (e ? "," : "") + std::string(R"({"name":")") + entries[e].name + R"(","workspace_bytes":0,"args":[)" +
-            R"({"name":"x","dtype":"float32","shape":[300],"role":"in"},)" +
+            R"({"name":"x","dtype":"float32","shape":[300],"role":"in")" +
+            (entries[e].x_prepared_by.empty() ? "" : R"(,"prepared_by":")" + entries[e].x_prepared_by + "\"") + "}," +
             R"({"name":"y","dtype":"float32","shape":[300],"role":"out"}],"launches":[)";
     for (size_t l = 0; l < entries[e].launches.size(); ++l) json += (l ? "," : "") + entries[e].launches[l];
     json += "]}";
@@ -77,7 +79,9 @@ class GpuMeasureTest : public ::testing::Test {
                   {Launch("vtwo_copy_k0"), Launch("vtwo_k1", "[1,3,1]", "[32,4,2]")},
                   {"vtwo_copy_k0", "vtwo_k1"}},
                  {"vbig", {Launch("vbig_copy_k0", "[1,1,1]", "[2048,1,1]")}, {"vbig_copy_k0"}},
-                 {"vregs", {Launch("vregs_copy_k0", "[1,1,1]", "[768,1,1]")}, {"vregs_copy_k0"}}},
+                 {"vregs", {Launch("vregs_copy_k0", "[1,1,1]", "[768,1,1]")}, {"vregs_copy_k0"}},
+                 {"vprep", {Launch("vprep_copy_k0")}, {"vprep_copy_k0"}, "vprep_layout0"},
+                 Entry("vprep_layout0", "vprep_layout0_copy_k0")},
                 log_));
   }
 
@@ -168,6 +172,13 @@ TEST_F(GpuMeasureTest, RefusalsNameWhatIsWrong) {
   EXPECT_NE(regs.message.find("768 threads, but the kernel uses 128 registers per thread, so at most 512 fit a block"),
             std::string::npos)
       << regs.message;
+
+  // Layout rewriting is not built for GPUs: an entry with a prepared argument is refused.
+  MeasureOutcome prepared = session.Measure({library_, "vprep"});
+  EXPECT_EQ(prepared.kind, OutcomeKind::kLoadError);
+  EXPECT_NE(prepared.message.find("rewrites the layout of argument \"x\"; a GPU agent does not measure layout rewriting"),
+            std::string::npos)
+      << prepared.message;
 
   const std::string newer = dir_.WriteFile("sm100.ptx", Library({Entry("vcopy", "vcopy_copy_k0")}, "", "sm_100"));
   MeasureOutcome refused = session.Measure({newer, "vcopy"});

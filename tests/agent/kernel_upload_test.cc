@@ -93,6 +93,49 @@ TEST_F(KernelUploadTest, MetadataForAnotherMachineIsRefusedOnTheFirstChunk) {
   newer.set_abi_version(TUNEFARM_ABI_VERSION + 1);
   s = Run(MakeChunks("so", &newer)).status();
   EXPECT_NE(s.message().find("ABI version"), std::string::npos) << s;
+
+  // A GPU kernel's target on a CPU agent.
+  v1::KernelMetadata gpu;
+  gpu.set_target("cuda -arch=sm_90");
+  gpu.set_abi_version(TUNEFARM_ABI_VERSION);
+  s = CheckKernelMetadata(gpu);
+  EXPECT_TRUE(absl::IsFailedPrecondition(s)) << s;
+  EXPECT_NE(s.message().find("is for a CUDA GPU, this agent runs kernels on the CPU (--device cuda:N serves a GPU)"),
+            std::string::npos)
+      << s;
+}
+
+// What a GPU agent (--device cuda:0, compute capability 9.0) takes: PTX for its arch or older.
+TEST_F(KernelUploadTest, AGpuAgentTakesPtxForItsArchOrOlderOnly) {
+  AgentDevice device;
+  device.cuda = "cuda:0";
+  device.sm = 90;
+  v1::KernelMetadata ptx;
+  ptx.set_target("cuda -arch=sm_80 -num-sms=132");
+  ptx.set_abi_version(TUNEFARM_ABI_VERSION);
+  ptx.set_artifact_kind(v1::ARTIFACT_KIND_PTX);
+  EXPECT_TRUE(CheckKernelMetadata(ptx, device).ok()) << CheckKernelMetadata(ptx, device);
+  ptx.set_target("cuda -arch=sm_90");
+  EXPECT_TRUE(CheckKernelMetadata(ptx, device).ok());
+
+  v1::KernelMetadata newer = ptx;
+  newer.set_target("cuda -arch=sm_100");
+  absl::Status s = CheckKernelMetadata(newer, device);
+  EXPECT_TRUE(absl::IsFailedPrecondition(s)) << s;
+  EXPECT_NE(s.message().find("needs a newer GPU than cuda:0 (compute capability 9.0)"), std::string::npos) << s;
+
+  v1::KernelMetadata cpu = ptx;
+  cpu.set_target("llvm -mtriple=" + HostArch() + "-linux-gnu");
+  cpu.set_artifact_kind(v1::ARTIFACT_KIND_UNSPECIFIED);
+  s = CheckKernelMetadata(cpu, device);
+  EXPECT_NE(s.message().find("is for a CPU, this agent runs kernels on cuda:0"), std::string::npos) << s;
+
+  v1::KernelMetadata so = ptx;
+  so.set_artifact_kind(v1::ARTIFACT_KIND_ELF_SO);
+  s = CheckKernelMetadata(so, device);
+  EXPECT_NE(s.message().find("this agent runs PTX libraries on cuda:0 only, not ARTIFACT_KIND_ELF_SO"),
+            std::string::npos)
+      << s;
 }
 
 }  // namespace

@@ -72,5 +72,17 @@ TEST(CrossThreadReduction, ASpaceLoopInsideTheReductionIsRefused) {
   EXPECT_NE(f.status().message().find("inside a cross-thread reduction"), std::string::npos) << f.status();
 }
 
+TEST(CrossThreadReduction, AStageComputedInsideTheReductionIsRefused) {
+  State s(RowReduceDag(6, 100, te::ReduceKind::kSum));
+  ASSERT_TRUE(s.CacheRead(0, "shared", {1}).ok());  // x, x.shared, r, y
+  constexpr int r = 2;
+  ASSERT_TRUE(s.Split(r, 1, {32}).ok());             // row, col.o, col.i
+  ASSERT_TRUE(s.ComputeAt(1, r, 1).ok());            // x.shared at col.o, inside the reduction
+  ASSERT_TRUE(s.Annotate(r, 2, IterAnnotation::kThreadX).ok());
+  absl::StatusOr<PrimFunc> f = Lower(s, "bad");
+  ASSERT_FALSE(f.ok());
+  EXPECT_NE(f.status().message().find("is computed at reduce loop"), std::string::npos) << f.status();
+}
+
 }  // namespace
 }  // namespace tunefarm::tir

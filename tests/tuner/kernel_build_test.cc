@@ -4,7 +4,12 @@
 
 #include <gtest/gtest.h>
 
+#include <random>
+#include <variant>
+
 #include "compiler/codegen/host_target.h"
+#include "compiler/ops/matmul.h"
+#include "tuner/search_space/initial_population.h"
 #include "compiler/schedule/gpu_default_rules.h"
 #include "deploy/ptx_library.h"
 #include "tests/common/ptxas.h"
@@ -105,6 +110,28 @@ TEST(LinkObjects, AGpuFarmCallsProgramsBecomeOnePtxModule) {
   // Only the assembly is skipped, where the CUDA toolkit is absent: the checks above ran.
   if (ptxas.empty()) GTEST_SKIP() << tunefarm::testing::kNoPtxasReason;
   EXPECT_EQ(tunefarm::testing::AssemblePtx(ptxas, library.bytes, "sm_90"), "");
+}
+
+// Layout rewriting makes weights with an entry of its own, which is not built for GPUs: a
+// program that asks for it is a build error naming why, not a module missing an entry.
+TEST(LinkObjects, AGpuProgramThatRewritesWeightsIsRefused) {
+  te::DagBuilder b;
+  auto a = b.Placeholder("a", te::DType::kFloat32, {32, 48});
+  auto w = b.Placeholder("w", te::DType::kFloat32, {48, 40}, /*is_constant=*/true);
+  std::shared_ptr<const te::ComputeDag> dag = b.Build({ops::Matmul(b, a, w)});
+  std::mt19937_64 rng(3);
+  for (const schedule::State& p :
+       SampleInitialPopulation(dag, SearchTarget::FromTarget(codegen::HostTarget()), 40, rng, nullptr)) {
+    bool rewrites = false;
+    for (const schedule::Step& step : p.steps()) rewrites |= std::holds_alternative<schedule::LayoutRewriteStep>(step);
+    if (!rewrites) continue;
+    absl::StatusOr<KernelObject> object = CompileKernel(p, *codegen::Target::Parse("cuda -arch=sm_90"), nullptr, "k");
+    ASSERT_FALSE(object.ok());
+    EXPECT_NE(object.status().message().find("layout rewriting is not built for GPU targets"), std::string::npos)
+        << object.status();
+    return;
+  }
+  FAIL() << "no drawn program rewrites its weights";
 }
 
 }  // namespace
