@@ -227,6 +227,7 @@ class FunctionEmitter : private tir::StmtVisitor {
     }
     switch (loop.for_kind) {
       case tir::ForKind::kThreadBinding:  // refused on a CPU target by ValidatePrimFuncs
+      case tir::ForKind::kVirtualThread:  // never left by the lowering (tir::Verify)
       case tir::ForKind::kSerial:
         EmitLoop(b_.getInt64(0), exprs_.EmitScalar(loop.extent, region_->scope), body);
         return;

@@ -76,6 +76,7 @@ absl::Status ApplyAnnotation(const AnnotationStep& step, State* state) {
     case IterAnnotation::kThreadX:
     case IterAnnotation::kThreadY:
     case IterAnnotation::kThreadZ:
+    case IterAnnotation::kVThread:
       if (auto s = CheckThreadBinding(stage, step.iter, step.annotation); !s.empty()) return error(s);
       break;
     case IterAnnotation::kNone:

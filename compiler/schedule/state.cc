@@ -21,12 +21,13 @@ std::string_view IterAnnotationName(IterAnnotation a) {
     case IterAnnotation::kThreadX: return "threadIdx.x";
     case IterAnnotation::kThreadY: return "threadIdx.y";
     case IterAnnotation::kThreadZ: return "threadIdx.z";
+    case IterAnnotation::kVThread: return "vthread";
   }
   return "?";
 }
 
 IterAnnotation IterAnnotationFromName(std::string_view name) {
-  for (int a = 1; a <= static_cast<int>(IterAnnotation::kThreadZ); ++a) {
+  for (int a = 1; a <= static_cast<int>(IterAnnotation::kVThread); ++a) {
     if (IterAnnotationName(static_cast<IterAnnotation>(a)) == name) return static_cast<IterAnnotation>(a);
   }
   return IterAnnotation::kNone;

@@ -26,13 +26,17 @@ namespace tunefarm::schedule {
 
 enum class IterKind : uint8_t { kSpace, kReduce };
 // kBlockX..kThreadZ bind the iterator to a GPU launch dimension (a cuda target only): its
-// iterations run at once, one per block or thread.
+// iterations run at once, one per block or thread. kVThread makes it a virtual thread: each
+// thread runs all its iterations, interleaved statement by statement, each with its own copy of
+// the local buffers inside (tir/virtual_thread.h); its index counts above the thread's, so a
+// thread's points are spread over the tile instead of packed together.
 enum class IterAnnotation : uint8_t {
-  kNone, kParallel, kVectorize, kUnroll, kBlockX, kBlockY, kBlockZ, kThreadX, kThreadY, kThreadZ };
-// "none", "parallel", "vectorize", "unroll", "blockIdx.x", ..., "threadIdx.z"
+  kNone, kParallel, kVectorize, kUnroll, kBlockX, kBlockY, kBlockZ, kThreadX, kThreadY, kThreadZ, kVThread };
+// "none", "parallel", "vectorize", "unroll", "blockIdx.x", ..., "threadIdx.z", "vthread"
 std::string_view IterAnnotationName(IterAnnotation a);
 // The annotation named `name` (as IterAnnotationName prints it), or kNone.
 IterAnnotation IterAnnotationFromName(std::string_view name);
+// A GPU binding: a block or thread axis, or a virtual thread.
 inline bool IsThreadBinding(IterAnnotation a) { return a >= IterAnnotation::kBlockX; }
 
 inline constexpr int64_t kUnknownExtent = -1;  // an unfilled split length (a sketch)

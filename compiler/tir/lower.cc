@@ -14,6 +14,7 @@
 #include "compiler/tir/injected_bug.h"
 #include "compiler/tir/region_inference.h"
 #include "compiler/tir/verify.h"
+#include "compiler/tir/virtual_thread.h"
 
 namespace tunefarm::tir {
 namespace {
@@ -31,12 +32,13 @@ ForKind LoopKind(IterAnnotation a) {
     case IterAnnotation::kVectorize: return ForKind::kVectorized;
     case IterAnnotation::kUnroll: return ForKind::kUnrolled;
     case IterAnnotation::kNone: return ForKind::kSerial;
+    case IterAnnotation::kVThread: return ForKind::kVirtualThread;
     default: return ForKind::kThreadBinding;
   }
 }
 
 ThreadAxis LoopThreadAxis(IterAnnotation a) {
-  if (!schedule::IsThreadBinding(a)) return ThreadAxis::kNone;
+  if (!schedule::IsThreadBinding(a) || a == IterAnnotation::kVThread) return ThreadAxis::kNone;
   return static_cast<ThreadAxis>(static_cast<int>(a) - static_cast<int>(IterAnnotation::kBlockX) +
                                  static_cast<int>(ThreadAxis::kBlockX));
 }
@@ -54,8 +56,8 @@ struct LoweringContext {
   // Per local stage: the region its buffer holds, in the loop variables of the loops enclosing
   // its attach point (every reader runs inside that loop).
   std::unordered_map<int, std::vector<AxisRegion>> local_regions;
-  // The variables of loops bound to a threadIdx axis, with their extents: a shared stage's
-  // region is relaxed over those around it, whichever stage's loops they are.
+  // The variables of loops bound to a threadIdx axis or a virtual thread, with their extents: a
+  // shared stage's region is relaxed over those around it, whichever stage's loops they are.
   std::unordered_map<int64_t, int64_t> thread_loop_extents;
 };
 
@@ -237,7 +239,8 @@ class StageLowering {
       const auto& node = stage_.node_of(static_cast<int>(i));
       loop_var_[i] = te::MakeVar(StrCat(tensor_.name, ".", node.name), ctx_.next_var_id++);
       value_[stage_.iters[i].node] = loop_var_[i];
-      if (IsThreadAxis(LoopThreadAxis(stage_.iters[i].annotation)))
+      const IterAnnotation a = stage_.iters[i].annotation;
+      if (IsThreadAxis(LoopThreadAxis(a)) || a == IterAnnotation::kVThread)
         ctx_.thread_loop_extents[loop_var_[i]->int_value] = extent_[stage_.iters[i].node];
     }
   }
@@ -474,6 +477,8 @@ absl::StatusOr<PrimFunc> LowerWithPlan(const schedule::State& state, std::string
     if (stage.scope == schedule::kLayoutScope) continue;      // a parameter: computed at build time
     nests.push_back(StageLowering(&ctx, tensor, nullptr).Lower({}));
   }
+  // Before the size checks: a virtual thread's own copies of its local buffers count.
+  Stmt body = InjectVirtualThreads(Seq(std::move(nests)), &plan.buffers, &ctx.next_var_id);
   // A stage attached to its only reader is local by choice, not by its schedule's request: when
   // its region is too large for the stack, or the kernel's locals are, it stays a workspace
   // tensor, as before, and the kernel is lowered again.
@@ -502,7 +507,7 @@ absl::StatusOr<PrimFunc> LowerWithPlan(const schedule::State& state, std::string
   f.buffers = std::move(plan.buffers);
   f.num_args = plan.num_args;
   f.workspace_bytes = plan.workspace_bytes;
-  f.body = SkipPaddedTaps(SimplifyStmt(Seq(std::move(nests))), f.buffers);
+  f.body = SkipPaddedTaps(SimplifyStmt(body), f.buffers);
   // Padded borders split off (loop_partition.h); simplified again only when something was split.
   if (Stmt partitioned = PartitionLoops(f.body); !partitioned.same_as(f.body)) f.body = SimplifyStmt(partitioned);
   if (!f.body.defined()) f.body = Seq({});

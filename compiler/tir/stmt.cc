@@ -14,6 +14,7 @@ std::string_view ForKindName(ForKind k) {
     case ForKind::kVectorized: return "vectorized";
     case ForKind::kUnrolled: return "unrolled";
     case ForKind::kThreadBinding: return "bound";
+    case ForKind::kVirtualThread: return "vthread";
   }
   return "?";
 }

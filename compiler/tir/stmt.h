@@ -44,7 +44,9 @@ using te::DType;
 using te::Expr;
 
 enum class StmtKind : uint8_t { kFor, kStore, kIf, kSeq, kAllocate, kBarrier };
-enum class ForKind : uint8_t { kSerial, kParallel, kVectorized, kUnrolled, kThreadBinding };
+// kVirtualThread exists only inside the lowering: InjectVirtualThreads (virtual_thread.h)
+// replaces every such loop before the lowering returns.
+enum class ForKind : uint8_t { kSerial, kParallel, kVectorized, kUnrolled, kThreadBinding, kVirtualThread };
 std::string_view ForKindName(ForKind k);
 
 // The GPU launch dimension a kThreadBinding loop runs across.

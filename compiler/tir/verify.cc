@@ -77,6 +77,8 @@ class Verifier : public StmtVisitor {
       Error("vectorized and unrolled loops need a constant extent");
     if (op.for_kind == ForKind::kThreadBinding && (!te::IsConstInt(op.extent) || op.thread_axis == ThreadAxis::kNone))
       Error("a thread-binding loop needs a constant extent and a thread axis");
+    if (op.for_kind == ForKind::kVirtualThread)
+      Error(StrCat("virtual-thread loop ", op.loop_var->name, " left after lowering"));
     bound_.insert(id);
     VisitStmt(op.body);
     bound_.erase(id);

@@ -142,6 +142,20 @@ TEST(Nvptx, RegisterTilesFedFromSharedTilesAssemble) {
   EXPECT_EQ(testing::AssemblePtx(ptxas, *ptx, "sm_90"), "") << *ptx;
 }
 
+// Four virtual threads of a 2 x 2 tile each: their 16 accumulators, indexed by constants once
+// the interleaved loops are unrolled, are registers too.
+TEST(Nvptx, VirtualThreadsAccumulatorsStayInRegistersAndAssemble) {
+  absl::StatusOr<tir::PrimFunc> f = tir::Lower(testing::VirtualThreadGemm(64, 64, 32), "vgemm");
+  ASSERT_TRUE(f.ok()) << f.status();
+  absl::StatusOr<std::string> ptx = BuildKernelLibrary({*f}, Cuda("cuda -arch=sm_90"));
+  ASSERT_TRUE(ptx.ok()) << ptx.status();
+  EXPECT_NE(ptx->find("bar.sync"), std::string::npos) << *ptx;
+  EXPECT_EQ(ptx->find(".local"), std::string::npos) << "the 4 x 2 x 2 accumulators should live in registers\n" << *ptx;
+  const std::string ptxas = testing::FindPtxas();
+  if (ptxas.empty()) GTEST_SKIP() << testing::kNoPtxasReason;  // only the assembly (tests/common/ptxas.h)
+  EXPECT_EQ(testing::AssemblePtx(ptxas, *ptx, "sm_90"), "") << *ptx;
+}
+
 TEST(Nvptx, ACrossThreadReductionHasBarriersAndAssembles) {
   State s = testing::CrossThreadRowReduce(testing::RowReduceDag(6, 100, te::ReduceKind::kSum), 32);
   absl::StatusOr<tir::PrimFunc> f = tir::Lower(s, "rowsum");

@@ -79,6 +79,49 @@ inline schedule::State SharedRegisterTiledGemm(int64_t m, int64_t n, int64_t k) 
   return s;
 }
 
+// The stages of VirtualThreadGemm: as SharedRegisterTiledGemm's.
+inline constexpr int kVThreadGemmLocal = 4, kVThreadGemmC = 5;
+
+// SharedRegisterTiledGemm with Ansor's virtual-thread level: each axis of C is split
+// block x vthread x thread x register (?, 2, 8, 2); the two vthread loops are fused (4 virtual
+// threads), between the blocks and the 8 x 8 threads. Each thread computes four 2 x 2 tiles of
+// C, 16 rows and 16 columns apart, so the threads of a warp read neighbouring elements of the
+// shared tiles. C.local, attached at the thread loops, is one 2 x 2 tile; injection gives it a
+// copy per virtual thread. The 32 x 16 shared tiles are fetched by the 64 threads, 8 each.
+inline schedule::State VirtualThreadGemm(int64_t m, int64_t n, int64_t k) {
+  using schedule::IterAnnotation;
+  schedule::State s(GemmDag(m, n, k));
+  const auto ok = [](const absl::Status& step) { EXPECT_TRUE(step.ok()) << step; };
+  ok(s.CacheRead(0, "shared", {2}));
+  ok(s.CacheRead(2, "shared", {3}));
+  ok(s.CacheWrite(4, "local"));
+  constexpr int c = kVThreadGemmC, local = kVThreadGemmLocal;
+  ok(s.Split(c, 0, {2, 8, 2}));                   // i.0 i.1 i.2 i.3 j
+  ok(s.Split(c, 4, {2, 8, 2}));                   // i.0 i.1 i.2 i.3 j.0 j.1 j.2 j.3
+  ok(s.Reorder(c, {0, 4, 1, 5, 2, 6, 3, 7}));     // i.0 j.0 i.1 j.1 i.2 j.2 i.3 j.3
+  ok(s.Fuse(c, {2, 3}));                          // i.0 j.0 v i.2 j.2 i.3 j.3
+  ok(s.Annotate(c, 0, IterAnnotation::kBlockY));
+  ok(s.Annotate(c, 1, IterAnnotation::kBlockX));
+  ok(s.Annotate(c, 2, IterAnnotation::kVThread));
+  ok(s.Annotate(c, 3, IterAnnotation::kThreadY));
+  ok(s.Annotate(c, 4, IterAnnotation::kThreadX));
+  ok(s.Annotate(c, 5, IterAnnotation::kUnroll));
+  ok(s.Annotate(c, 6, IterAnnotation::kUnroll));
+  ok(s.ComputeAt(local, c, 4));                   // one 2 x 2 tile per virtual thread
+  ok(s.Split(local, 2, {16}));                    // i j k.o k.i
+  ok(s.Reorder(local, {2, 3, 0, 1}));             // k.o k.i i j
+  ok(s.Annotate(local, 2, IterAnnotation::kUnroll));
+  ok(s.Annotate(local, 3, IterAnnotation::kUnroll));
+  for (int tile : {kSharedGemmA, kSharedGemmB}) {
+    ok(s.ComputeAt(tile, local, 0));              // at k.o
+    ok(s.Fuse(tile, {0, 1}));
+    ok(s.Split(tile, 0, {8, 8}));
+    ok(s.Annotate(tile, 1, IterAnnotation::kThreadY));
+    ok(s.Annotate(tile, 2, IterAnnotation::kThreadX));
+  }
+  return s;
+}
+
 // rows x cols -> rows: a reduction (sum or max) of each row's squares, then + 1 in a stage of its
 // own (stages: x, r, y).
 inline std::shared_ptr<const te::ComputeDag> RowReduceDag(int64_t rows, int64_t cols, te::ReduceKind kind) {

@@ -1,0 +1,137 @@
+// Virtual threads (tir/virtual_thread.h): a loop bound to "vthread" is gone after lowering;
+// each thread computes all its virtual threads' points, interleaved, with a copy of their
+// local accumulators each, while the shared tiles are fetched once for all of them. The
+// numerics are checked against the DAG through both interpreters.
+#include <gtest/gtest.h>
+
+#include <string>
+
+#include "compiler/tir/gpu_interpreter.h"
+#include "compiler/tir/interpreter.h"
+#include "compiler/tir/gpu_launch.h"
+#include "compiler/tir/lower.h"
+#include "compiler/tir/stmt_functor.h"
+#include "compiler/tir/virtual_thread.h"
+#include "tests/common/count_occurrences.h"
+#include "tests/common/gpu_schedules.h"
+#include "tests/common/interpreted_error.h"
+
+namespace tunefarm::tir {
+namespace {
+
+using schedule::IterAnnotation;
+
+Expr Idx(int64_t v) { return te::IntImm(te::kIndexType, v); }
+
+double GpuError(const schedule::State& s, uint64_t seed) {
+  return testing::InterpretedError(s, seed, [](const PrimFunc& f, const std::vector<void*>& args) { return InterpretAsGpu(f, args); });
+}
+
+int CountStoresTo(const Stmt& body, int buffer) {
+  int stores = 0;
+  PreOrderVisit(body, [&](const Stmt& s) { stores += s->kind == StmtKind::kStore && s->buffer == buffer; });
+  return stores;
+}
+
+int BufferNamed(const PrimFunc& f, const std::string& name) {
+  for (int b = 0; b < static_cast<int>(f.buffers.size()); ++b)
+    if (f.buffers[b].name == name) return b;
+  return -1;
+}
+
+TEST(VirtualThreads, EachThreadOwnsACopyOfItsAccumulatorsPerVirtualThreadAndSharesTheTiles) {
+  const schedule::State s = testing::VirtualThreadGemm(64, 64, 32);
+  absl::StatusOr<PrimFunc> f = Lower(s, "vgemm");
+  ASSERT_TRUE(f.ok()) << f.status();
+  const std::string text = PrimFuncToString(*f);
+  EXPECT_EQ(text.find("vthread"), std::string::npos) << text;
+  // Four virtual threads of a 2 x 2 tile each.
+  EXPECT_NE(text.find("local C.local: float32[16]"), std::string::npos) << text;
+  // Block (32 rows) x 16 steps of k, as without virtual threads: the tiles span them.
+  EXPECT_NE(text.find("shared A.shared: float32[512]"), std::string::npos) << text;
+  EXPECT_NE(text.find("shared B.shared: float32[512]"), std::string::npos) << text;
+  // The fetch is not repeated per virtual thread: one store to each tile.
+  EXPECT_EQ(CountStoresTo(f->body, BufferNamed(*f, "A.shared")), 1) << text;
+  EXPECT_EQ(CountStoresTo(f->body, BufferNamed(*f, "B.shared")), 1) << text;
+  absl::StatusOr<std::vector<GpuLaunch>> launches = PlanGpuLaunches(*f, GpuLimits{});
+  ASSERT_TRUE(launches.ok()) << launches.status() << "\n" << text;
+  ASSERT_EQ(launches->size(), 1u);
+  EXPECT_EQ((*launches)[0].grid, (std::array<int64_t, 3>{2, 2, 1}));
+  EXPECT_EQ((*launches)[0].block, (std::array<int64_t, 3>{8, 8, 1}));
+  EXPECT_EQ((*launches)[0].shared_bytes, 2 * 512 * 4);
+  EXPECT_EQ((*launches)[0].local_bytes, 16 * 4);
+  EXPECT_LT(testing::InterpretedError(s, 5), 1e-4) << text;
+  EXPECT_LT(GpuError(s, 5), 1e-4) << text;
+}
+
+TEST(VirtualThreads, ShapesThatLeaveTailsStillComputeTheGemm) {
+  for (auto [m, n, k] : {std::array<int64_t, 3>{64, 96, 48}, {50, 70, 20}, {32, 32, 16}}) {
+    const schedule::State s = testing::VirtualThreadGemm(m, n, k);
+    EXPECT_LT(testing::InterpretedError(s, 7), 1e-4) << m << "x" << n << "x" << k;
+    EXPECT_LT(GpuError(s, 7), 1e-4) << m << "x" << n << "x" << k;
+  }
+}
+
+// Read as an ordinary loop (a CPU's serial reading) the virtual threads change nothing: the
+// same schedule without its thread bindings, lowered for the CPU interpreter.
+TEST(VirtualThreads, WithoutThreadBindingsAVirtualThreadIsAnInterleavedLoop) {
+  schedule::State s(testing::GemmDag(24, 40, 12));
+  ASSERT_TRUE(s.CacheWrite(2, "local").ok());  // C.local 2, C 3
+  ASSERT_TRUE(s.Split(3, 0, {3, 4}).ok());        // i.0 i.1 i.2 j
+  ASSERT_TRUE(s.Annotate(3, 1, IterAnnotation::kVThread).ok());
+  ASSERT_TRUE(s.ComputeAt(2, 3, 2).ok());
+  absl::StatusOr<PrimFunc> f = Lower(s, "cpu_vthread");
+  ASSERT_TRUE(f.ok()) << f.status();
+  const std::string text = PrimFuncToString(*f);
+  EXPECT_NE(text.find("local C.local: float32[120]"), std::string::npos) << text;
+  EXPECT_LT(testing::InterpretedError(s, 2), 1e-4) << text;
+}
+
+TEST(VirtualThreads, TheAnnotationRefusesWhatVirtualThreadsCannotRun) {
+  schedule::State s(testing::GemmDag(16, 16, 16));
+  ASSERT_TRUE(s.Split(2, 0, {4}).ok());  // i.0 i.1 j k
+  absl::Status reduce = s.Annotate(2, 3, IterAnnotation::kVThread);
+  ASSERT_FALSE(reduce.ok());
+  EXPECT_NE(reduce.message().find("cannot bind a reduce iterator"), std::string::npos) << reduce;
+  ASSERT_TRUE(s.Annotate(2, 0, IterAnnotation::kVThread).ok());
+  absl::Status twice = s.Annotate(2, 1, IterAnnotation::kVThread);
+  ASSERT_FALSE(twice.ok());
+  EXPECT_NE(twice.message().find("vthread is already bound to iterator 0"), std::string::npos) << twice;
+  absl::Status block = s.Annotate(2, 2, IterAnnotation::kBlockX);
+  ASSERT_FALSE(block.ok());
+  EXPECT_NE(block.message().find("a block axis cannot be nested inside thread axis vthread"), std::string::npos) << block;
+}
+
+// The pass on a hand-written body: a local buffer written with the virtual thread's index gets
+// a copy each; a store to a global buffer that does not depend on it runs once; the dependent
+// store becomes an unrolled loop inside the serial loop it sat in.
+TEST(VirtualThreads, OnlyBuffersWrittenPerVirtualThreadGetCopies) {
+  std::vector<Buffer> buffers = {
+      Buffer{"out", te::DType::kFloat32, {8}, BufferScope::kArg, ArgRole::kOutput},
+      Buffer{"flag", te::DType::kFloat32, {1}, BufferScope::kArg, ArgRole::kOutput},
+      Buffer{"acc", te::DType::kFloat32, {2}, BufferScope::kLocal},
+  };
+  const Expr v = te::MakeVar("v", 0), i = te::MakeVar("i", 1), j = te::MakeVar("j", 2);
+  const Expr one = te::FloatImm(te::DType::kFloat32, 1);
+  // for v in vthread(4): allocate acc { flag[0] = 1; for i in 0..2: acc[i] = v; for j: out[v*2+j] = acc[j] }
+  Stmt body = For(v, Idx(4), ForKind::kVirtualThread,
+                  Allocate(2, Seq({Store(1, Idx(0), one),
+                                   For(i, Idx(2), ForKind::kSerial, Store(2, i, te::Cast(te::DType::kFloat32, v))),
+                                   For(j, Idx(2), ForKind::kSerial, Store(0, v * Idx(2) + j, te::Load(te::DType::kFloat32, 2, {j})))})));
+  int64_t next_var = 3;
+  Stmt injected = InjectVirtualThreads(body, &buffers, &next_var);
+  EXPECT_EQ(buffers[2].shape, (std::vector<int64_t>{4, 2}));
+  EXPECT_EQ(buffers[0].shape, (std::vector<int64_t>{8}));
+  const std::string text = StmtToString(injected);
+  EXPECT_EQ(testing::CountOccurrences(text, "buf1[0] ="), 1) << text;
+  EXPECT_EQ(testing::CountOccurrences(text, "unrolled"), 2) << text;
+  EXPECT_EQ(text.find("vthread"), std::string::npos) << text;
+  PrimFunc f{"hand", buffers, 2, 0, injected};
+  std::vector<float> out(8, 0), flag(1, 0);
+  ASSERT_TRUE(Interpret(f, {out.data(), flag.data()}).ok()) << text;
+  EXPECT_EQ(out, (std::vector<float>{0, 0, 1, 1, 2, 2, 3, 3})) << text;
+  EXPECT_EQ(flag[0], 1);
+}
+
+}  // namespace
+}  // namespace tunefarm::tir
