@@ -64,8 +64,10 @@ TEST(GpuSketches, AGemmGetsSharedTilesARegisterTileAndABoundCopyOut) {
   EXPECT_EQ(s.stage(local).scope, "local");
   EXPECT_EQ(s.stage(local).location, ComputeLocation::kAt);
   EXPECT_EQ(s.stage(local).attach_stage, copy);
-  // The copy-out: the blocks (both axes' S0 fused), the threads (S1 fused), the register tile.
-  ASSERT_EQ(s.stage(copy).iters.size(), 4u) << s.ToString();
+  // The copy-out: the blocks (both axes' S0 fused), the virtual threads (S1 fused), the threads
+  // (S2 fused), the register tile.
+  ASSERT_EQ(s.stage(copy).iters.size(), 5u) << s.ToString();
+  EXPECT_EQ(s.AttachedAt(copy, s.stage(copy).iters[2].node), std::vector<int>{local}) << s.ToString();
   int shared = 0;
   for (int i = 0; i < static_cast<int>(s.stages().size()); ++i) {
     if (s.stage(i).scope != "shared") continue;
@@ -194,11 +196,12 @@ TEST(GpuEvolution, MutantsAreValidAndMatchTheReferenceRunAsAGpu) {
   std::mt19937_64 rng(7);
   std::vector<State> initial = SampleInitialPopulation(testing::GemmDag(64, 64, 32), target, 24, rng, nullptr);
   ASSERT_GE(initial.size(), 16u);
-  // Each thread's register tile: the copy-out's loops inside its thread loop.
+  // Each thread's accumulators: its virtual threads (the copy-out's second loop) times the
+  // copy-out's loops inside its thread loop.
   auto register_tile = [](const State& p) {
     const schedule::Stage& copy = p.stage(StageNamed(p, "C"));
-    int64_t tile = 1;
-    for (int l = 2; l < static_cast<int>(copy.iters.size()); ++l) tile *= copy.node_of(l).extent;
+    int64_t tile = copy.node_of(1).extent;
+    for (int l = 3; l < static_cast<int>(copy.iters.size()); ++l) tile *= copy.node_of(l).extent;
     return tile;
   };
   // A score to climb that pushes against the register budget: bigger register tiles.
@@ -219,6 +222,7 @@ TEST(GpuEvolution, MutantsAreValidAndMatchTheReferenceRunAsAGpu) {
     EXPECT_LT(GpuError(r.programs[i], 40 + i), 1e-3) << r.programs[i].ToString();
     // Mutants keep the budget annotation keeps, however hard the score pushes.
     EXPECT_LE(register_tile(r.programs[i]), target.RegisterTileElements()) << r.programs[i].ToString();
+    EXPECT_LE(r.programs[i].stage(StageNamed(r.programs[i], "C")).node_of(1).extent, kMaxVirtualThreads);
   }
 }
 
@@ -279,12 +283,13 @@ TEST(GpuSampledPrograms, CompileToPtxThatAssembles) {
 // Unrolled (auto_unroll_max_step 64 or 512), a drawn GEMM's register tile is indexed by
 // constants: the reduce loops run outside the tile's loops, whose nest is at most 64 steps, and
 // the copy-out's tile loops are unrolled, so the PTX keeps the accumulators in registers, with
-// no .local array. Every such draw of 48 is checked.
+// no .local array, whatever the virtual threads (each with its own tile). Every such draw of
+// 48 is checked.
 TEST(GpuSampledPrograms, AnUnrolledRegisterTileStaysInRegisters) {
   const codegen::Target cuda = Cuda("cuda -arch=sm_80");
   const SearchTarget target = SearchTarget::FromTarget(cuda);
   std::mt19937_64 rng(12);
-  int checked = 0;
+  int checked = 0, with_virtual_threads = 0;
   for (const State& p : SampleInitialPopulation(testing::GemmDag(128, 128, 64), target, 48, rng, nullptr)) {
     const int local = StageNamed(p, "C.local");
     if (local < 0 || p.stage(local).auto_unroll_max_step < 64) continue;
@@ -294,8 +299,10 @@ TEST(GpuSampledPrograms, AnUnrolledRegisterTileStaysInRegisters) {
     ASSERT_TRUE(ptx.ok()) << ptx.status();
     EXPECT_EQ(ptx->find(".local"), std::string::npos) << p.ToString();
     ++checked;
+    with_virtual_threads += p.stage(StageNamed(p, "C")).node_of(1).extent > 1;
   }
   EXPECT_GE(checked, 10) << "too few draws unrolled at 64 or 512";
+  EXPECT_GE(with_virtual_threads, 3) << "too few of them with virtual threads";
 }
 
 }  // namespace

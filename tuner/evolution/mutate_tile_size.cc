@@ -4,6 +4,7 @@
 #include "common/strings.h"
 #include "tuner/evolution/mutation_rules.h"
 #include "tuner/evolution/step_edit.h"
+#include "tuner/search_space/gpu_annotation.h"
 
 namespace tunefarm::tuner {
 namespace {
@@ -33,20 +34,32 @@ std::vector<int64_t> DivisorsAboveOne(int64_t n) {
   return out;
 }
 
-// One stage's register tile, what random annotation keeps within RegisterTileElements() (the
-// group of step `step`, by stage and stage count): on a CPU the innermost space lengths of its
-// space splits multiplied; on a GPU (gpu_annotation.h) every level inside the thread level
-// (S2 x S3), since each thread accumulates all of them.
-int64_t RegisterTile(const std::vector<Step>& steps, const ReplayTrace& trace, size_t step, bool gpu) {
+// The product of the lengths `counted` picks (by index and count) of every space split of the
+// stage that step `step` splits (its group, by stage and stage count).
+template <typename Counted>
+int64_t StageLengths(const std::vector<Step>& steps, const ReplayTrace& trace, size_t step, Counted counted) {
   const auto& split = std::get<SplitStep>(steps[step]);
   int64_t product = 1;
   for (size_t i = 0; i < steps.size(); ++i) {
     const auto* s = std::get_if<SplitStep>(&steps[i]);
     if (!s || s->lengths.size() < 2 || trace.split_kind[i] != schedule::IterKind::kSpace) continue;
     if (s->stage != split.stage || trace.stage_count[i] != trace.stage_count[step]) continue;
-    for (size_t l = gpu ? 1 : s->lengths.size() - 1; l < s->lengths.size(); ++l) product *= s->lengths[l].value_or(1);
+    for (size_t l = 0; l < s->lengths.size(); ++l)
+      if (counted(l, s->lengths.size())) product *= s->lengths[l].value_or(1);
   }
   return product;
+}
+
+// One stage's register tile, what random annotation keeps within RegisterTileElements(): on a
+// CPU the innermost space lengths multiplied; on a GPU (gpu_annotation.h) every level but the
+// threads' (S1, S3, S4: a thread accumulates the S3 x S4 tile of each of its virtual threads).
+int64_t RegisterTile(const std::vector<Step>& steps, const ReplayTrace& trace, size_t step, bool gpu) {
+  return StageLengths(steps, trace, step, [&](size_t l, size_t n) { return gpu ? l != 1 : l + 1 == n; });
+}
+
+// A GPU tile's virtual threads per thread: its S1 lengths multiplied.
+int64_t VirtualThreads(const std::vector<Step>& steps, const ReplayTrace& trace, size_t step) {
+  return StageLengths(steps, trace, step, [](size_t l, size_t n) { return n == kGpuTiledSplitLengths && l == 0; });
 }
 
 }  // namespace
@@ -85,10 +98,13 @@ absl::StatusOr<schedule::State> MutateTileSize(const schedule::State& parent, co
   ReplayTrace trace;
   auto program = ReplaySteps(parent.original_dag(), steps, &trace);
   if (!program.ok()) return program.status();
-  const bool into_tile = target.gpu ? dst >= 2 : dst == innermost;  // levels[2..] are lengths[1..]
-  if (into_tile && innermost >= 2 && trace.split_kind[pick] == schedule::IterKind::kSpace &&
-      RegisterTile(steps, trace, pick, target.gpu) > target.RegisterTileElements())
+  // levels[l] is lengths[l - 1]: on a GPU levels[1] the virtual threads, levels[2] the threads.
+  const bool into_tile = target.gpu ? dst == 1 || dst >= 3 : dst == innermost;
+  const bool space = trace.split_kind[pick] == schedule::IterKind::kSpace;
+  if (into_tile && innermost >= 2 && space && RegisterTile(steps, trace, pick, target.gpu) > target.RegisterTileElements())
     return absl::OutOfRangeError("the register tile would exceed the register file");
+  if (target.gpu && dst == 1 && space && VirtualThreads(steps, trace, pick) > kMaxVirtualThreads)
+    return absl::OutOfRangeError(StrCat("more than ", kMaxVirtualThreads, " virtual threads per thread"));
   return program;
 }
 

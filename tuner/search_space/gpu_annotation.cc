@@ -37,7 +37,7 @@ std::map<size_t, std::vector<int64_t>> DrawGpuLengths(const std::vector<TunableS
   std::map<std::pair<int, int>, std::vector<const TunableSplit*>> tiled;  // a stage's space splits
   for (const TunableSplit& s : splits) {
     if (s.extent == schedule::kUnknownExtent) continue;
-    if (s.kind == schedule::IterKind::kSpace && s.parts == 3)
+    if (s.kind == schedule::IterKind::kSpace && s.parts == kGpuTiledSplitLengths)
       tiled[s.stage].push_back(&s);
     else if (s.kind == schedule::IterKind::kReduce && s.parts == 1)  // a cross-thread reduction's threads
       lengths[s.step] = {DrawReductionThreads(s.extent, target, rng)};
@@ -49,26 +49,30 @@ std::map<size_t, std::vector<int64_t>> DrawGpuLengths(const std::vector<TunableS
     for (const TunableSplit* s : group) points *= s->extent;
     const int64_t fewest_threads = std::min(kWarp, points);
     for (int attempt = 0; attempt < kGpuTileDraws; ++attempt) {
-      int64_t threads = 1, registers = 1;
+      int64_t virtual_threads = 1, threads = 1, registers = 1;
       for (const TunableSplit* s : group) {
-        lengths[s->step] = SampleFactorization(s->extent, s->parts, kMaxInnermostSplitLength, rng);
-        threads *= lengths[s->step][0];
-        registers *= lengths[s->step][1] * lengths[s->step][2];
+        const std::vector<int64_t>& l = lengths[s->step] =
+            SampleFactorization(s->extent, s->parts, kMaxInnermostSplitLength, rng);
+        virtual_threads *= l[0];
+        threads *= l[1];
+        registers *= l[0] * l[2] * l[3];  // every virtual thread's register tile
       }
-      if (threads <= target.max_threads_per_block && threads >= fewest_threads && registers <= target.RegisterTileElements())
+      if (threads <= target.max_threads_per_block && threads >= fewest_threads && virtual_threads <= kMaxVirtualThreads &&
+          registers <= target.RegisterTileElements())
         break;
     }
   }
   return lengths;
 }
 
-// A tiled stage's copy-out: at the root, with the accumulators computed at its second loop
-// (the fused S1 loop), both loops over space.
+// A tiled stage's copy-out: at the root, with the accumulators computed at its third loop (the
+// fused S2 loop), its first three loops over space.
 bool IsTiledCopyOut(const State& s, int stage) {
   const schedule::Stage& st = s.stage(stage);
-  return st.location == ComputeLocation::kRoot && st.iters.size() >= 2 &&
-         !s.AttachedAt(stage, st.iters[1].node).empty() && st.node_of(0).kind == schedule::IterKind::kSpace &&
-         st.node_of(1).kind == schedule::IterKind::kSpace;
+  if (st.location != ComputeLocation::kRoot || st.iters.size() < kGpuCopyOutLevels) return false;
+  for (int i = 0; i < kGpuCopyOutLevels; ++i)
+    if (st.node_of(i).kind != schedule::IterKind::kSpace) return false;
+  return !s.AttachedAt(stage, st.iters[kGpuCopyOutLevels - 1].node).empty();
 }
 
 absl::Status Bind(State* s, const SearchTarget& target, std::mt19937_64& rng) {
@@ -94,10 +98,11 @@ absl::Status Bind(State* s, const SearchTarget& target, std::mt19937_64& rng) {
     }
     if (IsTiledCopyOut(*s, stage)) {
       if (auto r = s->Annotate(stage, 0, IterAnnotation::kBlockX); !r.ok()) return r;
-      if (auto r = s->Annotate(stage, 1, IterAnnotation::kThreadX); !r.ok()) return r;
+      if (auto r = s->Annotate(stage, 1, IterAnnotation::kVThread); !r.ok()) return r;
+      if (auto r = s->Annotate(stage, 2, IterAnnotation::kThreadX); !r.ok()) return r;
       // It reads the thread's accumulators (at most RegisterTileElements()) by constants, so
       // that they can stay in registers.
-      for (int i = 2; i < static_cast<int>(st.iters.size()); ++i)
+      for (int i = kGpuCopyOutLevels; i < static_cast<int>(st.iters.size()); ++i)
         if (auto r = s->Annotate(stage, i, IterAnnotation::kUnroll); !r.ok()) return r;
       continue;
     }

@@ -1,15 +1,16 @@
 // Random annotation for a GPU (a cuda target): a GPU sketch (gpu_sketch_rules.h) becomes a
 // complete program. Each call draws, in this order:
-//  1. tile sizes  each tiled stage's space splits (S1: threads, S2 and S3: the register tile)
-//                 drawn together until the block has at most the target's threads per block,
-//                 and at least 32 (a warp) when the tile allows, and each thread at most
-//                 RegisterTileElements() accumulators; reduce splits freely (innermost at most 64).
-//                 Up to kGpuTileDraws tries; the last draw stands, and the launch check of
-//                 LowerProgram refuses it if it breaks a limit.
-//  2. bindings    the copy-out of a tiled stage: its fused S0 loop to blockIdx.x and its fused
-//                 S1 loop to threadIdx.x; each shared copy's inner fetch loop to threadIdx.x;
-//                 every other root stage fused and split by a block size drawn from 32..1024
-//                 (BindToBlocksAndThreads).
+//  1. tile sizes  each tiled stage's space splits (S1: virtual threads, S2: threads, S3 and
+//                 S4: the register tile) drawn together until the block has at most the
+//                 target's threads per block, and at least 32 (a warp) when the tile allows,
+//                 each thread at most kMaxVirtualThreads virtual threads and at most
+//                 RegisterTileElements() accumulators for all of them; reduce splits freely
+//                 (innermost at most 64). Up to kGpuTileDraws tries; the last draw stands, and
+//                 the launch check of LowerProgram refuses it if it breaks a limit.
+//  2. bindings    the copy-out of a tiled stage: its fused S0 loop to blockIdx.x, its fused S1
+//                 loop to vthread and its fused S2 loop to threadIdx.x; each shared copy's
+//                 inner fetch loop to threadIdx.x; every other root stage fused and split by a
+//                 block size drawn from 32..1024 (BindToBlocksAndThreads).
 //  3. auto-unroll as on a CPU (random_annotation.h phase 6): unrolled, a thread's register tile
 //                 is indexed by constants, so it stays in registers.
 // Compute locations stay where the sketch put them; nothing is parallel or vectorized (a GPU's
@@ -26,6 +27,8 @@
 namespace tunefarm::tuner {
 
 inline constexpr int kGpuTileDraws = 64;
+// A tiled stage's space split: {S1, S2, S3, S4} (gpu_sketch_rules.h).
+inline constexpr int kGpuTiledSplitLengths = 4;
 
 absl::StatusOr<schedule::State> AnnotateRandomlyForGpu(const schedule::State& sketch, const SearchTarget& target,
                                                        std::mt19937_64& rng);

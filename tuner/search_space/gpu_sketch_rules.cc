@@ -50,20 +50,21 @@ int LastOuterReduceLoop(const State& s, int stage) {
   return last;
 }
 
-// Orders X.local's loops: S0 and S1 (covered by the copy-out's block and thread loops), every
-// reduce level (R0, R1, R2), then the register tile's loops (S2, S3) innermost. The tile
-// structure puts R2 between S2 and S3, which suits a CPU's vector registers; on a GPU a nest of
-// at most RegisterTileElements() steps, unrolled, indexes the accumulators by constants only when
-// no reduce loop sits among them, and only then do they stay in registers.
+// Orders X.local's loops: S0, S1 and S2 (covered by the copy-out's block, virtual-thread and
+// thread loops), every reduce level (R0, R1, R2), then the register tile's loops (S3, S4)
+// innermost. The tile structure puts R2 between S3 and S4, which suits a CPU's vector
+// registers; on a GPU a nest of at most RegisterTileElements() steps, unrolled, indexes the
+// accumulators by constants only when no reduce loop sits among them, and only then do they
+// stay in registers.
 absl::Status PutAccumulatorsInnermost(State* s, int stage) {
   const schedule::Stage& st = s->stage(stage);
-  auto rank = [&](int i) {  // unsplit loops, S0 and S1 first; then R0, R1, R2; then S2, S3
+  auto rank = [&](int i) {  // unsplit loops, S0, S1 and S2 first; then R0, R1, R2; then S3, S4
     const schedule::IterNode& node = st.node_of(i);
     const size_t dot = node.name.rfind('.');
     if (dot == std::string::npos) return 0;
     const int level = std::atoi(node.name.c_str() + dot + 1);
     if (node.kind == schedule::IterKind::kReduce) return 1 + level;
-    return level < 2 ? 0 : 4 + level;
+    return level < kGpuCopyOutLevels ? 0 : 4 + level;
   };
   std::vector<int> order(st.iters.size());
   for (int i = 0; i < static_cast<int>(order.size()); ++i) order[i] = i;
@@ -98,15 +99,16 @@ Branches GpuTileApply(const State& s, int stage, const SearchTarget&) {
   auto tiles = TileMultiLevel(&next, local, kGpuTileStructure);
   if (!tiles.ok()) return tiles.status();
   if (auto st = PutAccumulatorsInnermost(&next, local); !st.ok()) return st;
-  // 3. The copy-out follows S0 and S1 of each split axis: S0s, S1s, then the register tile.
+  // 3. The copy-out follows S0, S1 and S2 of each split axis: S0s, S1s, S2s, then the
+  //    register tile.
   const int axes = static_cast<int>(tiles->space_axes.size());
   for (int a = 0; a < axes; ++a) {
     const int iter = schedule::FindIter(next, copy, StrCat("i", tiles->space_axes[a]));
     if (iter < 0) return absl::InternalError(StrCat("the copy-out has no loop i", tiles->space_axes[a]));
-    if (auto st = next.FollowSplit(copy, iter, tiles->split_steps[a], 2); !st.ok()) return st;
+    if (auto st = next.FollowSplit(copy, iter, tiles->split_steps[a], kGpuCopyOutLevels); !st.ok()) return st;
   }
   std::vector<int> order;
-  for (int level = 0; level < 3; ++level)
+  for (int level = 0; level <= kGpuCopyOutLevels; ++level)
     for (int axis : tiles->space_axes) order.push_back(schedule::FindIter(next, copy, StrCat("i", axis, ".", level)));
   const schedule::Stage& copy_stage = next.stage(copy);
   for (int i = 0; i < static_cast<int>(copy_stage.iters.size()); ++i)  // unsplit axes (extent 1) innermost
@@ -115,8 +117,9 @@ Branches GpuTileApply(const State& s, int stage, const SearchTarget&) {
     return absl::InternalError("the copy-out is not tiled as expected after follow_split");
   if (auto st = next.Reorder(copy, order); !st.ok()) return st;
   if (auto st = FuseLoops(&next, copy, 0, axes); !st.ok()) return st;     // the blocks
-  if (auto st = FuseLoops(&next, copy, 1, axes); !st.ok()) return st;     // the threads
-  if (auto st = next.ComputeAt(local, copy, 1); !st.ok()) return st;
+  if (auto st = FuseLoops(&next, copy, 1, axes); !st.ok()) return st;     // the virtual threads
+  if (auto st = FuseLoops(&next, copy, 2, axes); !st.ok()) return st;     // the threads
+  if (auto st = next.ComputeAt(local, copy, 2); !st.ok()) return st;
   // 4. Each shared copy at X.local's step along the reduction, fetched by all the threads.
   const int step_loop = LastOuterReduceLoop(next, local);
   if (step_loop < 0) return absl::InternalError("the local stage has no reduce loop");
@@ -125,8 +128,8 @@ Branches GpuTileApply(const State& s, int stage, const SearchTarget&) {
     if (auto st = next.ComputeAt(shared, local, step_loop); !st.ok()) return st;
     const int loops = static_cast<int>(next.stage(shared).iters.size());
     if (auto st = FuseLoops(&next, shared, 0, loops); !st.ok()) return st;
-    // Split by the thread count: the product of the S1 lengths (lengths[0] of each split).
-    if (auto st = next.FollowFusedSplit(shared, 0, tiles->split_steps, 0, /*factor_or_nparts=*/true); !st.ok())
+    // Split by the thread count: the product of the S2 lengths (lengths[1] of each split).
+    if (auto st = next.FollowFusedSplit(shared, 0, tiles->split_steps, 1, /*factor_or_nparts=*/true); !st.ok())
       return st;
   }
   // On with the stages below X.local: the shared copies (handled) and the producers.

@@ -1,4 +1,4 @@
-// Sketch rules for a GPU (a cuda target), Ansor's GPU set without virtual threads. The table,
+// Sketch rules for a GPU (a cuda target), Ansor's GPU set. The table,
 // tried in order for each stage like the CPU one (sketch_rules.h):
 //   1. handled   placeholders, and stages an earlier rule placed: left as they are (skip rest)
 //   2. inline    strictly inlinable stages (elementwise, padding) are inlined: recomputing
@@ -15,21 +15,25 @@
 // gpu-tile, on stage X reading tensors P1..Pn:
 //   - each Pi gets a "shared" cache_read stage Pi.shared for X, and X a "local" cache_write
 //     stage X.local (the accumulators) with X the copy-out;
-//   - X.local is tiled "SSRRSRS" (kGpuTileStructure): S0 the blocks, S1 the threads of a
-//     block, R0 the steps along the reduction, R1 and R2 the reduction within a step, S2 and S3
-//     each thread's register tile. Its loops then run the reduce levels before the register
-//     tile's (S2, S3 innermost), so that an unrolled nest indexes the accumulators by constants;
-//   - X follows the first two levels of each split axis: its loops are S0 (all axes fused,
-//     blockIdx.x), S1 (fused, threadIdx.x), then the register tile; X.local is computed at the
-//     S1 loop, so each thread owns an S2 x S3 tile of accumulators. When X's only reader is
-//     elementwise on it (a bias, a ReLU), X is inlined into that reader, which takes X's place:
-//     the epilogue runs on the registers, in the same launch;
+//   - X.local is tiled "SSSRRSRS" (kGpuTileStructure): S0 the blocks, S1 the virtual threads,
+//     S2 the threads of a block, R0 the steps along the reduction, R1 and R2 the reduction
+//     within a step, S3 and S4 each virtual thread's register tile. Its loops then run the
+//     reduce levels before the register tile's (S3, S4 innermost), so that an unrolled nest
+//     indexes the accumulators by constants;
+//   - X follows the first three levels of each split axis: its loops are S0 (all axes fused,
+//     blockIdx.x), S1 (fused, vthread), S2 (fused, threadIdx.x), then the register tile;
+//     X.local is computed at the S2 loop, so each virtual thread owns an S3 x S4 tile of
+//     accumulators and each thread S1 of them (tir/virtual_thread.h), S2 x S3 x S4 points
+//     apart along each axis: the threads of a warp read neighbouring elements of the shared
+//     tiles rather than elements a whole tile apart. When X's only reader is elementwise on it
+//     (a bias, a ReLU), X is inlined into that reader, which takes X's place: the epilogue runs
+//     on the registers, in the same launch;
 //   - each Pi.shared is computed at X.local's last R0 loop: the block's tiles for one step
-//     along the reduction, its loops fused into one and split by the block's thread count
-//     (follow_fused_split of the S1 lengths), so the threads fetch it together.
+//     along the reduction, for all its threads and virtual threads, its loops fused into one
+//     and split by the block's thread count (follow_fused_split of the S2 lengths), so the
+//     threads fetch it together.
 // The bindings themselves are annotation's (gpu_annotation.h): a loop is bound once its extent
-// is known. Not here yet: vthread (Ansor's S level between blocks and threads, which spreads a
-// thread's tile to avoid bank conflicts).
+// is known.
 #pragma once
 
 #include <string_view>
@@ -39,7 +43,11 @@
 
 namespace tunefarm::tuner {
 
-inline constexpr std::string_view kGpuTileStructure = "SSRRSRS";
+inline constexpr std::string_view kGpuTileStructure = "SSSRRSRS";
+// The space levels the copy-out follows (blocks, virtual threads, threads); the rest is the
+// register tile. A tiled space split's lengths are {S1, S2, S3, S4}: lengths[0] the virtual
+// threads, lengths[1] the threads, lengths[2] and [3] the register tile.
+inline constexpr int kGpuCopyOutLevels = 3;
 
 // Reduce extents from which the cross-thread rule offers its sketch.
 inline constexpr int64_t kMinCrossThreadReduction = 32;

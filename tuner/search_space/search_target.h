@@ -11,6 +11,10 @@ namespace tunefarm::tuner {
 // Accumulators per GPU thread: 64 of the 255 registers a thread may have leave room for the
 // operands and addresses.
 inline constexpr int64_t kGpuRegisterTileElements = 64;
+// Virtual threads per thread (a tiled stage's fused S1 loop): Ansor's limit for a cuda target
+// (a quarter of a warp). Each multiplies the thread's accumulators, which stay within
+// kGpuRegisterTileElements all together.
+inline constexpr int64_t kMaxVirtualThreads = 8;
 
 struct SearchTarget {
   int vector_lanes = 4;       // float32 elements per vector register
