@@ -62,6 +62,14 @@ TEST(VirtualThreads, EachThreadOwnsACopyOfItsAccumulatorsPerVirtualThreadAndShar
   EXPECT_EQ((*launches)[0].local_bytes, 16 * 4);
   EXPECT_LT(testing::InterpretedError(s, 5), 1e-4) << text;
   EXPECT_LT(GpuError(s, 5), 1e-4) << text;
+  // A tuning record keeps the binding by name, and replays to the same program.
+  const std::string json = s.ToJson();
+  EXPECT_NE(json.find("\"vthread\""), std::string::npos) << json;
+  absl::StatusOr<schedule::State> replayed = schedule::State::FromJson(s.original_dag(), json);
+  ASSERT_TRUE(replayed.ok()) << replayed.status();
+  absl::StatusOr<PrimFunc> again = Lower(*replayed, "vgemm");
+  ASSERT_TRUE(again.ok()) << again.status();
+  EXPECT_EQ(PrimFuncToString(*again), text);
 }
 
 TEST(VirtualThreads, ShapesThatLeaveTailsStillComputeTheGemm) {
