@@ -47,17 +47,40 @@ inline schedule::State SharedTiledGemm(int64_t m, int64_t n, int64_t k, bool fet
 // The stages of SharedRegisterTiledGemm: A, A.shared, B, B.shared, C.local, C.
 inline constexpr int kRegisterGemmLocal = 4, kRegisterGemmC = 5;
 
+// A GEMM with shared copies of A and B and a local accumulator C.local (stages as above).
+inline schedule::State GemmWithSharedAndLocalStages(int64_t m, int64_t n, int64_t k) {
+  schedule::State s(GemmDag(m, n, k));
+  EXPECT_TRUE(s.CacheRead(0, "shared", {2}).ok());
+  EXPECT_TRUE(s.CacheRead(2, "shared", {3}).ok());
+  EXPECT_TRUE(s.CacheWrite(4, "local").ok());  // C.local computes, C copies
+  return s;
+}
+
+// C.local's loops (i j k) become k.o k.i i j, steps of 16 along k; both shared tiles are
+// computed at k.o and fetched by the block's threads_y x threads_x threads together.
+inline void FetchTilesPerStepOfK(schedule::State* s, int64_t threads_y, int64_t threads_x) {
+  using schedule::IterAnnotation;
+  const auto ok = [](const absl::Status& step) { EXPECT_TRUE(step.ok()) << step; };
+  constexpr int local = kRegisterGemmLocal;
+  ok(s->Split(local, 2, {16}));                // i j k.o k.i
+  ok(s->Reorder(local, {2, 3, 0, 1}));         // k.o k.i i j
+  for (int tile : {kSharedGemmA, kSharedGemmB}) {
+    ok(s->ComputeAt(tile, local, 0));          // at k.o
+    ok(s->Fuse(tile, {0, 1}));
+    ok(s->Split(tile, 0, {threads_y, threads_x}));
+    ok(s->Annotate(tile, 1, IterAnnotation::kThreadY));
+    ok(s->Annotate(tile, 2, IterAnnotation::kThreadX));
+  }
+}
+
 // As SharedTiledGemm, with each of the 16 x 16 threads computing a 2 x 2 tile of C in a local
 // accumulator (C.local, attached inside the thread loops of C's copy), and the shared tiles
 // attached to C.local's outer loop over k: 32 x 16 of A and 16 x 32 of B per step, which the
 // 256 threads fetch two elements each.
 inline schedule::State SharedRegisterTiledGemm(int64_t m, int64_t n, int64_t k) {
   using schedule::IterAnnotation;
-  schedule::State s(GemmDag(m, n, k));
+  schedule::State s = GemmWithSharedAndLocalStages(m, n, k);
   const auto ok = [](const absl::Status& step) { EXPECT_TRUE(step.ok()) << step; };
-  ok(s.CacheRead(0, "shared", {2}));
-  ok(s.CacheRead(2, "shared", {3}));
-  ok(s.CacheWrite(4, "local"));                // C.local computes, C copies
   constexpr int c = kRegisterGemmC, local = kRegisterGemmLocal;
   ok(s.Split(c, 0, {16, 2}));                 // i.0 i.1 i.2 j
   ok(s.Split(c, 3, {16, 2}));                 // i.0 i.1 i.2 j.0 j.1 j.2
@@ -67,20 +90,12 @@ inline schedule::State SharedRegisterTiledGemm(int64_t m, int64_t n, int64_t k) 
   ok(s.Annotate(c, 2, IterAnnotation::kThreadY));
   ok(s.Annotate(c, 3, IterAnnotation::kThreadX));
   ok(s.ComputeAt(local, c, 3));               // a 2 x 2 tile per thread
-  ok(s.Split(local, 2, {16}));                // i j k.o k.i
-  ok(s.Reorder(local, {2, 3, 0, 1}));         // k.o k.i i j
-  for (int tile : {kSharedGemmA, kSharedGemmB}) {
-    ok(s.ComputeAt(tile, local, 0));          // at k.o
-    ok(s.Fuse(tile, {0, 1}));
-    ok(s.Split(tile, 0, {16, 16}));
-    ok(s.Annotate(tile, 1, IterAnnotation::kThreadY));
-    ok(s.Annotate(tile, 2, IterAnnotation::kThreadX));
-  }
+  FetchTilesPerStepOfK(&s, 16, 16);
   return s;
 }
 
 // The stages of VirtualThreadGemm: as SharedRegisterTiledGemm's.
-inline constexpr int kVThreadGemmLocal = 4, kVThreadGemmC = 5;
+inline constexpr int kVThreadGemmLocal = kRegisterGemmLocal, kVThreadGemmC = kRegisterGemmC;
 
 // SharedRegisterTiledGemm with Ansor's virtual-thread level: each axis of C is split
 // block x vthread x thread x register (?, 2, 8, 2); the two vthread loops are fused (4 virtual
@@ -90,11 +105,8 @@ inline constexpr int kVThreadGemmLocal = 4, kVThreadGemmC = 5;
 // copy per virtual thread. The 32 x 16 shared tiles are fetched by the 64 threads, 8 each.
 inline schedule::State VirtualThreadGemm(int64_t m, int64_t n, int64_t k) {
   using schedule::IterAnnotation;
-  schedule::State s(GemmDag(m, n, k));
+  schedule::State s = GemmWithSharedAndLocalStages(m, n, k);
   const auto ok = [](const absl::Status& step) { EXPECT_TRUE(step.ok()) << step; };
-  ok(s.CacheRead(0, "shared", {2}));
-  ok(s.CacheRead(2, "shared", {3}));
-  ok(s.CacheWrite(4, "local"));
   constexpr int c = kVThreadGemmC, local = kVThreadGemmLocal;
   ok(s.Split(c, 0, {2, 8, 2}));                   // i.0 i.1 i.2 i.3 j
   ok(s.Split(c, 4, {2, 8, 2}));                   // i.0 i.1 i.2 i.3 j.0 j.1 j.2 j.3
@@ -108,17 +120,9 @@ inline schedule::State VirtualThreadGemm(int64_t m, int64_t n, int64_t k) {
   ok(s.Annotate(c, 5, IterAnnotation::kUnroll));
   ok(s.Annotate(c, 6, IterAnnotation::kUnroll));
   ok(s.ComputeAt(local, c, 4));                   // one 2 x 2 tile per virtual thread
-  ok(s.Split(local, 2, {16}));                    // i j k.o k.i
-  ok(s.Reorder(local, {2, 3, 0, 1}));             // k.o k.i i j
-  ok(s.Annotate(local, 2, IterAnnotation::kUnroll));
+  FetchTilesPerStepOfK(&s, 8, 8);
+  ok(s.Annotate(local, 2, IterAnnotation::kUnroll));  // the tile's i and j
   ok(s.Annotate(local, 3, IterAnnotation::kUnroll));
-  for (int tile : {kSharedGemmA, kSharedGemmB}) {
-    ok(s.ComputeAt(tile, local, 0));              // at k.o
-    ok(s.Fuse(tile, {0, 1}));
-    ok(s.Split(tile, 0, {8, 8}));
-    ok(s.Annotate(tile, 1, IterAnnotation::kThreadY));
-    ok(s.Annotate(tile, 2, IterAnnotation::kThreadX));
-  }
   return s;
 }
 
