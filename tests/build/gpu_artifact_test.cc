@@ -104,6 +104,17 @@ TEST_F(GpuArtifact, TheCpuExecutorRefusesItAndWithoutADriverTheLoaderSaysSo) {
   EXPECT_NE(deploy::LoadModel(path_, 0).status().message().find("TUNEFARM_CUDA_DEVICE=one"), std::string::npos);
 }
 
+TEST_F(GpuArtifact, AGpuOlderThanItsKernelsIsRefusedByName) {
+  ScopedEnv driver("TUNEFARM_CUDA_DRIVER", TUNEFARM_FAKE_CUDA_DRIVER);
+  ScopedEnv older("TUNEFARM_FAKE_CUDA_CC", "80");
+  auto model = deploy::LoadModel(path_, 0);
+  ASSERT_FALSE(model.ok());
+  EXPECT_EQ(model.status().code(), deploy::StatusCode::kLoadFailed);
+  EXPECT_NE(model.status().message().find("its kernels are for sm_90, CUDA device 0 has compute capability 8.0"),
+            std::string::npos)
+      << model.status().ToString();
+}
+
 TEST_F(GpuArtifact, OnTheFakeDriverEveryCallLaunchesItsKernelsInPlanOrder) {
   const std::string log = dir_->File("launches.log");
   ScopedEnv driver("TUNEFARM_CUDA_DRIVER", TUNEFARM_FAKE_CUDA_DRIVER);

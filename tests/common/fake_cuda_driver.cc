@@ -14,7 +14,8 @@
 //   anything else writes nothing.
 // A module whose text contains "// fake-cuda-log: PATH" appends one line per launch to PATH:
 // "<kernel> grid=X,Y,Z block=X,Y,Z", after a line "load" when it is loaded; other modules log to
-// $TUNEFARM_FAKE_CUDA_LOG when it is set.
+// $TUNEFARM_FAKE_CUDA_LOG when it is set. The device has compute capability 9.0, or
+// $TUNEFARM_FAKE_CUDA_CC's (e.g. 80 for 8.0).
 #include <algorithm>
 #include <chrono>
 #include <cstdio>
@@ -50,6 +51,12 @@ double gpu_clock_ms = 0; // advances by the launches' simulated time
 
 bool Contains(const std::string& text, const char* what) { return text.find(what) != std::string::npos; }
 
+// 90 (an H100's 9.0), or $TUNEFARM_FAKE_CUDA_CC (e.g. 80), for a test of a GPU older than its
+// kernels.
+int ComputeCapability() {
+  const char* cc = std::getenv("TUNEFARM_FAKE_CUDA_CC");
+  return cc != nullptr ? std::atoi(cc) : 90;
+}
 }  // namespace
 
 extern "C" {
@@ -83,8 +90,8 @@ CUresult cuDeviceGetAttribute(int* value, int attribute, int) {
     case 13: *value = 1980000; break;         // clock, kHz
     case 16: *value = 132; break;             // SMs
     case 38: *value = 1 << 20; break;         // L2 bytes
-    case 75: *value = 9; break;               // compute capability 9.0
-    case 76: *value = 0; break;
+    case 75: *value = ComputeCapability() / 10; break;  // major
+    case 76: *value = ComputeCapability() % 10; break;  // minor
     default: *value = 0;
   }
   return 0;
