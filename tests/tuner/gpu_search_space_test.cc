@@ -226,6 +226,27 @@ TEST(GpuEvolution, MutantsAreValidAndMatchTheReferenceRunAsAGpu) {
   }
 }
 
+// Uniform draws of a 4,096 x 4,096 tile split five ways mostly break a budget (about one in
+// five kept breaking one after 64 tries); the draw that keeps them by construction takes over
+// then, so every program is within them: at most 8 virtual threads and 64 accumulators per
+// thread, and a block of 32 to 1,024 threads.
+TEST(GpuSketches, LongAxesAreDrawnWithinThePerThreadBudgets) {
+  const SearchTarget target = SearchTarget::FromTarget(Cuda("cuda -arch=sm_90"));
+  std::mt19937_64 rng(1);
+  std::vector<State> programs = SampleInitialPopulation(testing::GemmDag(4096, 4096, 4096), target, 100, rng, nullptr);
+  ASSERT_EQ(programs.size(), 100u);
+  for (const State& p : programs) {
+    const schedule::Stage& copy = p.stage(StageNamed(p, "C"));
+    const int64_t virtual_threads = copy.node_of(1).extent, threads = copy.node_of(2).extent;
+    int64_t accumulators = virtual_threads;
+    for (int l = 3; l < static_cast<int>(copy.iters.size()); ++l) accumulators *= copy.node_of(l).extent;
+    EXPECT_LE(virtual_threads, kMaxVirtualThreads) << p.ToString();
+    EXPECT_LE(accumulators, target.RegisterTileElements()) << p.ToString();
+    EXPECT_GE(threads, 32) << p.ToString();
+    EXPECT_LE(threads, target.max_threads_per_block) << p.ToString();
+  }
+}
+
 // The cost model's features read a GPU program's loop nest too (thread-bound loops, shared
 // and local buffers): one row per store, all finite.
 TEST(GpuFeatures, ADrawnProgramHasARowPerStore) {

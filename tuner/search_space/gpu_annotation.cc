@@ -31,6 +31,38 @@ int64_t DrawReductionThreads(int64_t extent, const SearchTarget& target, std::mt
   return sizes.empty() ? std::min<int64_t>(extent, target.max_threads_per_block) : sizes[rng() % sizes.size()];
 }
 
+// A divisor of q of at most `cap`, uniformly (1 when cap < 2).
+int64_t DivisorAtMost(int64_t q, int64_t cap, std::mt19937_64& rng) {
+  std::vector<int64_t> divisors;
+  for (int64_t d = 1; d <= std::min(q, cap); ++d)
+    if (q % d == 0) divisors.push_back(d);
+  return divisors.empty() ? 1 : divisors[rng() % divisors.size()];
+}
+
+// One tiled stage's lengths drawn within the budgets by construction, each level from what the
+// levels before it left: the register tile (S4, S3), the virtual threads (S1), the threads (S2).
+// Not uniform over the tuples; used only when uniform draws keep breaking a budget, as they do
+// for long axes (a 4,096 extent split five ways). Returns the block's threads.
+int64_t DrawWithinBudgets(const std::vector<const TunableSplit*>& group, const SearchTarget& target,
+                          std::mt19937_64& rng, std::map<size_t, std::vector<int64_t>>* lengths) {
+  int64_t registers = target.RegisterTileElements(), virtual_threads = kMaxVirtualThreads,
+          threads = target.max_threads_per_block, block = 1;
+  for (const TunableSplit* s : group) {
+    int64_t q = s->extent;
+    std::vector<int64_t> l(kGpuTiledSplitLengths);
+    l[3] = DivisorAtMost(q, std::min(registers, kMaxInnermostSplitLength), rng);
+    l[2] = DivisorAtMost(q /= l[3], registers / l[3], rng);
+    l[0] = DivisorAtMost(q /= l[2], std::min(virtual_threads, registers / (l[2] * l[3])), rng);
+    l[1] = DivisorAtMost(q /= l[0], threads, rng);
+    registers /= l[0] * l[2] * l[3];
+    virtual_threads /= l[0];
+    threads /= l[1];
+    block *= l[1];
+    (*lengths)[s->step] = std::move(l);
+  }
+  return block;
+}
+
 std::map<size_t, std::vector<int64_t>> DrawGpuLengths(const std::vector<TunableSplit>& splits,
                                                       const SearchTarget& target, std::mt19937_64& rng) {
   std::map<size_t, std::vector<int64_t>> lengths;
@@ -48,7 +80,8 @@ std::map<size_t, std::vector<int64_t>> DrawGpuLengths(const std::vector<TunableS
     int64_t points = 1;
     for (const TunableSplit* s : group) points *= s->extent;
     const int64_t fewest_threads = std::min(kWarp, points);
-    for (int attempt = 0; attempt < kGpuTileDraws; ++attempt) {
+    bool fits = false;
+    for (int attempt = 0; attempt < kGpuTileDraws && !fits; ++attempt) {
       int64_t virtual_threads = 1, threads = 1, registers = 1;
       for (const TunableSplit* s : group) {
         const std::vector<int64_t>& l = lengths[s->step] =
@@ -57,10 +90,11 @@ std::map<size_t, std::vector<int64_t>> DrawGpuLengths(const std::vector<TunableS
         threads *= l[1];
         registers *= l[0] * l[2] * l[3];  // every virtual thread's register tile
       }
-      if (threads <= target.max_threads_per_block && threads >= fewest_threads && virtual_threads <= kMaxVirtualThreads &&
-          registers <= target.RegisterTileElements())
-        break;
+      fits = threads <= target.max_threads_per_block && threads >= fewest_threads &&
+             virtual_threads <= kMaxVirtualThreads && registers <= target.RegisterTileElements();
     }
+    for (int attempt = 0; attempt < kGpuTileDraws && !fits; ++attempt)
+      fits = DrawWithinBudgets(group, target, rng, &lengths) >= fewest_threads;
   }
   return lengths;
 }

@@ -5,8 +5,9 @@
 //                 target's threads per block, and at least 32 (a warp) when the tile allows,
 //                 each thread at most kMaxVirtualThreads virtual threads and at most
 //                 RegisterTileElements() accumulators for all of them; reduce splits freely
-//                 (innermost at most 64). Up to kGpuTileDraws tries; the last draw stands, and
-//                 the launch check of LowerProgram refuses it if it breaks a limit.
+//                 (innermost at most 64). Up to kGpuTileDraws uniform tries; then a draw that
+//                 keeps the per-thread budgets by construction (long axes rarely fit
+//                 uniformly), and the launch check of LowerProgram refuses what breaks a limit.
 //  2. bindings    the copy-out of a tiled stage: its fused S0 loop to blockIdx.x, its fused S1
 //                 loop to vthread and its fused S2 loop to threadIdx.x; each shared copy's
 //                 inner fetch loop to threadIdx.x; every other root stage fused and split by a
