@@ -98,12 +98,17 @@ absl::StatusOr<schedule::State> MutateTileSize(const schedule::State& parent, co
   ReplayTrace trace;
   auto program = ReplaySteps(parent.original_dag(), steps, &trace);
   if (!program.ok()) return program.status();
-  // levels[l] is lengths[l - 1]: on a GPU levels[1] the virtual threads, levels[2] the threads.
-  const bool into_tile = target.gpu ? dst == 1 || dst >= 3 : dst == innermost;
-  const bool space = trace.split_kind[pick] == schedule::IterKind::kSpace;
-  if (into_tile && innermost >= 2 && space && RegisterTile(steps, trace, pick, target.gpu) > target.RegisterTileElements())
-    return absl::OutOfRangeError("the register tile would exceed the register file");
-  if (target.gpu && dst == 1 && space && VirtualThreads(steps, trace, pick) > kMaxVirtualThreads)
+  if (innermost < 2 || trace.split_kind[pick] != schedule::IterKind::kSpace) return program;
+  if (!target.gpu) {
+    if (dst == innermost && RegisterTile(steps, trace, pick, false) > target.RegisterTileElements())
+      return absl::OutOfRangeError("the register tile would exceed the register file");
+    return program;
+  }
+  // On a GPU any move can break a budget: more threads leave each fewer registers.
+  const int64_t threads = StageLengths(steps, trace, pick, [](size_t l, size_t n) { return n == kGpuTiledSplitLengths && l == 1; });
+  if (RegisterTile(steps, trace, pick, true) > target.AccumulatorsPerThread(threads))
+    return absl::OutOfRangeError("the thread's accumulators would exceed its share of the register file");
+  if (VirtualThreads(steps, trace, pick) > kMaxVirtualThreads)
     return absl::OutOfRangeError(StrCat("more than ", kMaxVirtualThreads, " virtual threads per thread"));
   return program;
 }

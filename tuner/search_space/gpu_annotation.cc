@@ -40,25 +40,32 @@ int64_t DivisorAtMost(int64_t q, int64_t cap, std::mt19937_64& rng) {
 }
 
 // One tiled stage's lengths drawn within the budgets by construction, each level from what the
-// levels before it left: the register tile (S4, S3), the virtual threads (S1), the threads (S2).
-// Not uniform over the tuples; used only when uniform draws keep breaking a budget, as they do
-// for long axes (a 4,096 extent split five ways). Returns the block's threads.
+// levels before it left: for every axis the register tile (S4, S3) and the virtual threads (S1),
+// then for every axis the threads (S2), as many as the accumulators leave registers for. Not
+// uniform over the tuples; used only when uniform draws keep breaking a budget, as they do for
+// long axes (a 4,096 extent split five ways). Returns the block's threads.
 int64_t DrawWithinBudgets(const std::vector<const TunableSplit*>& group, const SearchTarget& target,
                           std::mt19937_64& rng, std::map<size_t, std::vector<int64_t>>* lengths) {
-  int64_t registers = target.RegisterTileElements(), virtual_threads = kMaxVirtualThreads,
-          threads = target.max_threads_per_block, block = 1;
+  int64_t registers = target.RegisterTileElements(), virtual_threads = kMaxVirtualThreads, accumulators = 1;
+  std::vector<int64_t> rest;  // per split: what its threads may divide
   for (const TunableSplit* s : group) {
     int64_t q = s->extent;
-    std::vector<int64_t> l(kGpuTiledSplitLengths);
+    std::vector<int64_t>& l = (*lengths)[s->step] = std::vector<int64_t>(kGpuTiledSplitLengths);
     l[3] = DivisorAtMost(q, std::min(registers, kMaxInnermostSplitLength), rng);
     l[2] = DivisorAtMost(q /= l[3], registers / l[3], rng);
     l[0] = DivisorAtMost(q /= l[2], std::min(virtual_threads, registers / (l[2] * l[3])), rng);
-    l[1] = DivisorAtMost(q /= l[0], threads, rng);
+    rest.push_back(q / l[0]);
     registers /= l[0] * l[2] * l[3];
+    accumulators *= l[0] * l[2] * l[3];
     virtual_threads /= l[0];
-    threads /= l[1];
-    block *= l[1];
-    (*lengths)[s->step] = std::move(l);
+  }
+  int64_t threads = target.max_threads_per_block, block = 1;
+  while (threads > 1 && target.AccumulatorsPerThread(threads) < accumulators) threads /= 2;
+  for (size_t i = 0; i < group.size(); ++i) {
+    int64_t& t = (*lengths)[group[i]->step][1];
+    t = DivisorAtMost(rest[i], threads, rng);
+    threads /= t;
+    block *= t;
   }
   return block;
 }
@@ -82,16 +89,16 @@ std::map<size_t, std::vector<int64_t>> DrawGpuLengths(const std::vector<TunableS
     const int64_t fewest_threads = std::min(kWarp, points);
     bool fits = false;
     for (int attempt = 0; attempt < kGpuTileDraws && !fits; ++attempt) {
-      int64_t virtual_threads = 1, threads = 1, registers = 1;
+      int64_t virtual_threads = 1, threads = 1, accumulators = 1;
       for (const TunableSplit* s : group) {
         const std::vector<int64_t>& l = lengths[s->step] =
             SampleFactorization(s->extent, s->parts, kMaxInnermostSplitLength, rng);
         virtual_threads *= l[0];
         threads *= l[1];
-        registers *= l[0] * l[2] * l[3];  // every virtual thread's register tile
+        accumulators *= l[0] * l[2] * l[3];  // every virtual thread's register tile
       }
       fits = threads <= target.max_threads_per_block && threads >= fewest_threads &&
-             virtual_threads <= kMaxVirtualThreads && registers <= target.RegisterTileElements();
+             virtual_threads <= kMaxVirtualThreads && accumulators <= target.AccumulatorsPerThread(threads);
     }
     for (int attempt = 0; attempt < kGpuTileDraws && !fits; ++attempt)
       fits = DrawWithinBudgets(group, target, rng, &lengths) >= fewest_threads;
@@ -134,10 +141,15 @@ absl::Status Bind(State* s, const SearchTarget& target, std::mt19937_64& rng) {
       if (auto r = s->Annotate(stage, 0, IterAnnotation::kBlockX); !r.ok()) return r;
       if (auto r = s->Annotate(stage, 1, IterAnnotation::kVThread); !r.ok()) return r;
       if (auto r = s->Annotate(stage, 2, IterAnnotation::kThreadX); !r.ok()) return r;
-      // It reads the thread's accumulators (at most RegisterTileElements()) by constants, so
-      // that they can stay in registers.
+      // It and X.local index the thread's accumulators by constants, so that they can stay in
+      // registers (auto-unroll alone leaves a 64-element tile a .local array below 64 steps).
       for (int i = kGpuCopyOutLevels; i < static_cast<int>(st.iters.size()); ++i)
         if (auto r = s->Annotate(stage, i, IterAnnotation::kUnroll); !r.ok()) return r;
+      for (int local : s->AttachedAt(stage, s->stage(stage).iters[kGpuCopyOutLevels - 1].node)) {
+        if (s->stage(local).scope != "local") continue;
+        for (int i : RegisterTileLoops(*s, local))
+          if (auto r = s->Annotate(local, i, IterAnnotation::kUnroll); !r.ok()) return r;
+      }
       continue;
     }
     if (auto r = schedule::BindToBlocksAndThreads(s, stage, sizes[rng() % sizes.size()]); !r.ok()) return r;

@@ -60,9 +60,8 @@ absl::Status PutAccumulatorsInnermost(State* s, int stage) {
   const schedule::Stage& st = s->stage(stage);
   auto rank = [&](int i) {  // unsplit loops, S0, S1 and S2 first; then R0, R1, R2; then S3, S4
     const schedule::IterNode& node = st.node_of(i);
-    const size_t dot = node.name.rfind('.');
-    if (dot == std::string::npos) return 0;
-    const int level = std::atoi(node.name.c_str() + dot + 1);
+    const int level = TileLevel(node);
+    if (level < 0) return 0;
     if (node.kind == schedule::IterKind::kReduce) return 1 + level;
     return level < kGpuCopyOutLevels ? 0 : 4 + level;
   };
@@ -169,6 +168,20 @@ Branches CrossThreadApply(const State& s, int stage, const SearchTarget&) {
 }
 
 }  // namespace
+
+int TileLevel(const schedule::IterNode& node) {
+  const size_t dot = node.name.rfind('.');
+  return dot == std::string::npos ? -1 : std::atoi(node.name.c_str() + dot + 1);
+}
+
+std::vector<int> RegisterTileLoops(const State& s, int local) {
+  std::vector<int> loops;
+  const schedule::Stage& st = s.stage(local);
+  for (int i = 0; i < static_cast<int>(st.iters.size()); ++i)
+    if (st.node_of(i).kind == schedule::IterKind::kSpace && TileLevel(st.node_of(i)) >= kGpuCopyOutLevels)
+      loops.push_back(i);
+  return loops;
+}
 
 bool IsCrossThreadReduction(const State& s, int stage) {
   const schedule::Stage& st = s.stage(stage);

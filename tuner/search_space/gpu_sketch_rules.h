@@ -54,6 +54,14 @@ inline constexpr int64_t kMinCrossThreadReduction = 32;
 
 const std::vector<SketchRule>& GpuSketchRules();
 
+// The level of a loop that multi-level tiling made ("i0.3" is level 3), or -1 for a loop it did
+// not split.
+int TileLevel(const schedule::IterNode& node);
+
+// The loops of a tiled stage's X.local that hold one virtual thread's register tile: its space
+// loops of level kGpuCopyOutLevels and deeper (S3, S4).
+std::vector<int> RegisterTileLoops(const schedule::State& s, int local);
+
 // A stage the cross-thread rule shaped: at the root, its loops [space fused,] reduce outer,
 // reduce inner (named "<fused>.1"), the last one for threadIdx.x.
 bool IsCrossThreadReduction(const schedule::State& s, int stage);

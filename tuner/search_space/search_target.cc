@@ -15,6 +15,7 @@ SearchTarget SearchTarget::FromTarget(const codegen::Target& target) {
     t.gpu = true;
     t.max_threads_per_block = target.MaxThreadsPerBlock();
     t.max_shared_bytes = target.MaxSharedMemoryPerBlock();
+    t.max_registers_per_block = target.MaxRegistersPerBlock();
   }
   return t;
 }

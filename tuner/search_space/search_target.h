@@ -2,6 +2,7 @@
 // the code generation target, so no rule hard-wires an x86 constant.
 #pragma once
 
+#include <algorithm>
 #include <cstdint>
 
 #include "compiler/codegen/target.h"
@@ -26,6 +27,7 @@ struct SearchTarget {
   bool gpu = false;
   int max_threads_per_block = 1024;
   int64_t max_shared_bytes = 48 * 1024;
+  int64_t max_registers_per_block = 65536;
 
   // Lanes, registers (codegen::Target::VectorRegisters), caches and cores are the target's;
   // for a cuda target, its thread and shared-memory limits.
@@ -38,6 +40,13 @@ struct SearchTarget {
   // (on a GPU, what one thread may accumulate: kGpuRegisterTileElements).
   int64_t RegisterTileElements() const {
     return gpu ? kGpuRegisterTileElements : static_cast<int64_t>(vector_registers) * vector_lanes;
+  }
+  // On a GPU, the accumulators a thread of a `threads`-thread block may hold: at most half the
+  // registers the block's share of the register file leaves each thread (the rest hold the
+  // operands and addresses; ptxas, bound to that share, spills beyond it), and at most
+  // RegisterTileElements(). A 1,024-thread block has 64 registers a thread: 32 accumulators.
+  int64_t AccumulatorsPerThread(int64_t threads) const {
+    return std::min(RegisterTileElements(), max_registers_per_block / (2 * std::max<int64_t>(threads, 1)));
   }
 };
 
