@@ -1,7 +1,9 @@
 #include "compiler/tir/virtual_thread.h"
 
+#include <unordered_map>
 #include <unordered_set>
 #include <utility>
+#include <vector>
 
 #include "compiler/tir/analyzer.h"
 #include "compiler/tir/stmt_functor.h"
