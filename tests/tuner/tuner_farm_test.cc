@@ -104,6 +104,39 @@ class TunerFarm : public ::testing::Test {
   std::string db_path_;
 };
 
+// Builds kMatmulModel for `target_text` (what `compile --db` does) with the schedules of the
+// database at `db_path`, and counts the tasks built from its best record for `workload_key`
+// (their schedule names it: "db:<record id>"); -1 after a failure.
+int TasksBuiltFromTheBestRecord(const std::string& db_path, const std::string& target_text,
+                                const std::string& workload_key) {
+  auto target = codegen::Target::Parse(target_text);
+  auto database = db::TuningDatabase::Open(db_path);
+  auto graph = frontend::ImportOnnxFile(kMatmulModel);
+  if (!target.ok() || !database.ok() || !graph.ok()) {
+    ADD_FAILURE() << target_text << ", " << db_path << ", " << kMatmulModel << ": one does not open";
+    return -1;
+  }
+  DatabaseSource source(database->get());
+  build::BuildOptions options;
+  options.target = *target;
+  options.threads = 1;
+  options.schedules = &source;
+  auto plan = build::PlanModel(*graph, options);
+  absl::Status built = plan.ok() ? build::BuildArtifact(&*plan, options).status() : plan.status();
+  if (!built.ok()) {
+    ADD_FAILURE() << built;
+    return -1;
+  }
+  auto best = (*database)->Best(workload_key, target_text, 1);
+  if (!best.ok() || !best->has_value()) {
+    ADD_FAILURE() << "no best record for " << workload_key << " under " << target_text;
+    return -1;
+  }
+  int tuned = 0;
+  for (const build::Task& t : plan->exec.tasks) tuned += t.schedule == "db:" + (*best)->record_id;
+  return tuned;
+}
+
 TEST_F(TunerFarm, TunesAModelAndTheBuildUsesTheBestRecord) {
   // Shared test data is part of the test setup: a missing file fails, never skips.
   ASSERT_EQ(access(kMatmulModel.c_str(), R_OK), 0) << kMatmulModel << " not found (../shared missing?)";
@@ -163,26 +196,7 @@ TEST_F(TunerFarm, TunesAModelAndTheBuildUsesTheBestRecord) {
   server->Stop();
 
   // `compile --db` finds the tuned schedule: the build's task names a db: origin.
-  auto target = codegen::Target::Parse(records[0].target);
-  ASSERT_TRUE(target.ok()) << records[0].target;
-  auto database = db::TuningDatabase::Open(db_path_);
-  ASSERT_TRUE(database.ok());
-  DatabaseSource source(database->get());
-  build::BuildOptions options;
-  options.target = *target;
-  options.threads = 1;
-  options.schedules = &source;
-  auto graph = frontend::ImportOnnxFile(kMatmulModel);
-  ASSERT_TRUE(graph.ok()) << graph.status();
-  auto plan = build::PlanModel(*graph, options);
-  ASSERT_TRUE(plan.ok()) << plan.status();
-  auto artifact = build::BuildArtifact(&*plan, options);
-  ASSERT_TRUE(artifact.ok()) << artifact.status();
-  auto best = (*database)->Best(last.tasks(0).workload_key(), records[0].target, 1);
-  ASSERT_TRUE(best.ok() && best->has_value());
-  int tuned = 0;
-  for (const build::Task& t : plan->exec.tasks) tuned += t.schedule == "db:" + (*best)->record_id;
-  EXPECT_EQ(tuned, 1);
+  EXPECT_EQ(TasksBuiltFromTheBestRecord(db_path_, records[0].target, last.tasks(0).workload_key()), 1);
 }
 
 // The tuner's GPU path end to end, on a farm whose only device is a GPU agent over the fake
@@ -191,7 +205,7 @@ TEST_F(TunerFarm, TunesAModelAndTheBuildUsesTheBestRecord) {
 // so nothing here is about the schedules' results or speed. What it checks is the path: the
 // agent's facts make the job's target a cuda target, every drawn GPU program is generated as
 // PTX in its farm call's module, the agent takes the module, loads it and launches each entry,
-// and the records land under the cuda target.
+// and the records land under the cuda target; and the model's GPU build takes the best of them.
 TEST(TunerGpuFarm, AJobOnAGpuAgentShipsPtxModulesAndRecordsThemUnderTheCudaTarget) {
   ASSERT_EQ(access(kMatmulModel.c_str(), R_OK), 0) << kMatmulModel << " not found (../shared missing?)";
   auto farm = testing::LocalFarm::Start(0);
@@ -221,6 +235,8 @@ TEST(TunerGpuFarm, AJobOnAGpuAgentShipsPtxModulesAndRecordsThemUnderTheCudaTarge
     EXPECT_EQ(r.error_kind, db::ErrorKind::kNone) << r.error_message;
   }
   (*server)->Stop();
+  // `compile --target cuda ... --db` builds the model's GPU artifact from the tuned GPU record.
+  EXPECT_EQ(TasksBuiltFromTheBestRecord(db_path, records[0].target, last.tasks(0).workload_key()), 1);
 }
 
 // A candidate that reads its constant weights in its tiles' order (the LR step) ships the entry
