@@ -27,13 +27,31 @@ bool ReadsAny(const Expr& e, const std::unordered_set<int>& buffers) {
   return found;
 }
 
-std::vector<const StmtNode*> Stores(const Stmt& s) {
-  std::vector<const StmtNode*> stores;
-  PreOrderVisit(s, [&](const Stmt& st) {
-    if (st->kind == StmtKind::kStore) stores.push_back(&*st);
-  });
-  return stores;
-}
+// A store and what decides whether it runs: the conditions of the ifs and the extents of the
+// loops around it, inside the virtual-thread loop.
+struct StoreSite {
+  const StmtNode* store;
+  std::vector<Expr> control;
+};
+
+class StoreSiteCollector : public StmtVisitor {
+ public:
+  std::vector<StoreSite> sites;
+
+ private:
+  void VisitStore(const StmtNode& op) override { sites.push_back({&op, control_}); }
+  void VisitIf(const StmtNode& op) override {
+    control_.push_back(op.cond);
+    StmtVisitor::VisitIf(op);
+    control_.pop_back();
+  }
+  void VisitFor(const StmtNode& op) override {
+    control_.push_back(op.extent);
+    StmtVisitor::VisitFor(op);
+    control_.pop_back();
+  }
+  std::vector<Expr> control_;
+};
 
 std::unordered_set<int> AllocatedIn(const Stmt& s) {
   std::unordered_set<int> allocated;
@@ -43,25 +61,48 @@ std::unordered_set<int> AllocatedIn(const Stmt& s) {
   return allocated;
 }
 
+// Whether a store writes something that differs between virtual threads, or only for some of
+// them: its index, its value or what decides that it runs uses the variable or an owned buffer.
+bool DependsOnVirtualThread(const StoreSite& site, int64_t var, const std::unordered_set<int>& owned) {
+  auto depends = [&](const Expr& e) { return UsesVar(e, var) || ReadsAny(e, owned); };
+  if (depends(site.store->index) || depends(site.store->value)) return true;
+  for (const Expr& c : site.control)
+    if (depends(c)) return true;
+  return false;
+}
+
 // The buffers allocated inside the loop that each virtual thread needs its own copy of: those
-// written with an index or a value that depends on the loop variable, directly or through
-// another owned buffer.
-std::unordered_set<int> OwnedBuffers(const Stmt& body, int64_t var) {
-  const std::unordered_set<int> allocated = AllocatedIn(body);
-  const std::vector<const StmtNode*> stores = Stores(body);
+// written by a store that depends on the virtual thread (directly, or through another owned
+// buffer, or through the if that guards it).
+std::unordered_set<int> OwnedBuffers(const std::vector<StoreSite>& sites, const std::unordered_set<int>& allocated,
+                                     int64_t var) {
   std::unordered_set<int> owned;
   for (bool grew = true; grew;) {
     grew = false;
-    for (const StmtNode* st : stores) {
-      if (owned.count(st->buffer) || !allocated.count(st->buffer)) continue;
-      if (UsesVar(st->index, var) || UsesVar(st->value, var) || ReadsAny(st->index, owned) ||
-          ReadsAny(st->value, owned)) {
-        owned.insert(st->buffer);
-        grew = true;
-      }
+    for (const StoreSite& site : sites) {
+      const int buffer = site.store->buffer;
+      if (owned.count(buffer) || !allocated.count(buffer) || !DependsOnVirtualThread(site, var, owned)) continue;
+      owned.insert(buffer);
+      grew = true;
     }
   }
   return owned;
+}
+
+// A store to a buffer from outside the loop (an argument, the workspace) that is the same for
+// every virtual thread and reads what the loop writes there: run once instead of once per
+// virtual thread, an update in place (a producer in the workspace, accumulating) would change
+// the result.
+bool UpdatesOutsideTheSameForAll(const std::vector<StoreSite>& sites, const std::unordered_set<int>& allocated,
+                                 const std::unordered_set<int>& owned, int64_t var) {
+  std::unordered_set<int> written_outside;
+  for (const StoreSite& site : sites)
+    if (!allocated.count(site.store->buffer)) written_outside.insert(site.store->buffer);
+  for (const StoreSite& site : sites) {
+    if (allocated.count(site.store->buffer) || DependsOnVirtualThread(site, var, owned)) continue;
+    if (ReadsAny(site.store->value, written_outside) || ReadsAny(site.store->index, written_outside)) return true;
+  }
+  return false;
 }
 
 // Offsets every access of an owned buffer by var * (its size), its copy for virtual thread var.
@@ -77,7 +118,8 @@ class OwnedCopyIndexer : public StmtMutator {
   Expr MutateExpr(const Expr& e) override {
     return te::Rewrite(e, [&](const Expr& n) -> Expr {
       if (n->kind != ExprKind::kLoad || !sizes_.count(static_cast<int>(n->int_value))) return Expr();
-      return te::Load(n->dtype, static_cast<int>(n->int_value), {Offset(static_cast<int>(n->int_value), MutateExpr(n->operands[0]))});
+      // Rewrite goes bottom up: the index's own owned loads are offset already.
+      return te::Load(n->dtype, static_cast<int>(n->int_value), {Offset(static_cast<int>(n->int_value), n->operands[0])});
     });
   }
   Stmt MutateStore(const Stmt& s) override {
@@ -148,11 +190,17 @@ class VirtualThreadLowering : public StmtMutator {
     Stmt body = MutateStmt(s->body);  // inner virtual threads first
     if (s->for_kind != ForKind::kVirtualThread) return RebuildFor(s, s->extent, body);
     if (!body.defined()) return Stmt();
-    int64_t extent = 0;
+    int64_t extent = 0;  // a loop of unknown extent, which lowering never makes, stays serial
     if (!te::IsConstInt(s->extent, &extent)) return For(s->loop_var, s->extent, ForKind::kSerial, body);
     const int64_t var = s->loop_var->int_value;
+    StoreSiteCollector collector;
+    collector.VisitStmt(body);
+    const std::unordered_set<int> allocated = AllocatedIn(body);
+    const std::unordered_set<int> owned = OwnedBuffers(collector.sites, allocated, var);
+    if (UpdatesOutsideTheSameForAll(collector.sites, allocated, owned, var))
+      return For(s->loop_var, s->extent, ForKind::kSerial, body);
     std::unordered_map<int, int64_t> sizes;
-    for (int b : OwnedBuffers(body, var)) sizes[b] = buffers_[b].NumElements();
+    for (int b : owned) sizes[b] = buffers_[b].NumElements();
     // Indexed by var first, so that every access to an owned buffer counts as depending on the
     // virtual thread.
     Stmt indexed = OwnedCopyIndexer(s->loop_var, sizes).MutateStmt(body);

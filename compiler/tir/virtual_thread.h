@@ -9,16 +9,20 @@
 //  - anything else (a store, an if on the variable) becomes an unrolled loop over the virtual
 //    threads, innermost.
 // A local or shared buffer allocated inside the loop and written by a store that depends on
-// the virtual thread gets one copy per virtual thread ("owned"): its shape gains a leading
+// the virtual thread (its index, its value, or the if that guards it uses the variable or
+// another such buffer) gets one copy per virtual thread ("owned"): its shape gains a leading
 // dimension of the loop's extent and every access is offset by var * size. So a thread's
 // accumulators for all its virtual threads are one buffer indexed by constants once unrolled,
 // and stay in registers, while a shared tile is fetched once per step for all of them.
 //
 // Running a statement that does not depend on the virtual thread once, interleaved with the
-// others, is right because a stage's nest lies wholly inside its attach loop: every virtual
-// thread would run it from its own start (an init, a fetch) to the same result, and a statement
-// that reads what a dependent one wrote depends on the virtual thread itself. (A loop of unknown
-// extent, which lowering never makes, stays a serial loop.)
+// others, is right when what it writes is a buffer allocated inside the loop and not owned:
+// every virtual thread would compute it from its own start (an init, a fetch) to the same
+// contents, and no dependent statement writes it (that would make it owned). A store of that
+// kind to a buffer from outside the loop (an argument, the workspace) is right once when it
+// stores what it would store every time; but when it reads what the loop writes outside (an
+// update in place, accumulating) it would count once instead of once per virtual thread: then
+// the loop stays a plain serial loop, the same result without the interleaving.
 #pragma once
 
 #include <cstdint>

@@ -141,5 +141,68 @@ TEST(VirtualThreads, OnlyBuffersWrittenPerVirtualThreadGetCopies) {
   EXPECT_EQ(flag[0], 1);
 }
 
+// What interleaving must not change (found by review): an update guarded by the virtual thread
+// makes its buffer owned even though its index and value do not use it; an update in place of a
+// buffer from outside the loop that is the same for every virtual thread keeps the loop serial;
+// a gather between two owned buffers offsets each load once.
+TEST(VirtualThreads, GuardsOutsideBuffersAndGathersKeepTheirMeaning) {
+  const Expr v = te::MakeVar("v", 0), k = te::MakeVar("k", 1), j = te::MakeVar("j", 2);
+  const Expr one = te::FloatImm(te::DType::kFloat32, 1);
+  auto run = [](std::vector<Buffer> buffers, int num_args, Stmt body, std::vector<std::vector<float>*> args) {
+    int64_t next_var = 10;
+    Stmt injected = InjectVirtualThreads(body, &buffers, &next_var);
+    PrimFunc f{"hand", buffers, num_args, 0, injected};
+    std::vector<void*> pointers;
+    for (std::vector<float>* a : args) pointers.push_back(a->data());
+    EXPECT_TRUE(Interpret(f, pointers).ok()) << StmtToString(injected);
+    return StmtToString(injected);
+  };
+  {
+    // for v in vthread(2): allocate acc { acc[0] = 0; for k < 4: if (v*2 + k < 5) acc[0] += 1; out[v] = acc[0] }
+    std::vector<Buffer> buffers = {Buffer{"out", te::DType::kFloat32, {2}, BufferScope::kArg, ArgRole::kOutput},
+                                   Buffer{"acc", te::DType::kFloat32, {1}, BufferScope::kLocal}};
+    const Expr acc = te::Load(te::DType::kFloat32, 1, {Idx(0)});
+    Stmt body = For(v, Idx(2), ForKind::kVirtualThread,
+                    Allocate(1, Seq({Store(1, Idx(0), te::FloatImm(te::DType::kFloat32, 0)),
+                                     For(k, Idx(4), ForKind::kSerial,
+                                         IfThenElse(te::Lt(v * Idx(2) + k, Idx(5)), Store(1, Idx(0), acc + one))),
+                                     Store(0, v, acc)})));
+    std::vector<float> out(2, -1);
+    const std::string text = run(buffers, 1, body, {&out});
+    EXPECT_EQ(out, (std::vector<float>{4, 3})) << text;
+  }
+  {
+    // for v in vthread(2): { for k < 3: w[0] += 1; out[v] = w[0] }, w an argument
+    std::vector<Buffer> buffers = {Buffer{"out", te::DType::kFloat32, {2}, BufferScope::kArg, ArgRole::kOutput},
+                                   Buffer{"w", te::DType::kFloat32, {1}, BufferScope::kArg, ArgRole::kOutput}};
+    const Expr w = te::Load(te::DType::kFloat32, 1, {Idx(0)});
+    Stmt body = For(v, Idx(2), ForKind::kVirtualThread,
+                    Seq({For(k, Idx(3), ForKind::kSerial, Store(1, Idx(0), w + one)), Store(0, v, w)}));
+    std::vector<float> out(2, -1), wv(1, 0);
+    const std::string text = run(buffers, 2, body, {&out, &wv});
+    EXPECT_EQ(out, (std::vector<float>{3, 6})) << text;
+    EXPECT_EQ(wv[0], 6) << text;
+  }
+  {
+    // for v in vthread(2): allocate x, y { for j < 2: { x[j] = (j + v) % 2; y[j] = v*10 + j };
+    //                                      for j < 2: out[v*2 + j] = y[x[j]] }
+    std::vector<Buffer> buffers = {Buffer{"out", te::DType::kFloat32, {4}, BufferScope::kArg, ArgRole::kOutput},
+                                   Buffer{"x", te::kIndexType, {2}, BufferScope::kLocal},
+                                   Buffer{"y", te::DType::kFloat32, {2}, BufferScope::kLocal}};
+    const Expr j2 = te::MakeVar("j2", 3);
+    Stmt body = For(
+        v, Idx(2), ForKind::kVirtualThread,
+        Allocate(1, Allocate(2, Seq({For(j, Idx(2), ForKind::kSerial,
+                                         Seq({Store(1, j, (j + v) % Idx(2)),
+                                              Store(2, j, te::Cast(te::DType::kFloat32, v * Idx(10) + j))})),
+                                     For(j2, Idx(2), ForKind::kSerial,
+                                         Store(0, v * Idx(2) + j2,
+                                               te::Load(te::DType::kFloat32, 2, {te::Load(te::kIndexType, 1, {j2})})))}))));
+    std::vector<float> out(4, -1);
+    const std::string text = run(buffers, 1, body, {&out});
+    EXPECT_EQ(out, (std::vector<float>{0, 1, 11, 10})) << text;
+  }
+}
+
 }  // namespace
 }  // namespace tunefarm::tir

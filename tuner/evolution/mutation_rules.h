@@ -4,11 +4,13 @@
 // Ansor's weights (a rule is drawn in proportion to its weight):
 //   1. tile size         0.90  one split: a divisor d > 1 of one level's length (or of the outer
 //                              loop's extent) moves to another level; the innermost length
-//                              stays at most 64 and, for a space split, the innermost lengths of
-//                              the stage's space splits stay within RegisterTileElements() (on a
-//                              GPU each thread's accumulators, its virtual threads' included,
-//                              and at most kMaxVirtualThreads virtual threads), the limits random
-//                              annotation draws with. The split's extent is kept,
+//                              stays at most 64 and, for a space split, the limits random
+//                              annotation draws with hold: on a CPU the innermost lengths of the
+//                              stage's space splits stay within RegisterTileElements(); on a GPU
+//                              (checked after any move) each thread's accumulators, its virtual
+//                              threads' included, stay within AccumulatorsPerThread(its block
+//                              size), and its virtual threads within kMaxVirtualThreads. The
+//                              split's extent is kept,
 //                              so follow splits and the loops of other stages keep theirs.
 //   2. auto-unroll       0.04  one auto_unroll_max_step pragma takes another of kAutoUnrollChoices
 //   3. compute location  0.05  one location step that random annotation chose (a stage no sketch

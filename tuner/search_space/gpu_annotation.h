@@ -4,7 +4,8 @@
 //                 S4: the register tile) drawn together until the block has at most the
 //                 target's threads per block, and at least 32 (a warp) when the tile allows,
 //                 each thread at most kMaxVirtualThreads virtual threads and at most
-//                 RegisterTileElements() accumulators for all of them; reduce splits freely
+//                 AccumulatorsPerThread(block size) accumulators for all of them (64, or
+//                 half a thread's share of the register file); reduce splits freely
 //                 (innermost at most 64). Up to kGpuTileDraws uniform tries; then a draw that
 //                 keeps the per-thread budgets by construction (long axes rarely fit
 //                 uniformly), and the launch check of LowerProgram refuses what breaks a limit.
