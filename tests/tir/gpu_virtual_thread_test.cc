@@ -141,6 +141,27 @@ TEST(VirtualThreads, OnlyBuffersWrittenPerVirtualThreadGetCopies) {
   EXPECT_EQ(flag[0], 1);
 }
 
+// The guarded update as lowering makes it: C[i, j] = sum over k of B[k, j], which does not read
+// i, with C's 5 rows split 1 x 2 x 3 (a tail), the middle loop a virtual thread, C.local at it
+// and its reduce loop outermost. Each of C.local's init and update gets its own guard on the
+// virtual thread's rows; the update's index and value do not use it, its guard does.
+TEST(VirtualThreads, AGuardedReductionThatIgnoresTheVirtualThreadComputesEachRowOnce) {
+  te::DagBuilder b;
+  auto in = b.Placeholder("B", te::DType::kFloat32, {3, 4});
+  auto c = b.Reduce("C", te::ReduceKind::kSum, {5, 4}, {3}, [&](const te::DagBuilder::Axes& i, const te::DagBuilder::Axes& k) {
+    return in(k[0], i[1]);
+  });
+  schedule::State s(b.Build({c}));
+  ASSERT_TRUE(s.CacheWrite(1, "local").ok());  // C.local 1, C 2
+  ASSERT_TRUE(s.Split(2, 0, {2, 3}).ok());     // i.0 i.1 i.2 j
+  ASSERT_TRUE(s.Annotate(2, 1, IterAnnotation::kVThread).ok());
+  ASSERT_TRUE(s.ComputeAt(1, 2, 1).ok());
+  ASSERT_TRUE(s.Reorder(1, {2, 0, 1}).ok());   // k i j
+  absl::StatusOr<PrimFunc> f = Lower(s, "guarded");
+  ASSERT_TRUE(f.ok()) << f.status();
+  EXPECT_LT(testing::InterpretedError(s, 3), 1e-5) << PrimFuncToString(*f);
+}
+
 // What interleaving must not change (found by review): an update guarded by the virtual thread
 // makes its buffer owned even though its index and value do not use it; an update in place of a
 // buffer from outside the loop that is the same for every virtual thread keeps the loop serial;
