@@ -42,6 +42,27 @@ Target Cuda(const char* text = "cuda -arch=sm_90") {
   return *t;
 }
 
+// The last step of a test that checked its PTX: ptxas assembles it for `arch`. Skipped only
+// where the CUDA toolkit is absent (no ptxas to run): every check of the PTX itself comes
+// before and runs everywhere; CI machines have the toolkit, so there it runs.
+void ExpectPtxasAssembles(const std::string& ptx, const char* arch) {
+  const std::string ptxas = testing::FindPtxas();
+  if (ptxas.empty()) GTEST_SKIP() << testing::kNoPtxasReason;
+  EXPECT_EQ(testing::AssemblePtx(ptxas, ptx, arch), "") << arch << "\n" << ptx;
+}
+
+// A register-tiled GEMM for sm_90: barriers around its shared tiles, its accumulators (`what`)
+// in registers (no .local array), and PTX that ptxas assembles.
+void ExpectAccumulatorsInRegisters(const State& gemm, const char* what) {
+  absl::StatusOr<tir::PrimFunc> f = tir::Lower(gemm, "gemm");
+  ASSERT_TRUE(f.ok()) << f.status();
+  absl::StatusOr<std::string> ptx = BuildKernelLibrary({*f}, Cuda("cuda -arch=sm_90"));
+  ASSERT_TRUE(ptx.ok()) << ptx.status();
+  EXPECT_NE(ptx->find("bar.sync"), std::string::npos) << *ptx;
+  EXPECT_EQ(ptx->find(".local"), std::string::npos) << what << " should live in registers\n" << *ptx;
+  ExpectPtxasAssembles(*ptx, "sm_90");
+}
+
 TEST(Nvptx, ABoundGemmBecomesOneKernelReadingTheBlockAndThreadIndices) {
   absl::StatusOr<std::string> ptx = BuildKernelLibrary({BoundGemm()}, Cuda());
   ASSERT_TRUE(ptx.ok()) << ptx.status();
@@ -125,35 +146,17 @@ TEST(Nvptx, SharedTilesBecomeSharedArraysWithBarriersAndAssemble) {
   for (const char* what : {"st.shared", "ld.shared", "bar.sync"}) {
     EXPECT_NE(ptx->find(what), std::string::npos) << what << "\n" << *ptx;
   }
-  const std::string ptxas = testing::FindPtxas();
-  if (ptxas.empty()) GTEST_SKIP() << testing::kNoPtxasReason;  // only the assembly (tests/common/ptxas.h)
-  EXPECT_EQ(testing::AssemblePtx(ptxas, *ptx, "sm_80"), "") << *ptx;
+  ExpectPtxasAssembles(*ptx, "sm_80");
 }
 
 TEST(Nvptx, RegisterTilesFedFromSharedTilesAssemble) {
-  absl::StatusOr<tir::PrimFunc> f = tir::Lower(testing::SharedRegisterTiledGemm(64, 64, 32), "rgemm");
-  ASSERT_TRUE(f.ok()) << f.status();
-  absl::StatusOr<std::string> ptx = BuildKernelLibrary({*f}, Cuda("cuda -arch=sm_90"));
-  ASSERT_TRUE(ptx.ok()) << ptx.status();
-  EXPECT_NE(ptx->find("bar.sync"), std::string::npos) << *ptx;
-  EXPECT_EQ(ptx->find(".local"), std::string::npos) << "the 2 x 2 accumulator should live in registers\n" << *ptx;
-  const std::string ptxas = testing::FindPtxas();
-  if (ptxas.empty()) GTEST_SKIP() << testing::kNoPtxasReason;  // only the assembly (tests/common/ptxas.h)
-  EXPECT_EQ(testing::AssemblePtx(ptxas, *ptx, "sm_90"), "") << *ptx;
+  ExpectAccumulatorsInRegisters(testing::SharedRegisterTiledGemm(64, 64, 32), "the 2 x 2 accumulator");
 }
 
 // Four virtual threads of a 2 x 2 tile each: their 16 accumulators, indexed by constants once
 // the interleaved loops are unrolled, are registers too.
 TEST(Nvptx, VirtualThreadsAccumulatorsStayInRegistersAndAssemble) {
-  absl::StatusOr<tir::PrimFunc> f = tir::Lower(testing::VirtualThreadGemm(64, 64, 32), "vgemm");
-  ASSERT_TRUE(f.ok()) << f.status();
-  absl::StatusOr<std::string> ptx = BuildKernelLibrary({*f}, Cuda("cuda -arch=sm_90"));
-  ASSERT_TRUE(ptx.ok()) << ptx.status();
-  EXPECT_NE(ptx->find("bar.sync"), std::string::npos) << *ptx;
-  EXPECT_EQ(ptx->find(".local"), std::string::npos) << "the 4 x 2 x 2 accumulators should live in registers\n" << *ptx;
-  const std::string ptxas = testing::FindPtxas();
-  if (ptxas.empty()) GTEST_SKIP() << testing::kNoPtxasReason;  // only the assembly (tests/common/ptxas.h)
-  EXPECT_EQ(testing::AssemblePtx(ptxas, *ptx, "sm_90"), "") << *ptx;
+  ExpectAccumulatorsInRegisters(testing::VirtualThreadGemm(64, 64, 32), "the 4 x 2 x 2 accumulators");
 }
 
 TEST(Nvptx, ACrossThreadReductionHasBarriersAndAssembles) {
@@ -164,9 +167,7 @@ TEST(Nvptx, ACrossThreadReductionHasBarriersAndAssembles) {
   ASSERT_TRUE(ptx.ok()) << ptx.status();
   EXPECT_NE(ptx->find("bar.sync"), std::string::npos) << *ptx;
   EXPECT_NE(ptx->find(".shared"), std::string::npos) << *ptx;
-  const std::string ptxas = testing::FindPtxas();
-  if (ptxas.empty()) GTEST_SKIP() << testing::kNoPtxasReason;  // only the assembly (tests/common/ptxas.h)
-  EXPECT_EQ(testing::AssemblePtx(ptxas, *ptx, "sm_80"), "");
+  ExpectPtxasAssembles(*ptx, "sm_80");
 }
 
 TEST(Nvptx, ACpuTargetRefusesThreadBindingsAndAGpuTargetRefusesParallelLoops) {

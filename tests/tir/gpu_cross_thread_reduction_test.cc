@@ -12,6 +12,7 @@
 #include "compiler/tir/lower.h"
 #include "tests/common/interpreted_error.h"
 #include "tests/common/gpu_schedules.h"
+#include "tests/common/launch_expectations.h"
 
 namespace tunefarm::tir {
 namespace {
@@ -44,12 +45,7 @@ TEST(CrossThreadReduction, TheSlotsLiveInSharedMemoryAndTheLaunchHasTheThreads) 
   ASSERT_TRUE(f.ok()) << f.status();
   const std::string text = PrimFuncToString(*f);
   EXPECT_NE(text.find("shared r.red: float32[32]"), std::string::npos) << text;
-  absl::StatusOr<std::vector<GpuLaunch>> launches = PlanGpuLaunches(*f, GpuLimits{});
-  ASSERT_TRUE(launches.ok()) << launches.status() << "\n" << text;
-  ASSERT_EQ(launches->size(), 2u);
-  EXPECT_EQ((*launches)[0].grid, (std::array<int64_t, 3>{6, 1, 1}));
-  EXPECT_EQ((*launches)[0].block, (std::array<int64_t, 3>{32, 1, 1}));
-  EXPECT_EQ((*launches)[0].shared_bytes, 32 * 4);
+  testing::ExpectLaunches(*f, 2, {{6, 1, 1}, {32, 1, 1}, 32 * 4, 0});
   // Without barriers between the halving steps, a thread reads a slot another has not added
   // into yet: run as a GPU runs it, the sums are wrong.
   const testing::InterpretFn no_barriers = [](const PrimFunc& g, const std::vector<void*>& args) {

@@ -14,6 +14,7 @@
 #include "compiler/tir/stmt_functor.h"
 #include "tests/common/count_occurrences.h"
 #include "tests/common/gpu_schedules.h"
+#include "tests/common/launch_expectations.h"
 #include "tests/common/interpreted_error.h"
 
 namespace tunefarm::tir {
@@ -42,13 +43,7 @@ TEST(GpuShared, ASharedTileHoldsTheBlocksRegionAndTheGemmMatchesItsDefinition) {
   // 16 rows x 16 steps of k, whatever thread reads them: not one thread's row.
   EXPECT_NE(text.find("shared A.shared: float32[256]"), std::string::npos) << text;
   EXPECT_NE(text.find("shared B.shared: float32[256]"), std::string::npos) << text;
-  absl::StatusOr<std::vector<GpuLaunch>> launches = PlanGpuLaunches(*f, GpuLimits{});
-  ASSERT_TRUE(launches.ok()) << launches.status() << "\n" << text;
-  ASSERT_EQ(launches->size(), 1u);
-  EXPECT_EQ((*launches)[0].grid, (std::array<int64_t, 3>{4, 4, 1}));
-  EXPECT_EQ((*launches)[0].block, (std::array<int64_t, 3>{16, 16, 1}));
-  EXPECT_EQ((*launches)[0].shared_bytes, 2 * 256 * 4);
-  EXPECT_EQ((*launches)[0].local_bytes, 0);
+  testing::ExpectLaunches(*f, 1, {{4, 4, 1}, {16, 16, 1}, 2 * 256 * 4, 0});
   EXPECT_LT(testing::InterpretedError(s, 3), 1e-4) << text;
 }
 
@@ -110,12 +105,7 @@ TEST(GpuShared, SharedTilesFeedingRegisterTilesSpanTheThreadsOfTheConsumerFurthe
   EXPECT_NE(text.find("shared A.shared: float32[512]"), std::string::npos) << text;  // 32 rows x 16 steps
   EXPECT_NE(text.find("shared B.shared: float32[512]"), std::string::npos) << text;
   EXPECT_NE(text.find("local C.local: float32[4]"), std::string::npos) << text;
-  absl::StatusOr<std::vector<GpuLaunch>> launches = PlanGpuLaunches(*f, GpuLimits{});
-  ASSERT_TRUE(launches.ok()) << launches.status() << "\n" << text;
-  EXPECT_EQ((*launches)[0].grid, (std::array<int64_t, 3>{2, 2, 1}));
-  EXPECT_EQ((*launches)[0].block, (std::array<int64_t, 3>{16, 16, 1}));
-  EXPECT_EQ((*launches)[0].shared_bytes, 2 * 512 * 4);
-  EXPECT_EQ((*launches)[0].local_bytes, 4 * 4);
+  testing::ExpectLaunches(*f, 1, {{2, 2, 1}, {16, 16, 1}, 2 * 512 * 4, 4 * 4});
   EXPECT_LT(testing::InterpretedError(s, 4), 1e-4) << text;
   const auto as_gpu = [](const PrimFunc& g, const std::vector<void*>& args) { return InterpretAsGpu(g, args); };
   EXPECT_LT(testing::InterpretedError(s, 4, as_gpu), 1e-4) << text;

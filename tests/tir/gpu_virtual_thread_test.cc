@@ -14,6 +14,7 @@
 #include "compiler/tir/virtual_thread.h"
 #include "tests/common/count_occurrences.h"
 #include "tests/common/gpu_schedules.h"
+#include "tests/common/launch_expectations.h"
 #include "tests/common/interpreted_error.h"
 
 namespace tunefarm::tir {
@@ -53,13 +54,7 @@ TEST(VirtualThreads, EachThreadOwnsACopyOfItsAccumulatorsPerVirtualThreadAndShar
   // The fetch is not repeated per virtual thread: one store to each tile.
   EXPECT_EQ(CountStoresTo(f->body, BufferNamed(*f, "A.shared")), 1) << text;
   EXPECT_EQ(CountStoresTo(f->body, BufferNamed(*f, "B.shared")), 1) << text;
-  absl::StatusOr<std::vector<GpuLaunch>> launches = PlanGpuLaunches(*f, GpuLimits{});
-  ASSERT_TRUE(launches.ok()) << launches.status() << "\n" << text;
-  ASSERT_EQ(launches->size(), 1u);
-  EXPECT_EQ((*launches)[0].grid, (std::array<int64_t, 3>{2, 2, 1}));
-  EXPECT_EQ((*launches)[0].block, (std::array<int64_t, 3>{8, 8, 1}));
-  EXPECT_EQ((*launches)[0].shared_bytes, 2 * 512 * 4);
-  EXPECT_EQ((*launches)[0].local_bytes, 16 * 4);
+  testing::ExpectLaunches(*f, 1, {{2, 2, 1}, {8, 8, 1}, 2 * 512 * 4, 16 * 4});
   EXPECT_LT(testing::InterpretedError(s, 5), 1e-4) << text;
   EXPECT_LT(GpuError(s, 5), 1e-4) << text;
   // A tuning record keeps the binding by name, and replays to the same program.
