@@ -73,7 +73,7 @@ void State::ResetStage(int id) {
 
 bool State::IsUntouched(int id) const {
   const Stage& s = stages_[id];
-  if (!s.relations.empty() || s.auto_unroll_max_step != 0) return false;
+  if (!s.relations.empty() || s.auto_unroll_max_step != 0 || s.storage_align_factor != 0) return false;
   for (size_t i = 0; i < s.iters.size(); ++i)
     if (s.iters[i].node != static_cast<int>(i) || s.iters[i].annotation != IterAnnotation::kNone) return false;
   return true;
@@ -152,6 +152,9 @@ absl::Status State::Rfactor(int stage, int iter, int factor_axis) {
 absl::Status State::LayoutRewrite(int placeholder, int reader) {
   return Apply(LayoutRewriteStep{placeholder, reader});
 }
+absl::Status State::StorageAlign(int stage, int axis, int factor, int offset) {
+  return Apply(StorageAlignStep{stage, axis, factor, offset});
+}
 absl::Status State::FollowSplit(int stage, int iter, int src_step, int n_split) {
   return Apply(FollowSplitStep{stage, iter, src_step, n_split});
 }
@@ -203,6 +206,8 @@ std::string State::ToString() const {
         StrAppend(&out, "(", n.extent, ")");
     }
     if (s.auto_unroll_max_step) StrAppend(&out, " [auto_unroll_max_step=", s.auto_unroll_max_step, "]");
+    if (s.storage_align_factor)
+      StrAppend(&out, " [row stride = ", s.storage_align_offset, " mod ", s.storage_align_factor, "]");
     if (s.location == ComputeLocation::kInlined) StrAppend(&out, " [inlined]");
     if (s.location == ComputeLocation::kAt)
       StrAppend(&out, " [at ", dag_->tensor(stages_[s.attach_stage].tensor_id).name, ".",

@@ -74,6 +74,9 @@ struct Stage {
   std::vector<IterRelation> relations;
   std::vector<Iterator> iters;  // current loop order, outermost first
   int auto_unroll_max_step = 0;
+  // StorageAlignStep: the row stride of the stage's buffer is storage_align_offset modulo
+  // storage_align_factor (factor 0: a dense buffer).
+  int storage_align_factor = 0, storage_align_offset = 0;
   ComputeLocation location = ComputeLocation::kRoot;
   std::string scope;  // cache stages: the scope they were created for ("local", "global")
   int attach_stage = -1;  // kAt: the consumer stage
@@ -117,6 +120,7 @@ class State {
   absl::Status CacheRead(int stage, std::string scope, std::vector<int> readers);
   absl::Status Rfactor(int stage, int iter, int factor_axis = 0);
   absl::Status LayoutRewrite(int placeholder, int reader);
+  absl::Status StorageAlign(int stage, int axis, int factor, int offset);
 
   // The stages that read `stage`, looking through inlined readers (their reads move into their
   // own readers once their bodies are substituted).

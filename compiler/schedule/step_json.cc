@@ -38,6 +38,7 @@ json StepToJson(const Step& step) {
           [](const CacheWriteStep& s) { return json::array({"CHW", s.stage, s.scope}); },
           [](const CacheReadStep& s) { return json::array({"CHR", s.stage, s.scope, s.readers}); },
           [](const LayoutRewriteStep& s) { return json::array({"LR", s.stage, s.reader}); },
+          [](const StorageAlignStep& s) { return json::array({"SA", s.stage, s.axis, s.factor, s.offset}); },
           [](const RfactorStep& s) {
             // Written only when not 0, so records made before the field existed keep their hash.
             return s.factor_axis == 0 ? json::array({"RF", s.stage, s.iter})
@@ -165,6 +166,13 @@ absl::StatusOr<Step> StepFromJson(const json& j) {
   if (tag == "LR") {
     LayoutRewriteStep s;
     if (j.size() != 3 || !Field(j, 1, &s.stage) || !Field(j, 2, &s.reader)) return bad("malformed layout rewrite step");
+    return Step(s);
+  }
+  if (tag == "SA") {
+    StorageAlignStep s;
+    if (j.size() != 5 || !Field(j, 1, &s.stage) || !Field(j, 2, &s.axis) || !Field(j, 3, &s.factor) ||
+        !Field(j, 4, &s.offset))
+      return bad("malformed storage_align step");
     return Step(s);
   }
   return bad(StrCat("unknown step tag '", tag, "'"));

@@ -7,7 +7,7 @@
 namespace tunefarm::schedule {
 
 std::string_view StepTag(const Step& step) {
-  static constexpr std::string_view kTags[] = {"SP", "RE", "FU", "AN", "PR", "CA", "CI", "CR", "FSP", "FFSP", "CHW", "CHR", "RF", "LR"};
+  static constexpr std::string_view kTags[] = {"SP", "RE", "FU", "AN", "PR", "CA", "CI", "CR", "FSP", "FFSP", "CHW", "CHR", "RF", "LR", "SA"};
   return kTags[step.index()];
 }
 
@@ -27,6 +27,7 @@ absl::Status ApplyStep(const Step& step, State* state) {
     case 11: return ApplyCacheRead(std::get<CacheReadStep>(step), state);
     case 12: return ApplyRfactor(std::get<RfactorStep>(step), state);
     case 13: return ApplyLayoutRewrite(std::get<LayoutRewriteStep>(step), state);
+    case 14: return ApplyStorageAlign(std::get<StorageAlignStep>(step), state);
   }
   return absl::InternalError("unknown step kind");
 }

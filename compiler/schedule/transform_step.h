@@ -17,6 +17,7 @@
 //   ["CHR", stage, scope, [reader, ...]]                  cache_read
 //   ["RF", stage, iter(, factor_axis)]                    rfactor (factor_axis written when not 0)
 //   ["LR", placeholder, reader]                           layout rewrite of a constant
+//   ["SA", stage, axis, factor, offset]                   storage_align (pads a local/shared row)
 #pragma once
 
 #include <cstdint>
@@ -98,6 +99,15 @@ struct RfactorStep {
 struct LayoutRewriteStep {
   int stage = 0, reader = 0;
 };
+// The buffer of local or shared stage `stage` gets a row stride (the stride of its dimension
+// `axis`, the second innermost) of the least value >= the row's length that is `offset` modulo
+// `factor`: rows are padded, e.g. to an odd number of words so that a warp reading down a
+// column of a shared tile hits 32 banks (TVM's storage_align). Changes the layout, never the
+// values.
+struct StorageAlignStep {
+  int stage = 0, axis = 0;
+  int factor = 1, offset = 0;
+};
 struct ComputeAtStep {
   int stage = 0, target_stage = 0, target_iter = 0;
 };
@@ -110,7 +120,7 @@ struct ComputeRootStep {
 
 using Step = std::variant<SplitStep, ReorderStep, FuseStep, AnnotationStep, PragmaStep, ComputeAtStep,
                           ComputeInlineStep, ComputeRootStep, FollowSplitStep, FollowFusedSplitStep, CacheWriteStep,
-                          CacheReadStep, RfactorStep, LayoutRewriteStep>;
+                          CacheReadStep, RfactorStep, LayoutRewriteStep, StorageAlignStep>;
 
 // The short tag of a step kind ("SP", "RE", ...).
 std::string_view StepTag(const Step& step);
@@ -133,6 +143,7 @@ absl::Status ApplyCacheWrite(const CacheWriteStep& s, State* state);
 absl::Status ApplyCacheRead(const CacheReadStep& s, State* state);
 absl::Status ApplyRfactor(const RfactorStep& s, State* state);
 absl::Status ApplyLayoutRewrite(const LayoutRewriteStep& s, State* state);
+absl::Status ApplyStorageAlign(const StorageAlignStep& s, State* state);
 
 // A Status for a rejected step: "<TAG> stage S iter I: <reason>".
 absl::Status StepError(std::string_view tag, int stage, int iter, std::string_view reason);

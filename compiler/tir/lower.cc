@@ -86,18 +86,20 @@ Expr FlatIndex(const std::vector<Expr>& indices, const std::vector<int64_t>& sha
 // Lowers one stage: at the root (no region), or inside a consumer's loop over `region`.
 class StageLowering {
  public:
-  StageLowering(LoweringContext* ctx, int stage_id, const std::vector<AxisRegion>* region)
+  // `virtual_threads`: the product of the virtual-thread loops around the stage's attach point.
+  StageLowering(LoweringContext* ctx, int stage_id, const std::vector<AxisRegion>* region, int64_t virtual_threads = 1)
       : ctx_(*ctx),
         stage_id_(stage_id),
         stage_(ctx->state.stage(stage_id)),
         tensor_(ctx->state.dag().tensor(stage_.tensor_id)),
-        region_(region) {}
+        region_(region),
+        virtual_threads_(virtual_threads) {}
 
   // The stage's nest with its auto-unroll pragma applied (attached stages keep theirs too).
   Stmt Lower(const VarSet& enclosing) {
     Stmt nest = LowerNest(enclosing);
     if (stage_.auto_unroll_max_step <= 0) return nest;
-    return AutoUnroll(nest, stage_.auto_unroll_max_step);
+    return AutoUnroll(nest, stage_.auto_unroll_max_step, virtual_threads_);
   }
 
  private:
@@ -336,12 +338,24 @@ class StageLowering {
   Expr OutputIndex(const std::vector<Expr>& space) const {
     if (!region_ || !IsLocal(stage_.tensor_id)) return FlatIndex(space, tensor_.shape);
     std::vector<Expr> offsets;
-    std::vector<int64_t> extents;
-    for (int i = 0; i < stage_.num_space_axes; ++i) {
-      offsets.push_back(value_[i]);
-      extents.push_back((*region_)[i].extent);
+    for (int i = 0; i < stage_.num_space_axes; ++i) offsets.push_back(value_[i]);
+    return FlatIndex(offsets, AllocatedShape(stage_.tensor_id));
+  }
+
+  // A local or shared buffer's shape: its region's, with the rows padded as a storage_align
+  // step asks (the row length is then the stride, the padding never read).
+  const std::vector<int64_t>& AllocatedShape(int tensor) const {
+    return ctx_.plan.buffers[ctx_.plan.buffer_of_tensor[tensor]].shape;
+  }
+  static std::vector<int64_t> PaddedShape(const std::vector<AxisRegion>& region, const Stage& stage) {
+    std::vector<int64_t> shape;
+    for (const AxisRegion& r : region) shape.push_back(r.extent);
+    if (stage.storage_align_factor > 0 && !shape.empty()) {
+      const int64_t factor = stage.storage_align_factor;
+      int64_t& row = shape.back();
+      row += ((stage.storage_align_offset - row) % factor + factor) % factor;
     }
-    return FlatIndex(offsets, extents);
+    return shape;
   }
 
   // For each loop that stages are attached at: the region of each of them that one iteration
@@ -377,9 +391,8 @@ class StageLowering {
       }
       std::vector<AxisRegion> region = InferRegion(accesses, inner, ctx_.state.dag().tensor(producer_tensor).shape);
       if (IsLocal(producer_tensor)) {
-        std::vector<int64_t> shape;
-        for (const AxisRegion& r : region) shape.push_back(r.extent);
-        ctx_.plan.buffers[ctx_.plan.buffer_of_tensor[producer_tensor]].shape = shape;
+        ctx_.plan.buffers[ctx_.plan.buffer_of_tensor[producer_tensor]].shape =
+            PaddedShape(region, ctx_.state.stage(producer));
         ctx_.local_regions[producer_tensor] = region;
       }
       region_of_[producer] = std::move(region);
@@ -405,8 +418,11 @@ class StageLowering {
   // (`rest`) follows them, and local buffers are allocated around both.
   Stmt WithAttached(int leaf, const VarSet& bound, Stmt rest) {
     std::vector<Stmt> nests;
+    int64_t virtual_threads = virtual_threads_;
+    for (int i = 0; i <= leaf; ++i)
+      if (stage_.iters[i].annotation == IterAnnotation::kVThread) virtual_threads *= extent_[stage_.iters[i].node];
     for (int producer : attached_[leaf])
-      nests.push_back(StageLowering(&ctx_, producer, &region_of_.at(producer)).Lower(bound));
+      nests.push_back(StageLowering(&ctx_, producer, &region_of_.at(producer), virtual_threads).Lower(bound));
     nests.push_back(std::move(rest));
     Stmt body = Seq(std::move(nests));
     for (auto it = attached_[leaf].rbegin(); it != attached_[leaf].rend(); ++it) {
@@ -438,15 +454,13 @@ class StageLowering {
       if (local == ctx_.local_regions.end())
         return te::Load(e->dtype, buffer, {FlatIndex(e->operands, ctx_.state.dag().tensor(tensor).shape)});
       std::vector<Expr> offsets;
-      std::vector<int64_t> extents;
       for (size_t d = 0; d < e->operands.size(); ++d) {
         Expr offset = e->operands[d] - local->second[d].min;
         if (CurrentInjectedBug() == InjectedBug::kShiftLocalOffset && d + 1 == e->operands.size())
           offset = offset + Idx(1);
         offsets.push_back(offset);
-        extents.push_back(local->second[d].extent);
       }
-      return te::Load(e->dtype, buffer, {FlatIndex(offsets, extents)});
+      return te::Load(e->dtype, buffer, {FlatIndex(offsets, AllocatedShape(tensor))});
     });
   }
 
@@ -455,6 +469,7 @@ class StageLowering {
   const Stage& stage_;
   const te::TensorDef& tensor_;
   const std::vector<AxisRegion>* region_;
+  const int64_t virtual_threads_;
   Expr te_body_, bound_body_;
   std::vector<int64_t> extent_;     // per iterator node
   std::vector<Expr> value_;         // per iterator node: its value in terms of loop variables

@@ -6,6 +6,7 @@
 
 #include <string>
 
+#include "compiler/tir/auto_unroll.h"
 #include "compiler/tir/gpu_interpreter.h"
 #include "compiler/tir/interpreter.h"
 #include "compiler/tir/gpu_launch.h"
@@ -218,6 +219,48 @@ TEST(VirtualThreads, GuardsOutsideBuffersAndGathersKeepTheirMeaning) {
     const std::string text = run(buffers, 1, body, {&out});
     EXPECT_EQ(out, (std::vector<float>{0, 1, 11, 10})) << text;
   }
+}
+
+}  // namespace
+}  // namespace tunefarm::tir
+
+namespace tunefarm::tir {
+namespace {
+
+// Injection copies a virtual-thread loop's body once per virtual thread, so auto-unroll counts
+// the copies: a loop of 32 under 4 virtual threads unrolls to 128 statements, not 32.
+TEST(VirtualThreads, AutoUnrollCountsTheCopiesInjectionMakes) {
+  const Expr v = te::MakeVar("v", 1), i = te::MakeVar("i", 2);
+  const Stmt inner = For(i, Idx(32), ForKind::kSerial, Store(0, i, te::FloatImm(te::DType::kFloat32, 1)));
+  const Stmt nest = For(v, Idx(4), ForKind::kVirtualThread, inner);
+  const auto inner_kind = [](const Stmt& s) { return s->body->for_kind; };
+  EXPECT_EQ(inner_kind(AutoUnroll(nest, 64)), ForKind::kSerial);
+  EXPECT_EQ(inner_kind(AutoUnroll(nest, 128)), ForKind::kUnrolled);
+  // An attached stage's nest: the virtual threads are its consumer's loops, passed in.
+  EXPECT_EQ(AutoUnroll(inner, 64, 4)->for_kind, ForKind::kSerial);
+  EXPECT_EQ(AutoUnroll(inner, 64, 1)->for_kind, ForKind::kUnrolled);
+}
+
+// VirtualThreadGemm's accumulator stage, attached inside 4 virtual threads: its loop over k.i
+// (16 steps of a 2 x 2 tile, 64 statements) unrolls at a pragma of 256, not of 64.
+TEST(VirtualThreads, AnAttachedStageUnrollsWithinItsShareOfThePragma) {
+  const auto unrolled_k_steps = [](int max_step) {
+    schedule::State s = testing::VirtualThreadGemm(64, 64, 64);
+    EXPECT_TRUE(s.PragmaAutoUnroll(testing::kVThreadGemmLocal, 0, max_step).ok());
+    absl::StatusOr<PrimFunc> f = Lower(s, "gemm");
+    EXPECT_TRUE(f.ok()) << f.status();
+    int unrolled = 0, serial = 0;
+    PreOrderVisit(f->body, [&](const Stmt& st) {
+      int64_t extent = 0;
+      if (st->kind != StmtKind::kFor || !te::IsConstInt(st->extent, &extent) || extent != 16) return;
+      unrolled += st->for_kind == ForKind::kUnrolled;
+      serial += st->for_kind == ForKind::kSerial;
+    });
+    EXPECT_GT(unrolled + serial, 0) << PrimFuncToString(*f);
+    return unrolled > 0 && serial == 0;
+  };
+  EXPECT_FALSE(unrolled_k_steps(64));
+  EXPECT_TRUE(unrolled_k_steps(256));
 }
 
 }  // namespace

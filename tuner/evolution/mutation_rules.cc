@@ -14,6 +14,7 @@ const std::vector<MutationRule>& MutationRules() {
       {"compute location", 0.05, MutateComputeLocation},
       {"parallel", 0.01, MutateParallel},
       {"layout rewrite", 0.02, MutateLayoutRewrite},
+      {"storage align", 0.02, MutateStorageAlign},
   };
   return rules;
 }

@@ -30,6 +30,8 @@
 //                              it: the LR step is inserted where annotation draws it (after the
 //                              location steps) or erased, later stage numbers shift with it. Not
 //                              Ansor's (its layout is fixed per task); rule weights are relative.
+//   6. storage align    0.02  one shared tile toggles bank-conflict padding of its rows (an SA
+//                              step appended, or erased). Not Ansor's either (GPU only).
 // A rule that finds nothing to change returns FailedPrecondition, one whose draw breaks a tile
 // limit OutOfRange; a step the replay refuses returns its error. Either way the Mutator draws again (a rule by weight, then its choices).
 #pragma once
@@ -73,6 +75,8 @@ absl::StatusOr<schedule::State> MutateParallel(const schedule::State& parent, co
                                                std::mt19937_64& rng);
 absl::StatusOr<schedule::State> MutateLayoutRewrite(const schedule::State& parent, const SearchTarget& target,
                                                     std::mt19937_64& rng);
+absl::StatusOr<schedule::State> MutateStorageAlign(const schedule::State& parent, const SearchTarget& target,
+                                                   std::mt19937_64& rng);
 
 // Why a draw gave no mutant (keys of RuleStats::failed).
 inline constexpr char kMutationNothingToChange[] = "nothing to change";

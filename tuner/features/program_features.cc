@@ -8,6 +8,7 @@
 
 #include "absl/status/status.h"
 #include "common/strings.h"
+#include "compiler/tir/shared_bank_conflicts.h"
 #include "compiler/tir/stmt_functor.h"
 
 namespace tunefarm::tuner {
@@ -87,6 +88,9 @@ struct StoreFacts {
   // On a GPU: the extent of the loop bound to blockIdx.x, .y, .z, threadIdx.x, .y, .z around
   // the store (0: none), as Ansor's GPU features have them.
   std::array<double, 6> gpu_axis_len{};
+  // The most ways a warp's access of a shared buffer at this store is replayed for bank
+  // conflicts (tir/shared_bank_conflicts.h; 0: no shared access).
+  double shared_bank_conflict_ways = 0;
 };
 
 constexpr const char* kGpuAxisNames[6] = {"blockIdx_x_len",  "blockIdx_y_len",  "blockIdx_z_len",
@@ -148,6 +152,7 @@ void WriteRow(const StoreFacts& f, Sink& out) {
   out("", "workspace_bytes", Slog(f.workspace_bytes));
   out("", "live_local_bytes", Slog(f.live_local_bytes));
   for (int a = 0; a < 6; ++a) out("", kGpuAxisNames[a], Slog(f.gpu_axis_len[a]));
+  out("", "shared_bank_conflict_ways", f.shared_bank_conflict_ways);
 }
 
 struct NameSink {
@@ -202,6 +207,7 @@ class StoreFeatureExtractor : public tir::StmtVisitor {
   const double* Coeffs(const Access& a) const { return coeffs_.data() + a.coeff_offset; }
 
   void SummarizeBuffers(StoreFacts* facts);
+  double SharedBankConflictWays(const StmtNode& store) const;
   void SummarizeAnnotations(StoreFacts* facts) const;
   void SummarizeIntensity(StoreFacts* facts);
 
@@ -416,6 +422,7 @@ void StoreFeatureExtractor::VisitStore(const StmtNode& op) {
     if (loop.kind == ForKind::kThreadBinding && loop.axis != tir::ThreadAxis::kNone &&
         facts.gpu_axis_len[static_cast<int>(loop.axis) - 1] == 0)
       facts.gpu_axis_len[static_cast<int>(loop.axis) - 1] = loop.extent;
+  facts.shared_bank_conflict_ways = SharedBankConflictWays(op);
   const bool allocated_here = buffer.scope == tir::BufferScope::kLocal || buffer.scope == tir::BufferScope::kShared;
   if (allocated_here && alloc_depth_[op.buffer] >= 0) {
     const int at = alloc_depth_[op.buffer];
@@ -432,6 +439,24 @@ void StoreFeatureExtractor::VisitStore(const StmtNode& op) {
   ValueSink sink{values_.data() + static_cast<size_t>(rows_) * cols_};
   WriteRow(facts, sink);
   ++rows_;
+}
+
+double StoreFeatureExtractor::SharedBankConflictWays(const StmtNode& store) const {
+  std::vector<std::pair<const Expr*, int64_t>> shared;  // (index, buffer)
+  if (func_.buffers[store.buffer].scope == tir::BufferScope::kShared) shared.push_back({&store.index, store.buffer});
+  te::Visit(store.value, [&](const Expr& e) {
+    if (e->kind == ExprKind::kLoad && func_.buffers[e->int_value].scope == tir::BufferScope::kShared)
+      shared.push_back({&e->operands[0], e->int_value});
+  });
+  if (shared.empty()) return 0;
+  std::vector<tir::WarpLoop> loops;
+  for (const Loop& l : loops_)
+    loops.push_back({l.var, l.kind == ForKind::kThreadBinding ? l.axis : tir::ThreadAxis::kNone, l.kind,
+                     static_cast<int64_t>(l.extent)});
+  int ways = 0;
+  for (const auto& [index, buffer] : shared)
+    ways = std::max(ways, tir::WarpBankConflictWays(*index, te::DTypeBytes(func_.buffers[buffer].dtype), loops));
+  return ways;
 }
 
 void StoreFeatureExtractor::SummarizeAnnotations(StoreFacts* facts) const {

@@ -127,6 +127,8 @@ absl::Status Bind(State* s, const SearchTarget& target, std::mt19937_64& rng) {
     if (st.scope == "shared") {
       if (st.iters.empty()) continue;
       if (auto r = s->Annotate(stage, static_cast<int>(st.iters.size()) - 1, IterAnnotation::kThreadX); !r.ok()) return r;
+      if (HasPaddableRows(*s, stage) && rng() % 2 == 0)
+        if (auto r = PadRows(s, stage); !r.ok()) return r;
       continue;
     }
     if (st.location != ComputeLocation::kRoot) continue;  // inside a tile: runs in its thread

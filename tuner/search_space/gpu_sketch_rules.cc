@@ -183,6 +183,15 @@ std::vector<int> RegisterTileLoops(const State& s, int local) {
   return loops;
 }
 
+bool HasPaddableRows(const State& s, int stage) {
+  const schedule::Stage& st = s.stage(stage);
+  return st.scope == "shared" && st.num_space_axes >= 2 && st.location != schedule::ComputeLocation::kInlined;
+}
+
+absl::Status PadRows(State* s, int stage) {
+  return s->StorageAlign(stage, s->stage(stage).num_space_axes - 2, kRowPadFactor, kRowPadOffset);
+}
+
 bool IsCrossThreadReduction(const State& s, int stage) {
   const schedule::Stage& st = s.stage(stage);
   if (st.location != schedule::ComputeLocation::kRoot || st.iters.size() < 2 || st.iters.size() > 3) return false;

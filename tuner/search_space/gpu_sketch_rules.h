@@ -62,6 +62,16 @@ int TileLevel(const schedule::IterNode& node);
 // loops of level kGpuCopyOutLevels and deeper (S3, S4).
 std::vector<int> RegisterTileLoops(const schedule::State& s, int local);
 
+// Bank-conflict padding of a shared tile (schedule step "SA"): its rows get an odd stride, so
+// that the 32 lanes of a warp reading one column of 32 rows hit 32 different banks
+// (tir/shared_bank_conflicts.h). Annotation draws it for each shared stage with probability
+// 1/2, evolution toggles it (mutate_storage_align.cc): whether it pays depends on how the
+// threads read the tile, which the tile sizes decide.
+inline constexpr int kRowPadFactor = 2, kRowPadOffset = 1;
+// A shared stage of at least two dimensions, whose rows can be padded.
+bool HasPaddableRows(const schedule::State& s, int stage);
+absl::Status PadRows(schedule::State* s, int stage);
+
 // A stage the cross-thread rule shaped: at the root, its loops [space fused,] reduce outer,
 // reduce inner (named "<fused>.1"), the last one for threadIdx.x.
 bool IsCrossThreadReduction(const schedule::State& s, int stage);

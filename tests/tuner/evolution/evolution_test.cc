@@ -197,9 +197,9 @@ void CheckRule(const RuleCase& rc, const std::function<void(const State& parent,
   }
 }
 
-TEST(MutationRules, TableHasAnsorsWeightsInOrderThenLayoutRewrite) {
+TEST(MutationRules, TableHasAnsorsWeightsInOrderThenLayoutRewriteAndStorageAlign) {
   const auto& rules = MutationRules();
-  ASSERT_EQ(rules.size(), 5u);
+  ASSERT_EQ(rules.size(), 6u);
   EXPECT_EQ(rules[0].name, "tile size");
   EXPECT_DOUBLE_EQ(rules[0].weight, 0.90);
   EXPECT_EQ(rules[1].name, "auto-unroll");
@@ -210,6 +210,8 @@ TEST(MutationRules, TableHasAnsorsWeightsInOrderThenLayoutRewrite) {
   EXPECT_DOUBLE_EQ(rules[3].weight, 0.01);
   EXPECT_EQ(rules[4].name, "layout rewrite");
   EXPECT_DOUBLE_EQ(rules[4].weight, 0.02);
+  EXPECT_EQ(rules[5].name, "storage align");
+  EXPECT_DOUBLE_EQ(rules[5].weight, 0.02);
 }
 
 // One split changes; its extent stays and its lengths still divide it; the innermost length
