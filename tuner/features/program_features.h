@@ -28,7 +28,9 @@
 //    scope (one-hot: argument, workspace, local, shared), the function's workspace bytes and the
 //    local and shared bytes live at the store.
 //  - GPU: the extents of the loops bound to blockIdx.x/y/z and threadIdx.x/y/z around the store
-//    (0 on a CPU), as Ansor's GPU features.
+//    (0 on a CPU), as Ansor's GPU features; and the most ways a warp's access of a shared
+//    buffer at the store (its own, or a load in its value) is replayed for bank conflicts
+//    (tir/shared_bank_conflicts.h; 0 without one), which Ansor does not have.
 //
 // Magnitudes go through log2(1 + x), as Ansor's do; counts of loops or guards, one-hots and the
 // intensity curve do not.
