@@ -48,6 +48,13 @@ int StageNamed(const State& s, const std::string& name) {
   return -1;
 }
 
+// The storage-align (row padding) steps of a program.
+int StorageAligns(const State& p) {
+  int n = 0;
+  for (const schedule::Step& step : p.steps()) n += std::holds_alternative<schedule::StorageAlignStep>(step);
+  return n;
+}
+
 double GpuError(const State& program, uint64_t seed) {
   return testing::InterpretedError(program, seed, [](const tir::PrimFunc& f, const std::vector<void*>& args) {
     return tir::InterpretAsGpu(f, args);
@@ -169,7 +176,7 @@ TEST_P(GpuSampledPrograms, PlanTheirLaunchesAndMatchTheReferenceRunAsAGpu) {
   int bound_tiles = 0, paddable = 0, padded = 0;
   for (size_t p = 0; p < programs.size(); ++p) {
     const State& program = programs[p];
-    for (const schedule::Step& step : program.steps()) padded += std::holds_alternative<schedule::StorageAlignStep>(step);
+    padded += StorageAligns(program);
     for (int st = 0; st < static_cast<int>(program.stages().size()); ++st) paddable += HasPaddableRows(program, st);
     ASSERT_TRUE(CheckProgram(program, target).ok()) << CheckProgram(program, target);
     auto f = tir::Lower(program, "k");
@@ -246,16 +253,11 @@ TEST(GpuEvolution, StorageAlignTogglesTheRowPaddingOfOneSharedTile) {
   std::mt19937_64 rng(17);
   std::vector<State> programs = SampleInitialPopulation(testing::GemmDag(48, 40, 24), target, 8, rng, nullptr);
   ASSERT_GE(programs.size(), 4u);
-  auto aligned = [](const State& p) {
-    int n = 0;
-    for (const schedule::Step& step : p.steps()) n += std::holds_alternative<schedule::StorageAlignStep>(step);
-    return n;
-  };
   int added = 0, removed = 0;
   for (size_t i = 0; i < programs.size(); ++i) {
     absl::StatusOr<State> mutant = MutateStorageAlign(programs[i], target, rng);
     ASSERT_TRUE(mutant.ok()) << mutant.status();
-    const int delta = aligned(*mutant) - aligned(programs[i]);
+    const int delta = StorageAligns(*mutant) - StorageAligns(programs[i]);
     ASSERT_TRUE(delta == 1 || delta == -1) << mutant->ToString();
     (delta == 1 ? added : removed)++;
     ASSERT_TRUE(CheckProgram(*mutant, target).ok()) << CheckProgram(*mutant, target);
