@@ -1,5 +1,8 @@
 #include "compiler/schedule/step_json.h"
 
+#include <cstdint>
+#include <limits>
+
 #include <nlohmann/json.hpp>
 
 #include "common/strings.h"
@@ -52,19 +55,29 @@ json StepToJson(const Step& step) {
       step);
 }
 
+// An integer that T holds as written (json's get<T> would wrap 2^32 + 2 to 2 in an int, and a
+// record would read back as another schedule).
+template <typename T>
+bool IsIntegerIn(const json& v) {
+  if (!v.is_number_integer()) return false;
+  if (v.is_number_unsigned()) return v.get<uint64_t>() <= static_cast<uint64_t>(std::numeric_limits<T>::max());
+  const int64_t x = v.get<int64_t>();
+  return x >= static_cast<int64_t>(std::numeric_limits<T>::min()) && x <= static_cast<int64_t>(std::numeric_limits<T>::max());
+}
+
 // Reads element i of a step array as T, or fails with a message naming the field.
 template <typename T>
 bool Field(const json& j, size_t i, T* out) {
   if (i >= j.size()) return false;
   const json& v = j[i];
   if constexpr (std::is_integral_v<T>) {
-    if (!v.is_number_integer()) return false;
+    if (!IsIntegerIn<T>(v)) return false;
   } else if constexpr (std::is_same_v<T, std::string>) {
     if (!v.is_string()) return false;
   } else if constexpr (std::is_same_v<T, std::vector<int>>) {
     if (!v.is_array()) return false;
     for (const json& e : v)
-      if (!e.is_number_integer()) return false;
+      if (!IsIntegerIn<int>(e)) return false;
   }
   *out = v.get<T>();
   return true;
@@ -82,7 +95,7 @@ absl::StatusOr<Step> StepFromJson(const json& j) {
     for (const json& l : j[4]) {
       if (l.is_null()) {
         s.lengths.push_back(std::nullopt);
-      } else if (l.is_number_integer()) {
+      } else if (IsIntegerIn<int64_t>(l)) {
         s.lengths.push_back(l.get<int64_t>());
       } else {
         return bad("split lengths must be integers or null");

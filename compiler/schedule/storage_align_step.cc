@@ -15,6 +15,9 @@ absl::Status ApplyStorageAlign(const StorageAlignStep& step, State* state) {
   const Stage& stage = state->stage(step.stage);
   if (stage.scope != "shared" && stage.scope != "local")
     return error("only a local or shared stage's buffer can be aligned (the others are the tensors' own layouts)");
+  if (stage.location != ComputeLocation::kAt)
+    return error("the stage must be computed at a loop of a reader: at the root its buffer is the whole tensor, "
+                 "in the tensor's own layout");
   if (stage.num_space_axes < 2 || step.axis != stage.num_space_axes - 2)
     return error(StrCat("axis ", step.axis, " is not the row axis of the stage's ", stage.num_space_axes,
                         "-dimensional buffer; only rows (the second innermost axis) are padded"));

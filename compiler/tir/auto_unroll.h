@@ -5,6 +5,8 @@
 // virtual thread, so the budget counts those copies too, as TVM's UnrollLoop (which runs after
 // InjectVirtualThread) does: inside a virtual-thread loop of V, or in an attached stage whose
 // consumer's loops around it hold `virtual_threads` of them, a body unrolls to max_step / V.
+// A bound, not an exact count: a statement that does not depend on the virtual thread is
+// emitted once, and may unroll less than it could.
 #pragma once
 
 #include <cstdint>

@@ -27,11 +27,17 @@ std::optional<int64_t> EvalInt(const Expr& e, const std::unordered_map<int64_t, 
     auto it = vars.find(e->int_value);
     return it == vars.end() ? std::nullopt : std::optional<int64_t>(it->second);
   }
-  if (e->kind == ExprKind::kCast || e->kind == ExprKind::kNot) {
-    if (!te::IsInt(e->dtype) && e->dtype != te::DType::kBool) return std::nullopt;
+  if (e->kind == ExprKind::kNot) {
+    auto a = EvalInt(e->operands[0], vars);
+    return a ? std::optional<int64_t>(*a == 0) : std::nullopt;
+  }
+  if (e->kind == ExprKind::kCast) {  // to bool or to a 64-bit integer: no wrapping to model
+    const te::DType from = e->operands[0]->dtype, to = e->dtype;
+    const bool widening = te::IsInt(from) && (to == te::DType::kInt64 || (to == te::DType::kUInt64 && te::IsUnsignedInt(from)));
+    if (to != te::DType::kBool && !widening && from != to) return std::nullopt;
     auto a = EvalInt(e->operands[0], vars);
     if (!a) return std::nullopt;
-    return e->kind == ExprKind::kNot ? int64_t{*a == 0} : *a;
+    return to == te::DType::kBool ? int64_t{*a != 0} : *a;
   }
   if (e->kind == ExprKind::kSelect) {
     auto c = EvalInt(e->operands[0], vars);

@@ -23,7 +23,10 @@ namespace tunefarm::tir {
 inline constexpr int kSharedMemoryBanks = 32;
 
 // A loop around an access, outermost first: a thread-bound loop takes each lane's index along
-// its axis (block axes take 0), any other loop its first iteration.
+// its axis (block axes take 0), any other loop its first iteration. The block's shape is read
+// off these loops (the outermost loop bound to each thread axis), so an access outside a
+// thread loop of its launch sees a block without that axis; the GPU sketches bind threadIdx.x
+// only, around every access.
 struct WarpLoop {
   int64_t var = 0;
   ThreadAxis axis = ThreadAxis::kNone;  // kNone: not bound

@@ -32,7 +32,7 @@ inline RandomScheduleStats ApplyRandomSteps(schedule::State* state, std::mt19937
       if (splits.empty() || pick(8) == 0) return pick(static_cast<int>(state->steps().size()) + 1);
       return splits[pick(static_cast<int>(splits.size()))];
     };
-    switch (pick(13)) {
+    switch (pick(14)) {
       case 0: {
         std::vector<std::optional<int64_t>> lengths;
         for (int i = 0, count = 1 + pick(2); i < count; ++i) lengths.push_back(kFactors[pick(7)]);
@@ -116,6 +116,18 @@ inline RandomScheduleStats ApplyRandomSteps(schedule::State* state, std::mt19937
         int iter = fused && pick(2) == 0 ? n - 1 : pick(n);
         s = state->Rfactor(stage, iter, pick(state->stage(stage).num_space_axes + 1));
         stats.fused_rfactors += s.ok() && fused && iter == n - 1;
+        break;
+      }
+      case 13: {
+        // Pad the rows of a local stage's buffer, mostly on its row axis (others are refused).
+        std::vector<int> locals;
+        for (int t = 0; t < static_cast<int>(state->stages().size()); ++t)
+          if (state->stage(t).scope == "local") locals.push_back(t);
+        const int target = locals.empty() ? stage : locals[pick(static_cast<int>(locals.size()))];
+        const int axes = state->stage(target).num_space_axes;
+        static constexpr int kPadFactors[] = {1, 2, 4, 32};
+        const int factor = kPadFactors[pick(4)];
+        s = state->StorageAlign(target, pick(4) == 0 ? pick(axes + 1) : axes - 2, factor, pick(factor));
         break;
       }
       default:

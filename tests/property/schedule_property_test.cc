@@ -172,6 +172,7 @@ TEST(ScheduleProperty, RandomSequencesMatchThePlainEvaluation) {
   if (n >= 2000) {
     for (const char* tag : {"SP", "RE", "FU", "AN", "PR", "CA", "CI", "CR", "FSP", "FFSP", "CHW", "CHR", "RF"})
       EXPECT_GE(stats.kinds[tag], 100) << tag << " was applied too rarely to be tested";
+    EXPECT_GE(stats.kinds["SA"], 50) << "padded local rows were applied too rarely to be tested";  // local stages only
     for (int depth : {0, 1, 2})
       EXPECT_GE(stats.local_at_depth[depth], 20) << "too few local cache stages at loop depth " << depth;
     EXPECT_GE(stats.fused_rfactors, 20) << "too few rfactors of fused reduce iterators";

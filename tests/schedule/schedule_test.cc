@@ -160,6 +160,10 @@ TEST(ScheduleJson, MalformedJsonIsAnErrorNotACrash) {
       "{\"format\":1,\"steps\":[[\"PR\",3,0,\"auto_unroll_max_step$x\"]]}",
       "{\"format\":1,\"steps\":[[\"RE\",3,[0,1,\"2\"]]]}",
       "{\"format\":1,\"steps\":[[\"SP\",99,0,8,[2]]]}",  // parses, but the step is invalid
+      // Integers out of the field's range are refused, not wrapped: stage 2^32 + 3 is not stage 3.
+      "{\"format\":1,\"steps\":[[\"SP\",4294967299,0,8,[2]]]}",
+      "{\"format\":1,\"steps\":[[\"RE\",3,[0,4294967297]]]}",
+      "{\"format\":1,\"steps\":[[\"SP\",3,0,8,[18446744073709551615]]]}",
   };
   for (const char* json : bad) {
     auto s = State::FromJson(dag, json);

@@ -131,6 +131,25 @@ TEST(LocalScope, LocalCacheReadCopiesAPanel) {
   EXPECT_LT(GemmError(*f, 13, 11, 9), 1e-4f) << PrimFuncToString(*f);
 }
 
+// A storage-align step pads a tile's rows (docs/compiler-pipeline.md, "SA"): the 4 x 8 tile
+// becomes 4 rows of 9 (8 rounded up to 1 modulo 4), indexed with that stride by its writes and
+// its reads; on 13 x 11 the last tile is ragged, and the padding is never read.
+TEST(LocalScope, APaddedTileKeepsItsValues) {
+  for (auto [m, n] : {std::pair<int64_t, int64_t>{16, 24}, {13, 11}}) {
+    State s = RegisterTileGemm(m, n, 9, 4, 8);
+    ASSERT_TRUE(s.StorageAlign(3, 0, 4, 1).ok());
+    auto f = Lower(s, "gemm");
+    ASSERT_TRUE(f.ok()) << f.status();
+    EXPECT_EQ(FindBuffer(*f, "C.local")->shape, (std::vector<int64_t>{4, 9}));
+    EXPECT_LT(GemmError(*f, m, n, 9), 1e-4f) << PrimFuncToString(*f);
+  }
+  // At the root a local stage's buffer is the whole tensor, in its own layout: nothing to pad.
+  State root(testing::GemmBiasDag(5, 6, 7));
+  ASSERT_TRUE(root.CacheWrite(3, "local").ok());
+  absl::Status refused = root.StorageAlign(3, 0, 2, 1);
+  EXPECT_NE(std::string(refused.message()).find("must be computed at a loop of a reader"), std::string::npos) << refused;
+}
+
 TEST(LocalScope, AStageAttachedToItsOnlyReaderIsATileToo) {
   // Ansor's tile+fuse without a cache stage: C computed at its bias epilogue's j.0. C is read
   // only there, so it needs just that iteration's 4 x 8 region, as a cache stage would.

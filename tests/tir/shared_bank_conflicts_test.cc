@@ -104,9 +104,11 @@ TEST(SharedBankConflicts, StorageAlignRefusesWhatItCannotPad) {
   refused(testing::kSharedGemmA, 0, 2, 2, "offset 2");
   ASSERT_TRUE(s.StorageAlign(testing::kSharedGemmA, 0, 2, 1).ok());
   refused(testing::kSharedGemmA, 0, 32, 1, "already aligned");
-  absl::StatusOr<std::vector<schedule::Step>> bad = schedule::StepsFromJson(R"({"format":1,"steps":[["SA",1,0,2]]})");
-  ASSERT_FALSE(bad.ok());
-  EXPECT_NE(std::string(bad.status().message()).find("malformed storage_align step"), std::string::npos) << bad.status();
+  for (const char* json : {R"({"format":1,"steps":[["SA",1,0,2]]})", R"({"format":1,"steps":[["SA",1,0,4294967298,1]]})"}) {
+    absl::StatusOr<std::vector<schedule::Step>> bad = schedule::StepsFromJson(json);
+    ASSERT_FALSE(bad.ok()) << json;
+    EXPECT_NE(std::string(bad.status().message()).find("malformed storage_align step"), std::string::npos) << bad.status();
+  }
 }
 
 }  // namespace

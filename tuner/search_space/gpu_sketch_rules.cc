@@ -185,7 +185,7 @@ std::vector<int> RegisterTileLoops(const State& s, int local) {
 
 bool HasPaddableRows(const State& s, int stage) {
   const schedule::Stage& st = s.stage(stage);
-  return st.scope == "shared" && st.num_space_axes >= 2 && st.location != schedule::ComputeLocation::kInlined;
+  return st.scope == "shared" && st.num_space_axes >= 2 && st.location == schedule::ComputeLocation::kAt;
 }
 
 absl::Status PadRows(State* s, int stage) {

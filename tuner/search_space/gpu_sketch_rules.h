@@ -68,7 +68,9 @@ std::vector<int> RegisterTileLoops(const schedule::State& s, int local);
 // 1/2, evolution toggles it (mutate_storage_align.cc): whether it pays depends on how the
 // threads read the tile, which the tile sizes decide.
 inline constexpr int kRowPadFactor = 2, kRowPadOffset = 1;
-// A shared stage of at least two dimensions, whose rows can be padded.
+// A shared stage of at least two dimensions computed at a reader's loop (a tile), whose rows
+// can be padded. A row whose length is odd already stays as it is, so padding it gives another
+// record of the same kernel: the rows' lengths are known only once the program is lowered.
 bool HasPaddableRows(const schedule::State& s, int stage);
 absl::Status PadRows(schedule::State* s, int stage);
 
