@@ -37,6 +37,10 @@ token=$root/token
 head -c 24 /dev/urandom | od -An -tx1 | tr -d ' \n' > "$token"
 chmod 600 "$token"
 "$tf" tracker --host 127.0.0.1 --port 19190 --token-file "$token" --quiet > "$out/tracker.log" 2>&1 &
+tracker=$!
+agent=
+# On every exit: the servers go, or the lease would run on until its time limit.
+trap 'kill $tracker $agent 2> /dev/null' EXIT
 sleep 1
 # TUNEFARM_CUDA_DRIVER: another driver library (the tests' fake one, for a dry run of this
 # script on a machine without a GPU).
@@ -85,6 +89,12 @@ report() {  # NAME FLOPS PEER LABEL
 report gemm4096 $((2 * 4096 * 4096 * 4096)) cublas_gemm4096 "GEMM 4096^3 f32"
 report resnet18_conv $((2 * 64 * 56 * 56 * 64 * 9)) cudnn_resnet18_conv "ResNet-18 conv 64x56x56 3x3"
 
+echo "== padded shared rows against none (the same tuning runs' records)"
+for w in gemm4096:$((2 * 4096 * 4096 * 4096)) resnet18_conv:$((2 * 64 * 56 * 56 * 64 * 9)); do
+  echo "${w%%:*}:"
+  "$tf" db export --db "$out/${w%%:*}.db" | python3 bench/gpu/padding_report.py "${w##*:}"
+done
+
 echo "== ResNet-18 end to end on the GPU (default GPU schedules)"
 if [ -f "$root/work/resnet18.onnx" ]; then
   # The GPU's arch from the agent's first line ("compute capability 9.0" -> sm_90).
@@ -99,6 +109,7 @@ if [ -f "$root/work/resnet18.onnx" ]; then
 else
   echo "no resnet18.onnx (a dry run without torchvision)"
 fi
-kill $agent 2> /dev/null
-kill %1 2> /dev/null
-wait 2> /dev/null
+# Not a bare `wait`: it would also wait for the `tee` above, which waits for this script.
+kill $agent $tracker 2> /dev/null
+wait $agent $tracker 2> /dev/null
+echo "== done"
