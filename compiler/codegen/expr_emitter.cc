@@ -1,7 +1,10 @@
 #include "compiler/codegen/expr_emitter.h"
 
+#include <algorithm>
 #include <climits>
 #include <cmath>
+#include <cstdlib>
+#include <numeric>
 
 #include "compiler/codegen/float_bits_ir.h"
 #include "common/check.h"
@@ -28,6 +31,28 @@ LaneValue Ramp(Value* base, int64_t stride, int64_t group_stride) {
 bool IsUnsigned(DType t) { return !te::IsSigned(t); }  // unsigned integers and bool
 
 llvm::Align AlignOf(DType t) { return llvm::Align(te::DTypeBytes(t)); }
+
+// A number that divides `e` when `lane_var` is 0 (0: e is 0 then, which every number divides).
+// Floor division and anything unknown give 1; x % c keeps what divides both x and c.
+int64_t MultipleAtLaneZero(const Expr& e, int64_t lane_var) {
+  constexpr int64_t kCap = int64_t{1} << 20;  // plenty for an alignment, and no overflow
+  const auto operand = [&](int i) { return MultipleAtLaneZero(e->operands[i], lane_var); };
+  switch (e->kind) {
+    case ExprKind::kIntImm: return std::min(std::abs(e->int_value), kCap);
+    case ExprKind::kVar: return e->int_value == lane_var ? 0 : 1;
+    case ExprKind::kAdd:
+    case ExprKind::kSub:
+    case ExprKind::kMod:
+    case ExprKind::kMin:
+    case ExprKind::kMax: return std::gcd(operand(0), operand(1));
+    case ExprKind::kMul: {
+      const int64_t a = operand(0), b = operand(1);
+      return a == 0 || b == 0 ? 0 : std::min(a * b, kCap);
+    }
+    case ExprKind::kCast: return te::IsInt(e->operands[0]->dtype) ? operand(0) : 1;
+    default: return 1;
+  }
+}
 
 }  // namespace
 
@@ -369,36 +394,46 @@ Value* ExprEmitter::Concat(std::vector<Value*> parts) {
   return parts[0];
 }
 
-Value* ExprEmitter::LoadRamp(DType t, Value* base, const LaneValue& idx, std::vector<llvm::Instruction*>* loads) {
+llvm::Align ExprEmitter::ChunkAlign(DType t, const Expr& index) const {
+  const auto* first = llvm::dyn_cast_or_null<llvm::ConstantInt>(scope_->lane_base);
+  if (!align_chunks_by_index_ || !first || !first->isZero() || scope_->group != scope_->lanes) return AlignOf(t);
+  const int64_t multiple = MultipleAtLaneZero(index, scope_->lane_var);
+  const int64_t lanes = std::gcd(multiple, static_cast<int64_t>(scope_->lanes));  // gcd(0, n) = n
+  const int64_t bytes = std::min<int64_t>(16, (lanes & -lanes) * te::DTypeBytes(t));
+  return std::max(AlignOf(t), llvm::Align(static_cast<uint64_t>(bytes)));
+}
+
+Value* ExprEmitter::LoadRamp(DType t, Value* base, const Expr& index, const LaneValue& idx,
+                             std::vector<llvm::Instruction*>* loads) {
   llvm::Type* mem = MemoryType(t);
   const int lanes = scope_->lanes;
   const int group = scope_->group;
   const int groups = lanes / group;
-  auto load = [&](llvm::Type* type, Value* index) {
-    llvm::LoadInst* l = b_.CreateAlignedLoad(type, b_.CreateInBoundsGEP(mem, base, index), AlignOf(t));
+  auto load = [&](llvm::Type* type, Value* at, llvm::Align align) {
+    llvm::LoadInst* l = b_.CreateAlignedLoad(type, b_.CreateInBoundsGEP(mem, base, at), align);
     loads->push_back(l);
     return l;
   };
   auto group_index = [&](int g) { return b_.CreateAdd(idx.value, b_.getInt64(idx.group_stride * g)); };
-  if (IsContiguous(idx)) return load(LaneType(t, true), idx.value);
+  if (IsContiguous(idx)) return load(LaneType(t, true), idx.value, ChunkAlign(t, index));
   if (groups > 1 && idx.stride == 1) {
     // One contiguous run per group (a block's weights): load each and join them, or load one
     // and repeat it when every group reads the same run.
     llvm::Type* part = llvm::FixedVectorType::get(mem, group);
     if (idx.group_stride == 0) {
-      Value* run = load(part, idx.value);
+      Value* run = load(part, idx.value, AlignOf(t));
       std::vector<int> mask(lanes);
       for (int i = 0; i < lanes; ++i) mask[i] = i % group;
       return b_.CreateShuffleVector(run, mask);
     }
     std::vector<Value*> parts;
-    for (int g = 0; g < groups; ++g) parts.push_back(load(part, group_index(g)));
+    for (int g = 0; g < groups; ++g) parts.push_back(load(part, group_index(g), AlignOf(t)));
     return Concat(std::move(parts));
   }
   if (groups > 1 && idx.stride == 0) {
     // One element per group (an input pixel per group), repeated over its lanes.
     Value* per_group = llvm::PoisonValue::get(llvm::FixedVectorType::get(mem, groups));
-    for (int g = 0; g < groups; ++g) per_group = b_.CreateInsertElement(per_group, load(mem, group_index(g)), g);
+    for (int g = 0; g < groups; ++g) per_group = b_.CreateInsertElement(per_group, load(mem, group_index(g), AlignOf(t)), g);
     std::vector<int> mask(lanes);
     for (int i = 0; i < lanes; ++i) mask[i] = i / group;
     return b_.CreateShuffleVector(per_group, mask);
@@ -423,7 +458,7 @@ LaneValue ExprEmitter::Load(const Expr& e) {
     loaded = l;
     vector = false;
   } else if (idx.kind == Kind::kRamp) {
-    loaded = LoadRamp(t, base, idx, &loads);
+    loaded = LoadRamp(t, base, e->operands[0], idx, &loads);
   } else {
     Value* ptrs = b_.CreateInBoundsGEP(mem, base, ToVector(idx));
     llvm::CallInst* gather = b_.CreateMaskedGather(LaneType(t, true), ptrs, AlignOf(t));
@@ -451,7 +486,8 @@ void ExprEmitter::EmitStore(int buffer, const Expr& index, const Expr& value, co
     TF_CHECK(val.kind == Kind::kScalar, "lane-dependent value stored to one address (see vector_plan.h)");
     stored = b_.CreateAlignedStore(to_memory(val.value), b_.CreateInBoundsGEP(mem, base, idx.value), AlignOf(t));
   } else if (IsContiguous(idx)) {
-    stored = b_.CreateAlignedStore(to_memory(ToVector(val)), b_.CreateInBoundsGEP(mem, base, idx.value), AlignOf(t));
+    stored = b_.CreateAlignedStore(to_memory(ToVector(val)), b_.CreateInBoundsGEP(mem, base, idx.value),
+                                   ChunkAlign(t, index));
   } else {
     Value* ptrs = b_.CreateInBoundsGEP(mem, base, ToVector(idx));
     stored = b_.CreateMaskedScatter(to_memory(ToVector(val)), ptrs, AlignOf(t));

@@ -19,6 +19,7 @@
 #include "compiler/tir/stmt.h"
 
 namespace llvm {
+struct Align;
 class Instruction;
 class IRBuilderBase;
 class Type;
@@ -63,6 +64,11 @@ class ExprEmitter {
   // buffers[buffer][index] = value, for one lane or for the whole chunk.
   void EmitStore(int buffer, const te::Expr& index, const te::Expr& value, const ExprScope& scope);
 
+  // From now on, a contiguous access of a chunk whose first lane is 0 gets the alignment its
+  // index proves (up to 16 bytes: every buffer base is at least that aligned), not just its
+  // element's: a GPU loads or stores a vector only when it is aligned to the vector's size.
+  void AlignChunksByIndex() { align_chunks_by_index_ = true; }
+
   // Register type of a dtype (bool is i1) and its memory type (bool is one byte).
   llvm::Type* ValueType(te::DType t) const;
   llvm::Type* MemoryType(te::DType t) const;
@@ -81,7 +87,10 @@ class ExprEmitter {
   LaneValue AsIndex(const te::Expr& index);
   llvm::Value* ToVector(const LaneValue& v);
   // A load of every lane whose index is a ramp (contiguous, per group, or a gather).
-  llvm::Value* LoadRamp(te::DType t, llvm::Value* base, const LaneValue& idx, std::vector<llvm::Instruction*>* loads);
+  llvm::Value* LoadRamp(te::DType t, llvm::Value* base, const te::Expr& index, const LaneValue& idx,
+                        std::vector<llvm::Instruction*>* loads);
+  // The alignment of a contiguous chunk access at `index` (see AlignChunksByIndex).
+  llvm::Align ChunkAlign(te::DType t, const te::Expr& index) const;
   // True for a ramp that is base + l in lane l: one contiguous vector access.
   bool IsContiguous(const LaneValue& idx) const;
   // Concatenates equal-width vectors, in order.
@@ -94,6 +103,7 @@ class ExprEmitter {
   DotProductOptions dot_;
   WorkspaceAliasScopes alias_scopes_;
   const ExprScope* scope_ = nullptr;
+  bool align_chunks_by_index_ = false;
   // Values of the nodes already emitted for the current top-level expression (same block,
   // same scope), so shared subtrees are emitted once. Never iterated.
   std::unordered_map<const te::ExprNode*, LaneValue> memo_;

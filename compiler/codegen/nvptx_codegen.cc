@@ -12,6 +12,7 @@
 #include "compiler/codegen/llvm_codegen.h"
 #include "compiler/codegen/llvm_target.h"
 #include "compiler/codegen/metadata.h"
+#include "compiler/codegen/vector_plan.h"
 #include "compiler/tir/gpu_barriers.h"
 #include "compiler/tir/stmt_functor.h"
 #include "deploy/tunefarm_abi.h"
@@ -53,6 +54,7 @@ class KernelEmitter : private tir::StmtVisitor {
  public:
   KernelEmitter(llvm::Module& m, const tir::PrimFunc& f, const MathOptions& math)
       : m_(m), f_(f), ctx_(m.getContext()), b_(ctx_), exprs_(b_, f, math) {
+    exprs_.AlignChunksByIndex();
     llvm::FastMathFlags fmf;
     fmf.setAllowContract(true);  // a*b+c becomes fma.rn, as nvcc does by default
     b_.setFastMathFlags(fmf);
@@ -142,6 +144,7 @@ class KernelEmitter : private tir::StmtVisitor {
       scope_.vars.erase(var);
       return;
     }
+    if (loop.for_kind == tir::ForKind::kVectorized && EmitVectorCopy(loop)) return;
     // Serial, unrolled and vectorized loops all run inside the thread; unrolled and vectorized
     // ones are unrolled fully.
     const bool unroll = loop.for_kind == tir::ForKind::kUnrolled || loop.for_kind == tir::ForKind::kVectorized;
@@ -150,6 +153,28 @@ class KernelEmitter : private tir::StmtVisitor {
       VisitStmt(loop.body);
       scope_.vars.erase(var);
     }, unroll);
+  }
+
+  // A vectorized copy (a cooperative fetch split for 128-bit accesses): a loop of 2 or 4 lanes
+  // whose body is one store of one load, each lane its own element. Emitted for all lanes at
+  // once, so each side is one vector access when its index is contiguous and provably aligned
+  // (ld.global.v4.f32, st.shared.v4.f32), else per element. False, having emitted nothing, for
+  // any other vectorized loop: it is unrolled instead (LLVM does not merge those accesses).
+  bool EmitVectorCopy(const StmtNode& loop) {
+    const int64_t var = loop.loop_var->int_value;
+    int64_t lanes = 0;
+    if (!te::IsConstInt(loop.extent, &lanes) || (lanes != 2 && lanes != 4)) return false;
+    const tir::Stmt& body = loop.body;
+    if (body->kind != tir::StmtKind::kStore || body->value->kind != te::ExprKind::kLoad) return false;
+    if (!UsesVar(body->index, var) || te::DTypeBytes(body->value->dtype) != 4) return false;
+    scope_.lane_var = var;
+    scope_.lane_base = b_.getInt64(0);
+    scope_.lanes = scope_.group = static_cast<int>(lanes);
+    exprs_.EmitStore(body->buffer, body->index, body->value, scope_);
+    scope_.lane_var = -1;
+    scope_.lane_base = nullptr;
+    scope_.lanes = scope_.group = 0;
+    return true;
   }
 
   llvm::Module& m_;

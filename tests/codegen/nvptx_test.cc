@@ -10,6 +10,7 @@
 #include "compiler/codegen/codegen.h"
 #include "compiler/tir/lower.h"
 #include "deploy/ptx_library.h"
+#include "tests/common/count_occurrences.h"
 #include "tests/common/gpu_schedules.h"
 #include "tests/common/ptxas.h"
 #include "tests/common/test_dags.h"
@@ -195,6 +196,87 @@ TEST(Nvptx, AnArchLlvmDoesNotKnowIsANamedError) {
   absl::StatusOr<std::string> ptx = BuildKernelLibrary({BoundGemm()}, Cuda("cuda -arch=sm_12"));
   ASSERT_FALSE(ptx.ok());
   EXPECT_NE(ptx.status().message().find("does not know sm_12"), std::string::npos) << ptx.status();
+}
+
+}  // namespace
+}  // namespace tunefarm::codegen
+
+namespace tunefarm::codegen {
+namespace {
+
+// out[t*4 + v] = in[t * in_stride + v + in_offset] for 8 threads t and a vectorized loop of 4
+// lanes v: a cooperative fetch's copy, by hand.
+tir::PrimFunc VectorCopy(int64_t in_stride, int64_t in_offset) {
+  const auto idx = [](int64_t v) { return te::IntImm(te::kIndexType, v); };
+  const te::Expr t = te::MakeVar("t", 1), v = te::MakeVar("v", 2);
+  tir::PrimFunc f;
+  f.name = "copy";
+  f.buffers.push_back({"in", te::DType::kFloat32, {64}, tir::BufferScope::kArg, tir::ArgRole::kInput});
+  f.buffers.push_back({"out", te::DType::kFloat32, {32}, tir::BufferScope::kArg, tir::ArgRole::kOutput});
+  f.num_args = 2;
+  const te::Expr load = te::Load(te::DType::kFloat32, 0, {t * idx(in_stride) + v + idx(in_offset)});
+  f.body = tir::For(t, idx(8), tir::ForKind::kThreadBinding,
+                    tir::For(v, idx(4), tir::ForKind::kVectorized, tir::Store(1, t * idx(4) + v, load)),
+                    tir::ThreadAxis::kThreadX);
+  return f;
+}
+
+// Each side of the copy is one 128-bit access where its index is a multiple of 4 at lane 0, a
+// 64-bit one where it is a multiple of 2, and four 32-bit ones where nothing is known: the
+// vector's alignment comes from the index (a misaligned ld.global.v4 is an illegal address).
+TEST(Nvptx, AVectorizedCopyIsOneVectorAccessPerSideWhereItsIndexIsAligned) {
+  struct Case {
+    int64_t stride, offset;
+    const char* ptx_load;  // the widest load expected
+  };
+  for (const Case& c : {Case{4, 0, "ld.global.nc.v4.f32"}, Case{8, 4, "ld.global.nc.v4.f32"}, Case{2, 0, "ld.global.nc.v2.f32"},
+                        Case{4, 1, "ld.global.nc.f32"}}) {
+    SCOPED_TRACE(::testing::Message() << "in[t*" << c.stride << " + v + " << c.offset << "]");
+    absl::StatusOr<std::string> ptx = BuildKernelLibrary({VectorCopy(c.stride, c.offset)}, Cuda());
+    ASSERT_TRUE(ptx.ok()) << ptx.status();
+    EXPECT_NE(ptx->find(c.ptx_load), std::string::npos) << *ptx;
+    if (std::string(c.ptx_load) != "ld.global.nc.v4.f32") EXPECT_EQ(ptx->find(".v4.f32 \t{"), std::string::npos) << *ptx;
+    EXPECT_NE(ptx->find("st.global.v4.f32"), std::string::npos) << *ptx;  // out[t*4 + v]: always aligned
+    ExpectPtxasAssembles(*ptx, "sm_90");
+  }
+}
+
+// VirtualThreadGemm's fetches split for 4 lanes a thread: each thread loads 4 floats of a row of
+// A or B at once and stores them into the tile at once; with the rows of A's tile padded to 17
+// (bank conflicts), its stores are per element, its loads still one vector.
+TEST(Nvptx, AGemmsFetchesSplitFor4LanesLoad128BitsAThread) {
+  for (bool padded : {false, true}) {
+    SCOPED_TRACE(padded ? "A's rows padded" : "dense tiles");
+    State s = testing::GemmWithSharedAndLocalStages(128, 128, 64);
+    const auto ok = [](const absl::Status& step) { ASSERT_TRUE(step.ok()) << step; };
+    constexpr int c = testing::kRegisterGemmC, local = testing::kRegisterGemmLocal;
+    ok(s.Split(c, 0, {16, 4}));
+    ok(s.Split(c, 3, {16, 4}));
+    ok(s.Reorder(c, {0, 3, 1, 4, 2, 5}));
+    ok(s.Fuse(c, {0, 1}));  // the blocks
+    ok(s.Fuse(c, {1, 2}));  // 256 threads, each a 4 x 4 tile
+    ok(s.Annotate(c, 0, IterAnnotation::kBlockX));
+    ok(s.Annotate(c, 1, IterAnnotation::kThreadX));
+    ok(s.ComputeAt(local, c, 1));
+    ok(s.Split(local, 2, {16}));
+    ok(s.Reorder(local, {2, 3, 0, 1}));
+    for (int tile : {testing::kSharedGemmA, testing::kSharedGemmB}) {
+      ok(s.ComputeAt(tile, local, 0));
+      ok(s.Fuse(tile, {0, 1}));
+      ok(s.Split(tile, 0, {256, 4}));
+      ok(s.Annotate(tile, 1, IterAnnotation::kThreadX));
+      ok(s.Annotate(tile, 2, IterAnnotation::kVectorize));
+    }
+    if (padded) ok(s.StorageAlign(testing::kSharedGemmA, 0, 2, 1));
+    absl::StatusOr<tir::PrimFunc> f = tir::Lower(s, "gemm");
+    ASSERT_TRUE(f.ok()) << f.status();
+    absl::StatusOr<std::string> ptx = BuildKernelLibrary({*f}, Cuda());
+    ASSERT_TRUE(ptx.ok()) << ptx.status();
+    EXPECT_EQ(testing::CountOccurrences(*ptx, "ld.global.nc.v4.f32"), 2) << *ptx;  // a 64 x 16 and a 16 x 64 tile
+    EXPECT_EQ(testing::CountOccurrences(*ptx, "ld.global.nc.f32"), 0) << *ptx;
+    EXPECT_EQ(testing::CountOccurrences(*ptx, "st.shared.v4.f32"), padded ? 1 : 2) << *ptx;
+    ExpectPtxasAssembles(*ptx, "sm_90");
+  }
 }
 
 }  // namespace
