@@ -85,7 +85,7 @@ TEST(GpuSketches, AGemmGetsSharedTilesARegisterTileAndABoundCopyOut) {
     ++shared;
     EXPECT_EQ(s.stage(i).location, ComputeLocation::kAt);
     EXPECT_EQ(s.stage(i).attach_stage, local);
-    EXPECT_EQ(s.stage(i).iters.size(), 2u) << "fused, then split by the block's threads";
+    EXPECT_EQ(s.stage(i).iters.size(), 3u) << "fused, split by the lanes a thread moves, then by the block's threads";
   }
   EXPECT_EQ(shared, 2);
   EXPECT_FALSE(s.IsConcrete());
@@ -269,6 +269,51 @@ TEST(GpuEvolution, StorageAlignTogglesTheRowPaddingOfOneSharedTile) {
   std::vector<State> host = SampleInitialPopulation(testing::GemmDag(48, 40, 24), cpu, 1, rng, nullptr);
   ASSERT_EQ(host.size(), 1u);
   EXPECT_EQ(MutateStorageAlign(host[0], cpu, rng).status().code(), absl::StatusCode::kFailedPrecondition);
+}
+
+// A fetch's loops after annotation: [outer, threads, lanes], the lanes 1, 2 or 4 and vectorized,
+// whatever evolution did to the tile sizes; with 4 lanes on a GEMM whose tiles' rows are
+// multiples of 4, code generation loads 128 bits a thread (nvptx_codegen.cc).
+TEST(GpuSketches, FetchesMoveUpTo4LanesAThreadAndStayCorrect) {
+  const codegen::Target cuda = Cuda("cuda -arch=sm_90");
+  const SearchTarget target = SearchTarget::FromTarget(cuda);
+  std::mt19937_64 rng(29);
+  std::vector<State> programs = SampleInitialPopulation(testing::GemmDag(128, 128, 32), target, 24, rng, nullptr);
+  ASSERT_GE(programs.size(), 16u);
+  EvolutionOptions options;
+  options.population = 48;
+  options.generations = 2;
+  options.seed = 5;
+  auto by_size = [](const std::vector<State>& ps) {  // pushes the tile-size mutation along
+    std::vector<float> out;
+    for (const State& p : ps) out.push_back(static_cast<float>(p.steps().size() % 7));
+    return out;
+  };
+  EvolutionResult evolved = EvolutionarySearch(programs, target, by_size, {}, 8, options);
+  for (const State& p : evolved.programs) programs.push_back(p);
+  std::map<int64_t, int> lanes_seen;
+  int vector_loads = 0;
+  for (const State& p : programs) {
+    for (int st = 0; st < static_cast<int>(p.stages().size()); ++st) {
+      const schedule::Stage& stage = p.stage(st);
+      if (stage.scope != "shared") continue;
+      ASSERT_EQ(stage.iters.size(), 3u) << p.ToString();
+      EXPECT_EQ(stage.iters[1].annotation, IterAnnotation::kThreadX) << p.ToString();
+      EXPECT_EQ(stage.iters[2].annotation, IterAnnotation::kVectorize) << p.ToString();
+      const int64_t lanes = stage.node_of(2).extent;
+      EXPECT_TRUE(lanes == 1 || lanes == 2 || lanes == 4) << p.ToString();
+      ++lanes_seen[lanes];
+    }
+    auto f = tir::Lower(p, "k");
+    ASSERT_TRUE(f.ok()) << f.status();
+    auto ptx = codegen::BuildKernelLibrary({*f}, cuda);
+    ASSERT_TRUE(ptx.ok()) << ptx.status();
+    vector_loads += ptx->find("ld.global.nc.v4.f32") != std::string::npos;
+  }
+  EXPECT_GT(lanes_seen[1], 0);
+  EXPECT_GT(lanes_seen[4], 0);
+  EXPECT_GT(vector_loads, 0);
+  for (size_t i = 0; i < 4 && i < programs.size(); ++i) EXPECT_LT(GpuError(programs[i], 70 + i), 1e-3) << programs[i].ToString();
 }
 
 // Uniform draws of a 4,096 x 4,096 tile split five ways mostly break a budget (about one in

@@ -5,6 +5,7 @@
 #include "tuner/evolution/mutation_rules.h"
 #include "tuner/evolution/step_edit.h"
 #include "tuner/search_space/gpu_annotation.h"
+#include "tuner/search_space/gpu_sketch_rules.h"
 
 namespace tunefarm::tuner {
 namespace {
@@ -71,7 +72,7 @@ absl::StatusOr<schedule::State> MutateTileSize(const schedule::State& parent, co
   for (size_t i = 0; i < steps.size(); ++i)
     if (const auto* s = std::get_if<SplitStep>(&steps[i])) {
       std::vector<int64_t> levels = Levels(*s);
-      if (levels.size() >= 2 && s->extent > 1) candidates.push_back(i);
+      if (levels.size() >= 2 && s->extent > 1 && !IsFetchLanesSplit(steps, i)) candidates.push_back(i);
     }
   if (candidates.empty()) return absl::FailedPreconditionError("no split with filled lengths and extent > 1");
   const size_t pick = candidates[rng() % candidates.size()];

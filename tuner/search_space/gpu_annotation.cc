@@ -70,13 +70,24 @@ int64_t DrawWithinBudgets(const std::vector<const TunableSplit*>& group, const S
   return block;
 }
 
+// Lanes for a fetch of `extent` elements: a length of kFetchLanes that divides it.
+int64_t DrawFetchLanes(int64_t extent, std::mt19937_64& rng) {
+  std::vector<int64_t> lanes;
+  for (int64_t l : kFetchLanes)
+    if (extent % l == 0) lanes.push_back(l);
+  return lanes[rng() % lanes.size()];
+}
+
 std::map<size_t, std::vector<int64_t>> DrawGpuLengths(const std::vector<TunableSplit>& splits,
+                                                      const std::vector<schedule::Step>& steps,
                                                       const SearchTarget& target, std::mt19937_64& rng) {
   std::map<size_t, std::vector<int64_t>> lengths;
   std::map<std::pair<int, int>, std::vector<const TunableSplit*>> tiled;  // a stage's space splits
   for (const TunableSplit& s : splits) {
     if (s.extent == schedule::kUnknownExtent) continue;
-    if (s.kind == schedule::IterKind::kSpace && s.parts == kGpuTiledSplitLengths)
+    if (IsFetchLanesSplit(steps, s.step))
+      lengths[s.step] = {DrawFetchLanes(s.extent, rng)};
+    else if (s.kind == schedule::IterKind::kSpace && s.parts == kGpuTiledSplitLengths)
       tiled[s.stage].push_back(&s);
     else if (s.kind == schedule::IterKind::kReduce && s.parts == 1)  // a cross-thread reduction's threads
       lengths[s.step] = {DrawReductionThreads(s.extent, target, rng)};
@@ -125,8 +136,13 @@ absl::Status Bind(State* s, const SearchTarget& target, std::mt19937_64& rng) {
     const schedule::Stage& st = s->stage(stage);
     if (st.is_placeholder || st.location == ComputeLocation::kInlined || st.scope == schedule::kLayoutScope) continue;
     if (st.scope == "shared") {
-      if (st.iters.empty()) continue;
-      if (auto r = s->Annotate(stage, static_cast<int>(st.iters.size()) - 1, IterAnnotation::kThreadX); !r.ok()) return r;
+      // [outer, threads, lanes], as the GPU sketch splits a fetch (gpu_sketch_rules.h).
+      const int loops = static_cast<int>(st.iters.size());
+      if (loops == 0) continue;
+      const bool lanes = loops == 3;
+      if (auto r = s->Annotate(stage, loops - (lanes ? 2 : 1), IterAnnotation::kThreadX); !r.ok()) return r;
+      if (lanes)
+        if (auto r = s->Annotate(stage, loops - 1, IterAnnotation::kVectorize); !r.ok()) return r;
       if (HasPaddableRows(*s, stage) && rng() % 2 == 0)
         if (auto r = PadRows(s, stage); !r.ok()) return r;
       continue;
@@ -163,7 +179,8 @@ absl::Status Bind(State* s, const SearchTarget& target, std::mt19937_64& rng) {
 
 absl::StatusOr<State> AnnotateRandomlyForGpu(const State& sketch, const SearchTarget& target, std::mt19937_64& rng) {
   auto state = FillTileSizes(
-      sketch, [&](const std::vector<TunableSplit>& splits) { return DrawGpuLengths(splits, target, rng); }, rng);
+      sketch, [&](const std::vector<TunableSplit>& splits) { return DrawGpuLengths(splits, sketch.steps(), target, rng); },
+      rng);
   if (!state.ok()) return PhaseError("tile sizes", state.status());
   if (auto s = Bind(&*state, target, rng); !s.ok()) return PhaseError("bindings", s);
   // Unrolled, a thread's register tile is indexed by constants, so it stays in registers.

@@ -127,7 +127,9 @@ Branches GpuTileApply(const State& s, int stage, const SearchTarget&) {
     if (auto st = next.ComputeAt(shared, local, step_loop); !st.ok()) return st;
     const int loops = static_cast<int>(next.stage(shared).iters.size());
     if (auto st = FuseLoops(&next, shared, 0, loops); !st.ok()) return st;
-    // Split by the thread count: the product of the S2 lengths (lengths[1] of each split).
+    // The vector lanes each thread moves at once (drawn by annotation), then the rest split by
+    // the thread count: the product of the S2 lengths (lengths[1] of each split).
+    if (auto st = next.Split(shared, 0, {std::nullopt}); !st.ok()) return st;
     if (auto st = next.FollowFusedSplit(shared, 0, tiles->split_steps, 1, /*factor_or_nparts=*/true); !st.ok())
       return st;
   }
@@ -181,6 +183,13 @@ std::vector<int> RegisterTileLoops(const State& s, int local) {
     if (st.node_of(i).kind == schedule::IterKind::kSpace && TileLevel(st.node_of(i)) >= kGpuCopyOutLevels)
       loops.push_back(i);
   return loops;
+}
+
+bool IsFetchLanesSplit(const std::vector<schedule::Step>& steps, size_t i) {
+  const auto* split = std::get_if<schedule::SplitStep>(&steps[i]);
+  const auto* follow = i + 1 < steps.size() ? std::get_if<schedule::FollowFusedSplitStep>(&steps[i + 1]) : nullptr;
+  return split && follow && split->lengths.size() == 1 && split->iter == 0 && follow->stage == split->stage &&
+         follow->iter == 0 && follow->level == 1 && follow->factor_or_nparts;
 }
 
 bool HasPaddableRows(const State& s, int stage) {

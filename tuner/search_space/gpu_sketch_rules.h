@@ -29,9 +29,10 @@
 //     (a bias, a ReLU), X is inlined into that reader, which takes X's place: the epilogue runs
 //     on the registers, in the same launch;
 //   - each Pi.shared is computed at X.local's last R0 loop: the block's tiles for one step
-//     along the reduction, for all its threads and virtual threads, its loops fused into one
-//     and split by the block's thread count (follow_fused_split of the S2 lengths), so the
-//     threads fetch it together.
+//     along the reduction, for all its threads and virtual threads, its loops fused into one,
+//     split by the lanes a thread moves at once (1, 2 or 4, drawn by annotation and vectorized:
+//     one 128-bit load and store when aligned, nvptx_codegen.cc) and then by the block's
+//     thread count (follow_fused_split of the S2 lengths), so the threads fetch it together.
 // The bindings themselves are annotation's (gpu_annotation.h): a loop is bound once its extent
 // is known.
 #pragma once
@@ -61,6 +62,14 @@ int TileLevel(const schedule::IterNode& node);
 // The loops of a tiled stage's X.local that hold one virtual thread's register tile: its space
 // loops of level kGpuCopyOutLevels and deeper (S3, S4).
 std::vector<int> RegisterTileLoops(const schedule::State& s, int local);
+
+// Lanes a thread of a cooperative fetch moves at once, drawn from these (4-byte elements: up to
+// 16 bytes, the widest access).
+inline constexpr int64_t kFetchLanes[] = {1, 2, 4};
+// Step i of a GPU sketch's program is a fetch's lane split: a one-length split of a fused loop
+// that a follow_fused_split by the thread count follows. Its length is annotation's to draw
+// from kFetchLanes, never the tile-size mutation's.
+bool IsFetchLanesSplit(const std::vector<schedule::Step>& steps, size_t i);
 
 // Bank-conflict padding of a shared tile (schedule step "SA"): its rows get an odd stride, so
 // that the 32 lanes of a warp reading one column of 32 rows hit 32 different banks
