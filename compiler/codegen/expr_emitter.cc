@@ -32,13 +32,18 @@ bool IsUnsigned(DType t) { return !te::IsSigned(t); }  // unsigned integers and 
 
 llvm::Align AlignOf(DType t) { return llvm::Align(te::DTypeBytes(t)); }
 
-// A number that divides `e` when `lane_var` is 0 (0: e is 0 then, which every number divides).
+// A power of two that divides `e` when `lane_var` is 0 (0: e is 0 then, which every number
+// divides), at most 2^20: only powers of two up to a vector's lanes matter, and a power of two
+// stays a divisor when capped (a capped non-power would not: 2^20 does not divide 2^20 + 2).
 // Floor division and anything unknown give 1; x % c keeps what divides both x and c.
 int64_t MultipleAtLaneZero(const Expr& e, int64_t lane_var) {
-  constexpr int64_t kCap = int64_t{1} << 20;  // plenty for an alignment, and no overflow
+  constexpr int64_t kCap = int64_t{1} << 20;
   const auto operand = [&](int i) { return MultipleAtLaneZero(e->operands[i], lane_var); };
   switch (e->kind) {
-    case ExprKind::kIntImm: return std::min(std::abs(e->int_value), kCap);
+    case ExprKind::kIntImm: {
+      const uint64_t v = static_cast<uint64_t>(e->int_value);
+      return v == 0 ? 0 : static_cast<int64_t>(std::min<uint64_t>(v & (~v + 1), kCap));  // its lowest set bit
+    }
     case ExprKind::kVar: return e->int_value == lane_var ? 0 : 1;
     case ExprKind::kAdd:
     case ExprKind::kSub:
@@ -47,9 +52,9 @@ int64_t MultipleAtLaneZero(const Expr& e, int64_t lane_var) {
     case ExprKind::kMax: return std::gcd(operand(0), operand(1));
     case ExprKind::kMul: {
       const int64_t a = operand(0), b = operand(1);
-      return a == 0 || b == 0 ? 0 : std::min(a * b, kCap);
+      return a == 0 || b == 0 ? 0 : std::min(a * b, kCap);  // both at most 2^20: no overflow
     }
-    case ExprKind::kCast: return te::IsInt(e->operands[0]->dtype) ? operand(0) : 1;
+    case ExprKind::kCast: return te::IsInt(e->operands[0]->dtype) ? operand(0) : 1;  // wrapping keeps low bits
     default: return 1;
   }
 }

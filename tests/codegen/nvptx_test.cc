@@ -211,7 +211,8 @@ tir::PrimFunc VectorCopy(int64_t in_stride, int64_t in_offset) {
   const te::Expr t = te::MakeVar("t", 1), v = te::MakeVar("v", 2);
   tir::PrimFunc f;
   f.name = "copy";
-  f.buffers.push_back({"in", te::DType::kFloat32, {64}, tir::BufferScope::kArg, tir::ArgRole::kInput});
+  f.buffers.push_back({"in", te::DType::kFloat32, {8 * in_stride + in_offset + 4}, tir::BufferScope::kArg,
+                       tir::ArgRole::kInput});
   f.buffers.push_back({"out", te::DType::kFloat32, {32}, tir::BufferScope::kArg, tir::ArgRole::kOutput});
   f.num_args = 2;
   const te::Expr load = te::Load(te::DType::kFloat32, 0, {t * idx(in_stride) + v + idx(in_offset)});
@@ -230,7 +231,11 @@ TEST(Nvptx, AVectorizedCopyIsOneVectorAccessPerSideWhereItsIndexIsAligned) {
     const char* ptx_load;  // the widest load expected
   };
   for (const Case& c : {Case{4, 0, "ld.global.nc.v4.f32"}, Case{8, 4, "ld.global.nc.v4.f32"}, Case{2, 0, "ld.global.nc.v2.f32"},
-                        Case{4, 1, "ld.global.nc.f32"}}) {
+                        Case{4, 1, "ld.global.nc.f32"},
+                        // A stride over 2^20 that is 2 modulo 4: rows alternate between 16- and
+                        // 8-byte aligned, so only 64 bits at a time (a capped multiple once
+                        // claimed 16 bytes here).
+                        Case{(1 << 20) + 2, 0, "ld.global.nc.v2.f32"}}) {
     SCOPED_TRACE(::testing::Message() << "in[t*" << c.stride << " + v + " << c.offset << "]");
     absl::StatusOr<std::string> ptx = BuildKernelLibrary({VectorCopy(c.stride, c.offset)}, Cuda());
     ASSERT_TRUE(ptx.ok()) << ptx.status();
@@ -239,6 +244,24 @@ TEST(Nvptx, AVectorizedCopyIsOneVectorAccessPerSideWhereItsIndexIsAligned) {
     EXPECT_NE(ptx->find("st.global.v4.f32"), std::string::npos) << *ptx;  // out[t*4 + v]: always aligned
     ExpectPtxasAssembles(*ptx, "sm_90");
   }
+}
+
+// 4 lanes over rows of 6 elements, 8 apart (a tile whose row the lanes do not divide): the
+// lanes straddle rows, so the loads are a gather, which LLVM lowers per element; it assembles.
+TEST(Nvptx, AVectorizedCopyAcrossRowsLoadsPerElement) {
+  const auto idx = [](int64_t v) { return te::IntImm(te::kIndexType, v); };
+  tir::PrimFunc f = VectorCopy(4, 0);
+  const te::Expr t = te::MakeVar("t", 1), v = te::MakeVar("v", 2);
+  const te::Expr e = t * idx(4) + v;
+  f.body = tir::For(t, idx(8), tir::ForKind::kThreadBinding,
+                    tir::For(v, idx(4), tir::ForKind::kVectorized,
+                             tir::Store(1, e, te::Load(te::DType::kFloat32, 0, {(e / idx(6)) * idx(8) + e % idx(6)}))),
+                    tir::ThreadAxis::kThreadX);
+  absl::StatusOr<std::string> ptx = BuildKernelLibrary({f}, Cuda());
+  ASSERT_TRUE(ptx.ok()) << ptx.status();
+  EXPECT_EQ(testing::CountOccurrences(*ptx, "ld.global.f32"), 4) << *ptx;  // scalarized gather
+  EXPECT_NE(ptx->find("st.global.v4.f32"), std::string::npos) << *ptx;
+  ExpectPtxasAssembles(*ptx, "sm_90");
 }
 
 // VirtualThreadGemm's fetches split for 4 lanes a thread: each thread loads 4 floats of a row of

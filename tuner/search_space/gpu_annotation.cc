@@ -84,9 +84,10 @@ std::map<size_t, std::vector<int64_t>> DrawGpuLengths(const std::vector<TunableS
   std::map<size_t, std::vector<int64_t>> lengths;
   std::map<std::pair<int, int>, std::vector<const TunableSplit*>> tiled;  // a stage's space splits
   for (const TunableSplit& s : splits) {
-    if (s.extent == schedule::kUnknownExtent) continue;
-    if (IsFetchLanesSplit(steps, s.step))
-      lengths[s.step] = {DrawFetchLanes(s.extent, rng)};
+    if (IsFetchLanesSplit(steps, s.step))  // 1 lane where the extent is known only later
+      lengths[s.step] = {s.extent == schedule::kUnknownExtent ? 1 : DrawFetchLanes(s.extent, rng)};
+    else if (s.extent == schedule::kUnknownExtent)
+      continue;
     else if (s.kind == schedule::IterKind::kSpace && s.parts == kGpuTiledSplitLengths)
       tiled[s.stage].push_back(&s);
     else if (s.kind == schedule::IterKind::kReduce && s.parts == 1)  // a cross-thread reduction's threads
