@@ -1,5 +1,9 @@
 #include "deploy/cuda_device.h"
 
+#include <sstream>
+
+#include "deploy/tunefarm_abi.h"
+
 namespace tunefarm::deploy::cuda {
 namespace {
 
@@ -180,9 +184,20 @@ Result<EntryLaunches> EntryLaunches::Bind(const Context& context, const Module& 
 }
 
 Status EntryLaunches::Launch(const std::vector<CUdeviceptr>& args, CUdeviceptr workspace) const {
-  // The kernels take the entry's arguments as pointers, then the workspace pointer.
+  // The kernels take the entry's arguments as pointers, then the workspace pointer. They are
+  // compiled for the ABI's alignment (128-bit accesses rely on it): a pointer off it would be an
+  // illegal address inside the kernel, so it is refused here, by name.
   std::vector<CUdeviceptr> values = args;
   values.push_back(workspace);
+  for (size_t i = 0; i < values.size(); ++i) {
+    if (values[i] % TUNEFARM_BUFFER_ALIGNMENT == 0) continue;
+    std::ostringstream address;
+    address << std::hex << values[i];
+    return Status(StatusCode::kInvalidArgument,
+                  "entry \"" + entry_ + "\": " + (i < args.size() ? "argument " + std::to_string(i) : "the workspace") +
+                      " at device address 0x" + address.str() + " is not " + std::to_string(TUNEFARM_BUFFER_ALIGNMENT) +
+                      "-byte aligned, as the kernel ABI requires (docs/kernel-abi.md)");
+  }
   std::vector<void*> params(values.size());
   for (size_t i = 0; i < values.size(); ++i) params[i] = &values[i];
   for (size_t i = 0; i < launches_.size(); ++i) {

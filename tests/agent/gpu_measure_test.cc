@@ -12,6 +12,9 @@
 #include <string>
 #include <vector>
 
+#include "deploy/cuda_device.h"
+#include "deploy/cuda_driver_api.h"
+#include "deploy/ptx_library.h"
 #include "device_agent/gpu_measure_session.h"
 #include "device_agent/helper_process.h"
 #include "tests/agent/agent_fixture.h"
@@ -105,6 +108,29 @@ class GpuMeasureTest : public ::testing::Test {
   std::string log_;
   std::string library_;
 };
+
+// The kernels are compiled for 64-byte aligned buffers (128-bit accesses rely on it): a pointer
+// off that is refused before the launch, naming the argument, instead of faulting inside.
+TEST(GpuLaunchArguments, APointerOffTheAbisAlignmentIsRefusedByName) {
+  auto api = deploy::cuda::LoadDriverApi(TUNEFARM_FAKE_CUDA_DRIVER);
+  ASSERT_TRUE(api.ok()) << api.status().message();
+  auto context = deploy::cuda::Context::Open(api.value(), 0);
+  ASSERT_TRUE(context.ok()) << context.status().message();
+  const std::string ptx = Library({Entry("ref", "ref_copy_k0")});
+  auto module = deploy::cuda::Module::Load(*context.value(), ptx);
+  ASSERT_TRUE(module.ok()) << module.status().message();
+  auto library = deploy::ReadPtxLibrary(ptx);
+  ASSERT_TRUE(library.ok()) << library.status().message();
+  auto launches = deploy::cuda::EntryLaunches::Bind(*context.value(), *module.value(), library.value().metadata.entries[0]);
+  ASSERT_TRUE(launches.ok()) << launches.status().message();
+  auto x = deploy::cuda::DeviceBuffer::Allocate(*context.value(), 1280), y = deploy::cuda::DeviceBuffer::Allocate(*context.value(), 1280);
+  ASSERT_TRUE(x.ok() && y.ok());
+  EXPECT_TRUE(launches.value().Launch({x.value().get(), y.value().get()}, 0).ok());
+  const deploy::Status off = launches.value().Launch({x.value().get(), y.value().get() + 16}, 0);
+  EXPECT_EQ(off.code(), deploy::StatusCode::kInvalidArgument);
+  EXPECT_NE(off.message().find("entry \"ref\": argument 1 at device address 0x"), std::string::npos) << off.message();
+  EXPECT_NE(off.message().find("is not 64-byte aligned"), std::string::npos) << off.message();
+}
 
 TEST_F(GpuMeasureTest, ACandidateMatchingTheReferenceIsTimedByTheGpusEvents) {
   std::vector<std::string> stages;
