@@ -83,6 +83,13 @@ struct Stage {
   int attach_node = -1;   // kAt: the consumer's iterator node (stable across reorder)
 
   const IterNode& node_of(int iter) const { return nodes[iters[iter].node]; }
+  // The allocated length of a buffer row of `row` elements: `row` itself, or padded as the
+  // storage-align step asks (the least length >= row that is offset modulo factor).
+  int64_t AlignedRow(int64_t row) const {
+    if (storage_align_factor <= 0) return row;
+    const int64_t factor = storage_align_factor;
+    return row + ((storage_align_offset - row) % factor + factor) % factor;
+  }
   int num_space_axes = 0;   // nodes [0, num_space_axes) are the original space axes
   int num_reduce_axes = 0;  // the next num_reduce_axes nodes are the original reduce axes
 };

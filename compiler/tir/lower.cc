@@ -350,11 +350,7 @@ class StageLowering {
   static std::vector<int64_t> PaddedShape(const std::vector<AxisRegion>& region, const Stage& stage) {
     std::vector<int64_t> shape;
     for (const AxisRegion& r : region) shape.push_back(r.extent);
-    if (stage.storage_align_factor > 0 && !shape.empty()) {
-      const int64_t factor = stage.storage_align_factor;
-      int64_t& row = shape.back();
-      row += ((stage.storage_align_offset - row) % factor + factor) % factor;
-    }
+    if (!shape.empty()) shape.back() = stage.AlignedRow(shape.back());
     return shape;
   }
 

@@ -31,6 +31,7 @@
 #include "tuner/search_space/gpu_sketch_rules.h"
 #include "tuner/search_space/initial_population.h"
 #include "tuner/search_space/random_annotation.h"
+#include "tuner/search_space/shared_tiles.h"
 #include "tuner/search_space/sketch_rules.h"
 
 namespace tunefarm::tuner {
@@ -271,6 +272,43 @@ TEST(GpuEvolution, StorageAlignTogglesTheRowPaddingOfOneSharedTile) {
   EXPECT_EQ(MutateStorageAlign(host[0], cpu, rng).status().code(), absl::StatusCode::kFailedPrecondition);
 }
 
+// The tile-size mutation changes the shared tiles' shapes; the fetches follow
+// (FitFetchesToTiles): lanes that no longer divide the rows shrink to ones that do, and padding
+// of rows that became odd (which would leave them as they are) goes. On a GEMM whose tiles'
+// rows vary (K = 24, N = 40), many mutants need one or the other, and all still match the
+// reference run as a GPU runs it.
+TEST(GpuEvolution, TileSizeMutantsFetchWithLanesAndPaddingThatFitTheirTiles) {
+  const SearchTarget target = SearchTarget::FromTarget(Cuda("cuda -arch=sm_90"));
+  std::mt19937_64 rng(17);
+  std::vector<State> programs = SampleInitialPopulation(testing::GemmDag(48, 40, 24), target, 32, rng, nullptr);
+  ASSERT_GE(programs.size(), 24u);
+  int mutants = 0, fitted = 0, checked = 0;
+  for (int round = 0; round < 8; ++round) {
+    for (State& p : programs) {
+      absl::StatusOr<State> mutant = MutateTileSize(p, target, rng);
+      if (!mutant.ok()) continue;
+      ++mutants;
+      bool needed_fit = false;  // would the mutant's own shared tiles have broken a rule?
+      for (int st = 0; st < static_cast<int>(mutant->stages().size()); ++st) {
+        const schedule::Stage& stage = mutant->stage(st);
+        if (stage.scope != "shared") continue;
+        absl::StatusOr<SharedTile> tile = EstimateSharedTile(*mutant, st);
+        ASSERT_TRUE(tile.ok()) << tile.status();
+        EXPECT_EQ(tile->row() % stage.node_of(2).extent, 0) << mutant->ToString();
+        if (stage.storage_align_factor != 0) EXPECT_EQ(tile->row() % 2, 0) << mutant->ToString();
+        const schedule::Stage& before = p.stage(st);
+        needed_fit |= before.node_of(2).extent != stage.node_of(2).extent ||
+                      before.storage_align_factor != stage.storage_align_factor;
+      }
+      fitted += needed_fit;
+      if (checked < 6 && needed_fit) EXPECT_LT(GpuError(*mutant, 80 + checked++), 1e-3) << mutant->ToString();
+      p = *std::move(mutant);
+    }
+  }
+  EXPECT_GT(mutants, 100);
+  EXPECT_GE(fitted, 5) << "of " << mutants << " mutants";
+}
+
 // A fetch's loops after annotation: [outer, threads, lanes], the lanes 1, 2 or 4 and vectorized,
 // whatever evolution did to the tile sizes; with 4 lanes on a GEMM whose tiles' rows are
 // multiples of 4, code generation loads 128 bits a thread (nvptx_codegen.cc).
@@ -303,6 +341,12 @@ TEST(GpuSketches, FetchesMoveUpTo4LanesAThreadAndStayCorrect) {
       const int64_t lanes = stage.node_of(2).extent;
       EXPECT_TRUE(lanes == 1 || lanes == 2 || lanes == 4) << p.ToString();
       ++lanes_seen[lanes];
+      // Drawn and mutated alike, the lanes divide the tile's rows and padded rows are even
+      // (FitFetchesToTiles after a tile-size mutation).
+      absl::StatusOr<SharedTile> tile = EstimateSharedTile(p, st);
+      ASSERT_TRUE(tile.ok()) << tile.status();
+      EXPECT_EQ(tile->row() % lanes, 0) << p.ToString();
+      if (stage.storage_align_factor != 0) EXPECT_EQ(tile->row() % 2, 0) << p.ToString();
     }
     auto f = tir::Lower(p, "k");
     ASSERT_TRUE(f.ok()) << f.status();

@@ -16,7 +16,7 @@ using schedule::Step;
 absl::StatusOr<State> MutateStorageAlign(const State& parent, const SearchTarget&, std::mt19937_64& rng) {
   std::vector<int> stages;
   for (int s = 0; s < static_cast<int>(parent.stages().size()); ++s)
-    if (HasPaddableRows(parent, s)) stages.push_back(s);
+    if (HasPaddableRows(parent, s) || parent.stage(s).storage_align_factor != 0) stages.push_back(s);
   if (stages.empty()) return absl::FailedPreconditionError("no shared tile whose rows could be padded");
   const int stage = stages[rng() % stages.size()];
   std::vector<Step> steps = parent.steps();

@@ -99,7 +99,9 @@ absl::StatusOr<schedule::State> MutateTileSize(const schedule::State& parent, co
   ReplayTrace trace;
   auto program = ReplaySteps(parent.original_dag(), steps, &trace);
   if (!program.ok()) return program.status();
-  if (innermost < 2 || trace.split_kind[pick] != schedule::IterKind::kSpace) return program;
+  // On a GPU the shared tiles may change shape: their fetches' lanes and padding follow.
+  if (innermost < 2 || trace.split_kind[pick] != schedule::IterKind::kSpace)
+    return target.gpu ? FitFetchesToTiles(*program) : program;
   if (!target.gpu) {
     if (dst == innermost && RegisterTile(steps, trace, pick, false) > target.RegisterTileElements())
       return absl::OutOfRangeError("the register tile would exceed the register file");
@@ -111,7 +113,7 @@ absl::StatusOr<schedule::State> MutateTileSize(const schedule::State& parent, co
     return absl::OutOfRangeError("the thread's accumulators would exceed its share of the register file");
   if (VirtualThreads(steps, trace, pick) > kMaxVirtualThreads)
     return absl::OutOfRangeError(StrCat("more than ", kMaxVirtualThreads, " virtual threads per thread"));
-  return program;
+  return FitFetchesToTiles(*program);
 }
 
 }  // namespace tunefarm::tuner

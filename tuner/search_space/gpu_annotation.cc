@@ -2,6 +2,7 @@
 
 #include <algorithm>
 #include <map>
+#include <optional>
 #include <utility>
 #include <vector>
 
@@ -9,6 +10,7 @@
 #include "compiler/schedule/gpu_default_rules.h"
 #include "tuner/search_space/gpu_sketch_rules.h"
 #include "tuner/search_space/random_annotation.h"
+#include "tuner/search_space/shared_tiles.h"
 #include "tuner/search_space/split_factorization.h"
 #include "tuner/search_space/tile_sizes.h"
 
@@ -20,6 +22,8 @@ using schedule::IterAnnotation;
 using schedule::State;
 
 constexpr int64_t kWarp = 32;
+// Tile-size draws of one program while its shared tiles overflow (below).
+constexpr int kSharedMemoryDraws = 32;
 constexpr int64_t kBlockSizes[] = {32, 64, 128, 256, 512, 1024};
 
 // A cross-thread reduction's thread count: a block size of at least a warp, within the device's
@@ -70,12 +74,28 @@ int64_t DrawWithinBudgets(const std::vector<const TunableSplit*>& group, const S
   return block;
 }
 
-// Lanes for a fetch of `extent` elements: a length of kFetchLanes that divides it.
-int64_t DrawFetchLanes(int64_t extent, std::mt19937_64& rng) {
+// Lanes for the fetch of the shared tile `split` splits: a length of kFetchLanes that divides
+// the tile's rows, so that a thread's lanes are neighbours in one row (else code generation
+// moves them one by one, nvptx_codegen.cc); 1 when the tile's shape is not known. Drawn during
+// the replay, once the tile sizes it depends on are applied.
+std::vector<int64_t> DrawFetchLanes(const State& so_far, const schedule::SplitStep& split, std::mt19937_64& rng) {
+  absl::StatusOr<SharedTile> tile = EstimateSharedTile(so_far, split.stage);
   std::vector<int64_t> lanes;
   for (int64_t l : kFetchLanes)
-    if (extent % l == 0) lanes.push_back(l);
-  return lanes[rng() % lanes.size()];
+    if (tile.ok() && tile->row() % l == 0) lanes.push_back(l);
+  if (lanes.empty()) return {1};
+  return {lanes[rng() % lanes.size()]};
+}
+
+// Whether every gpu-tile stage's shared tiles fit the block's shared memory, as far as their
+// shapes are known before lowering (lowering checks what is not).
+bool SharedTilesFit(const State& s, const SearchTarget& target) {
+  for (int local = 0; local < static_cast<int>(s.stages().size()); ++local) {
+    if (s.stage(local).scope != "local") continue;
+    absl::StatusOr<int64_t> bytes = SharedBytesOfTile(s, local);
+    if (bytes.ok() && *bytes > target.max_shared_bytes) return false;
+  }
+  return true;
 }
 
 std::map<size_t, std::vector<int64_t>> DrawGpuLengths(const std::vector<TunableSplit>& splits,
@@ -84,8 +104,8 @@ std::map<size_t, std::vector<int64_t>> DrawGpuLengths(const std::vector<TunableS
   std::map<size_t, std::vector<int64_t>> lengths;
   std::map<std::pair<int, int>, std::vector<const TunableSplit*>> tiled;  // a stage's space splits
   for (const TunableSplit& s : splits) {
-    if (IsFetchLanesSplit(steps, s.step))  // 1 lane where the extent is known only later
-      lengths[s.step] = {s.extent == schedule::kUnknownExtent ? 1 : DrawFetchLanes(s.extent, rng)};
+    if (IsFetchLanesSplit(steps, s.step))  // drawn during the replay (DrawFetchLanes)
+      lengths[s.step] = {1};
     else if (s.extent == schedule::kUnknownExtent)
       continue;
     else if (s.kind == schedule::IterKind::kSpace && s.parts == kGpuTiledSplitLengths)
@@ -144,8 +164,11 @@ absl::Status Bind(State* s, const SearchTarget& target, std::mt19937_64& rng) {
       if (auto r = s->Annotate(stage, loops - (lanes ? 2 : 1), IterAnnotation::kThreadX); !r.ok()) return r;
       if (lanes)
         if (auto r = s->Annotate(stage, loops - 1, IterAnnotation::kVectorize); !r.ok()) return r;
-      if (HasPaddableRows(*s, stage) && rng() % 2 == 0)
-        if (auto r = PadRows(s, stage); !r.ok()) return r;
+      if (HasPaddableRows(*s, stage) && rng() % 2 == 0) {  // unless the padded tiles would not fit
+        State padded = *s;
+        if (auto r = PadRows(&padded, stage); !r.ok()) return r;
+        if (SharedTilesFit(padded, target)) *s = std::move(padded);
+      }
       continue;
     }
     if (st.location != ComputeLocation::kRoot) continue;  // inside a tile: runs in its thread
@@ -179,14 +202,56 @@ absl::Status Bind(State* s, const SearchTarget& target, std::mt19937_64& rng) {
 }  // namespace
 
 absl::StatusOr<State> AnnotateRandomlyForGpu(const State& sketch, const SearchTarget& target, std::mt19937_64& rng) {
-  auto state = FillTileSizes(
-      sketch, [&](const std::vector<TunableSplit>& splits) { return DrawGpuLengths(splits, sketch.steps(), target, rng); },
-      rng);
+  auto draw = [&](const std::vector<TunableSplit>& splits) { return DrawGpuLengths(splits, sketch.steps(), target, rng); };
+  auto lanes = [&](const State& so_far, size_t step,
+                   const schedule::SplitStep& split) -> std::optional<std::vector<int64_t>> {
+    if (!IsFetchLanesSplit(sketch.steps(), step)) return std::nullopt;
+    return DrawFetchLanes(so_far, split, rng);
+  };
+  // Tile sizes again while the shared tiles overflow the block's shared memory: the check
+  // costs a replay, lowering a program to find out costs far more (most GEMM 4096^3 draws
+  // overflow). After kSharedMemoryDraws the last draw goes on, for lowering to refuse.
+  absl::StatusOr<State> state;
+  for (int attempt = 0; attempt < kSharedMemoryDraws; ++attempt) {
+    state = FillTileSizes(sketch, draw, rng, lanes);
+    if (!state.ok() || SharedTilesFit(*state, target)) break;
+  }
   if (!state.ok()) return PhaseError("tile sizes", state.status());
   if (auto s = Bind(&*state, target, rng); !s.ok()) return PhaseError("bindings", s);
   // Unrolled, a thread's register tile is indexed by constants, so it stays in registers.
   if (auto s = PickAutoUnroll(&*state, rng); !s.ok()) return PhaseError("auto-unroll", s);
   return state;
+}
+
+absl::StatusOr<State> FitFetchesToTiles(const State& program) {
+  std::vector<schedule::Step> steps = program.steps();
+  State out(program.original_dag());
+  bool changed = false;
+  for (size_t i = 0; i < steps.size(); ++i) {
+    if (IsFetchLanesSplit(steps, i)) {
+      auto& split = std::get<schedule::SplitStep>(steps[i]);
+      absl::StatusOr<SharedTile> tile = EstimateSharedTile(out, split.stage);
+      if (tile.ok() && split.lengths[0] && tile->row() % *split.lengths[0] != 0) {
+        int64_t lanes = 1;
+        for (int64_t l : kFetchLanes)  // ascending
+          if (tile->row() % l == 0) lanes = l;
+        split.lengths[0] = lanes;
+        changed = true;
+      }
+    }
+    if (const auto* align = std::get_if<schedule::StorageAlignStep>(&steps[i])) {
+      // A no-op now: left out (annotation's steps come last, so no follow split names a step
+      // after it and nothing needs renumbering).
+      absl::StatusOr<SharedTile> tile = EstimateSharedTile(out, align->stage);
+      if (tile.ok() && tile->row() % align->factor == align->offset) {
+        changed = true;
+        continue;
+      }
+    }
+    if (auto s = out.Apply(steps[i]); !s.ok()) return s;
+  }
+  if (!changed) return program;
+  return out;
 }
 
 }  // namespace tunefarm::tuner

@@ -9,14 +9,19 @@
 //                 (innermost at most 64). Up to kGpuTileDraws uniform tries; then a draw that
 //                 keeps the per-thread budgets by construction (long axes rarely fit
 //                 uniformly), and the launch check of LowerProgram refuses what breaks a limit.
+//                 All of it again (up to 32 times) while the shared tiles, estimated from the
+//                 lengths (shared_tiles.h), overflow the block's shared memory. Each fetch's
+//                 lanes (1, 2 or 4) among those that divide its tile's rows.
 //  2. bindings    the copy-out of a tiled stage: its fused S0 loop to blockIdx.x, its fused S1
 //                 loop to vthread and its fused S2 loop to threadIdx.x; each shared copy's
-//                 inner fetch loop to threadIdx.x; every other root stage fused and split by a
-//                 block size drawn from 32..1024 (BindToBlocksAndThreads).
+//                 fetch loop to threadIdx.x and its lanes vectorized, and its rows padded with
+//                 probability 1/2 when they are of even length and the padded tiles still fit;
+//                 every other root stage fused and split by a block size drawn from 32..1024
+//                 (BindToBlocksAndThreads).
 //  3. auto-unroll as on a CPU (random_annotation.h phase 6): unrolled, a thread's register tile
 //                 is indexed by constants, so it stays in registers.
-// Compute locations stay where the sketch put them; nothing is parallel or vectorized (a GPU's
-// parallelism is its threads).
+// Compute locations stay where the sketch put them; nothing is parallel (a GPU's parallelism
+// is its threads).
 #pragma once
 
 #include <cstdint>
@@ -34,5 +39,11 @@ inline constexpr int kGpuTiledSplitLengths = 4;
 
 absl::StatusOr<schedule::State> AnnotateRandomlyForGpu(const schedule::State& sketch, const SearchTarget& target,
                                                        std::mt19937_64& rng);
+
+// `program` after its tile sizes changed (the tile-size mutation): a fetch whose lanes no
+// longer divide its tile's rows gets the most lanes of kFetchLanes that do, and padding of rows
+// that became odd (which it would leave as they are) is dropped. The program itself when
+// nothing changes.
+absl::StatusOr<schedule::State> FitFetchesToTiles(const schedule::State& program);
 
 }  // namespace tunefarm::tuner

@@ -9,6 +9,7 @@
 #include "common/strings.h"
 #include "compiler/schedule/iter_lookup.h"
 #include "tuner/search_space/multi_level_tiling.h"
+#include "tuner/search_space/shared_tiles.h"
 
 namespace tunefarm::tuner {
 namespace {
@@ -194,7 +195,9 @@ bool IsFetchLanesSplit(const std::vector<schedule::Step>& steps, size_t i) {
 
 bool HasPaddableRows(const State& s, int stage) {
   const schedule::Stage& st = s.stage(stage);
-  return st.scope == "shared" && st.num_space_axes >= 2 && st.location == schedule::ComputeLocation::kAt;
+  if (st.scope != "shared" || st.num_space_axes < 2 || st.location != schedule::ComputeLocation::kAt) return false;
+  absl::StatusOr<SharedTile> tile = EstimateSharedTile(s, stage);
+  return !tile.ok() || tile->row() % kRowPadFactor != kRowPadOffset;  // else padding leaves it as it is
 }
 
 absl::Status PadRows(State* s, int stage) {

@@ -78,8 +78,8 @@ bool IsFetchLanesSplit(const std::vector<schedule::Step>& steps, size_t i);
 // threads read the tile, which the tile sizes decide.
 inline constexpr int kRowPadFactor = 2, kRowPadOffset = 1;
 // A shared stage of at least two dimensions computed at a reader's loop (a tile), whose rows
-// can be padded. A row whose length is odd already stays as it is, so padding it gives another
-// record of the same kernel: the rows' lengths are known only once the program is lowered.
+// padding would change: not those of an odd length already (shared_tiles.h estimates them from
+// the split lengths), which padding leaves as they are (another record of the same kernel).
 bool HasPaddableRows(const schedule::State& s, int stage);
 absl::Status PadRows(schedule::State* s, int stage);
 

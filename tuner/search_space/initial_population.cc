@@ -21,7 +21,7 @@ absl::Status Invalid(std::string_view reason, std::string_view detail) {
 // The reason at the head of a CheckProgram / annotation error.
 std::string ReasonOf(const absl::Status& s) {
   const std::string message(s.message());
-  for (std::string_view r : {kInvalidUnfilled, kInvalidLower, kInvalidLocalTile})
+  for (std::string_view r : {kInvalidUnfilled, kInvalidLower, kInvalidLocalTile, kInvalidGpuLaunch})
     if (message.rfind(r, 0) == 0) return std::string(r);
   return kInvalidStep;
 }

@@ -2,6 +2,7 @@
 
 #include <algorithm>
 #include <string>
+#include <utility>
 
 #include "common/strings.h"
 #include "tuner/search_space/split_factorization.h"
@@ -46,7 +47,8 @@ absl::StatusOr<std::vector<TunableSplit>> FindTunableSplits(const State& sketch)
   return out;
 }
 
-absl::StatusOr<State> FillTileSizes(const State& sketch, const DrawLengthsFn& draw, std::mt19937_64& rng) {
+absl::StatusOr<State> FillTileSizes(const State& sketch, const DrawLengthsFn& draw, std::mt19937_64& rng,
+                                    const RefineLengthsFn& refine) {
   auto splits = FindTunableSplits(sketch);
   if (!splits.ok()) return splits.status();
   std::map<size_t, std::vector<int64_t>> drawn = draw(*splits);
@@ -64,6 +66,8 @@ absl::StatusOr<State> FillTileSizes(const State& sketch, const DrawLengthsFn& dr
         auto it = drawn.find(i);
         std::vector<int64_t> lengths =
             it != drawn.end() ? it->second : SampleFactorization(split->extent, parts_of[i], kMaxInnermostSplitLength, rng);
+        if (refine)
+          if (std::optional<std::vector<int64_t>> late = refine(out, i, *split)) lengths = std::move(*late);
         split->lengths.assign(lengths.begin(), lengths.end());
       }
     }

@@ -8,6 +8,7 @@
 #include <cstdint>
 #include <functional>
 #include <map>
+#include <optional>
 #include <random>
 #include <utility>
 #include <vector>
@@ -36,8 +37,14 @@ absl::StatusOr<std::vector<TunableSplit>> FindTunableSplits(const schedule::Stat
 // only during the replay) is drawn by SampleFactorization with the innermost cap.
 using DrawLengthsFn = std::function<std::map<size_t, std::vector<int64_t>>(const std::vector<TunableSplit>&)>;
 
+// Lengths that depend on what the replay has built so far (a fetch's lanes on its tile's
+// shape): called for each tunable split just before it is applied, with the state before it;
+// a value replaces the drawn lengths.
+using RefineLengthsFn = std::function<std::optional<std::vector<int64_t>>(
+    const schedule::State& so_far, size_t step, const schedule::SplitStep& split)>;
+
 // The sketch replayed with every tunable split's lengths drawn.
 absl::StatusOr<schedule::State> FillTileSizes(const schedule::State& sketch, const DrawLengthsFn& draw,
-                                              std::mt19937_64& rng);
+                                              std::mt19937_64& rng, const RefineLengthsFn& refine = nullptr);
 
 }  // namespace tunefarm::tuner
