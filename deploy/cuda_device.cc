@@ -40,10 +40,12 @@ Result<std::unique_ptr<Context>> Context::Open(std::shared_ptr<const DriverApi> 
     api->cuDevicePrimaryCtxRelease(device);
     return Status(StatusCode::kLoadFailed, "cuCtxSetCurrent: " + api->Describe(r));
   }
-  return std::unique_ptr<Context>(new Context(std::move(api), ordinal, device));
+  return std::unique_ptr<Context>(new Context(std::move(api), ordinal, device, context));
 }
 
 Context::~Context() { api_->cuDevicePrimaryCtxRelease(device_); }
+
+Status Context::MakeCurrent() const { return Check(api_->cuCtxSetCurrent(context_), "cuCtxSetCurrent"); }
 
 int Context::Get(Attribute which) const {
   int value = 0;

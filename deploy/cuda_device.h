@@ -22,6 +22,9 @@ class Context {
  public:
   // Retains device `ordinal`'s primary context and makes it current on the calling thread.
   static Result<std::unique_ptr<Context>> Open(std::shared_ptr<const DriverApi> api, int ordinal);
+  // Makes the context current on the calling thread: the driver's calls act on the current
+  // context of their thread, and a thread other than the opener's has none until then.
+  Status MakeCurrent() const;
   ~Context();
   Context(const Context&) = delete;
   Context& operator=(const Context&) = delete;
@@ -38,11 +41,12 @@ class Context {
   Status Check(CUresult result, const std::string& what) const;
 
  private:
-  Context(std::shared_ptr<const DriverApi> api, int ordinal, CUdevice device)
-      : api_(std::move(api)), ordinal_(ordinal), device_(device) {}
+  Context(std::shared_ptr<const DriverApi> api, int ordinal, CUdevice device, CUcontext context)
+      : api_(std::move(api)), ordinal_(ordinal), device_(device), context_(context) {}
   std::shared_ptr<const DriverApi> api_;
   int ordinal_ = 0;
   CUdevice device_ = 0;
+  CUcontext context_ = nullptr;
 };
 
 // Device memory, freed with the object. Zero bytes hold no allocation (get() is 0).

@@ -79,6 +79,10 @@ bool LosesContext(CUresult result) {
     case 717:  // CUDA_ERROR_INVALID_ADDRESS_SPACE
     case 718:  // CUDA_ERROR_INVALID_PC
     case 719:  // CUDA_ERROR_LAUNCH_FAILED
+    case 226:  // CUDA_ERROR_CONTAINED (a contained error: the process must be relaunched)
+    case 721:  // CUDA_ERROR_TENSOR_MEMORY_LEAK
+    case 810:  // CUDA_ERROR_MPS_CLIENT_TERMINATED
+    case 911:  // CUDA_ERROR_EXTERNAL_DEVICE
     case 999:  // CUDA_ERROR_UNKNOWN
       return true;
     default:

@@ -16,7 +16,11 @@ Status Prefixed(const std::string& prefix, const Status& status) {
 
 }  // namespace
 
-GpuModelExecutor::~GpuModelExecutor() = default;
+// The members free device memory and unload the module in the context: make it current on
+// this thread first (it may not be the one that loaded the model).
+GpuModelExecutor::~GpuModelExecutor() {
+  if (context_ != nullptr) context_->MakeCurrent();
+}
 
 Result<std::unique_ptr<GpuModelExecutor>> GpuModelExecutor::Load(const std::string& path, const GpuOptions& options) {
   Result<std::unique_ptr<KernelLibrary>> library = LoadArtifactLibrary(path);
@@ -61,6 +65,10 @@ Status GpuModelExecutor::Prepare(const std::string& path, std::unique_ptr<Kernel
   if (!context.ok()) return Prefixed(name_ + ": ", context.status());
   context_ = std::move(context).value();
   const int has = context_->ComputeCapability();
+  if (SmVersion(kernels->arch) < 0) {
+    return Status(StatusCode::kBadPlan, name_ + ": its PTX's target \"" + kernels->arch +
+                                           "\" is no GPU architecture of the form sm_NN");
+  }
   if (SmVersion(kernels->arch) > has) {
     return Status(StatusCode::kLoadFailed, name_ + ": its kernels are for " + kernels->arch + ", CUDA device " +
                                                std::to_string(options.device) + " has compute capability " +
@@ -126,6 +134,7 @@ Status GpuModelExecutor::SetInput(size_t index, const void* data, size_t bytes) 
   if (Status s = CheckInput(name_, index, data, bytes); !s.ok()) return s;
   std::lock_guard<std::mutex> lock(mutex_);
   if (!lost_.ok()) return lost_;
+  if (Status s = context_->MakeCurrent(); !s.ok()) return Keep(s);
   return Keep(arena_.UploadAt(input(index).offset, data, bytes));
 }
 
@@ -133,12 +142,14 @@ Status GpuModelExecutor::GetOutput(size_t index, void* data, size_t bytes) const
   if (Status s = CheckOutput(name_, index, data, bytes); !s.ok()) return s;
   std::lock_guard<std::mutex> lock(mutex_);
   if (!lost_.ok()) return lost_;
+  if (Status s = context_->MakeCurrent(); !s.ok()) return Keep(s);
   return Keep(arena_.DownloadAt(output(index).offset, data, bytes));
 }
 
 Status GpuModelExecutor::RunTimed(std::vector<double>* seconds) {
   std::lock_guard<std::mutex> lock(mutex_);
   if (!lost_.ok()) return lost_;
+  if (Status s = context_->MakeCurrent(); !s.ok()) return Keep(s);
   std::unique_ptr<cuda::EventTimer> timer;
   if (seconds != nullptr) {
     seconds->assign(calls_.size(), 0.0);

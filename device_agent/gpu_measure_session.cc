@@ -210,6 +210,7 @@ void GpuMeasureSession::Time() {
   }
   EventClock clock(std::move(timer).value());
   std::function<void()> flush;
+  deploy::Status flush_error;  // the first failed flush: the timings after it mean nothing
   if (spec_.flush_cache) {
     // Overwriting twice the L2's size evicts the candidate's buffers, as on a CPU.
     if (flush_ == nullptr) {
@@ -217,7 +218,10 @@ void GpuMeasureSession::Time() {
       deploy::Result<cuda::DeviceBuffer> buffer = cuda::DeviceBuffer::Allocate(*context_, bytes);
       if (buffer.ok()) flush_ = std::make_unique<cuda::DeviceBuffer>(std::move(buffer).value());
     }
-    if (flush_ != nullptr) flush = [this] { flush_->Fill(0); };
+    if (flush_ != nullptr)
+      flush = [this, &flush_error] {
+        if (deploy::Status s = flush_->Fill(0); !s.ok() && flush_error.ok()) flush_error = s;
+      };
   }
   deploy::Status launch_error;
   const Timing timing = TimeRuns(
@@ -228,7 +232,10 @@ void GpuMeasureSession::Time() {
       spec_.number, spec_.repeat, spec_.min_repeat_ms, flush, spec_.stop_above_sec, &clock);
   outcome_.number = timing.number;
   outcome_.costs_sec = timing.costs_sec;
-  if (timing.error_code != 0) FailWith(launch_error.ok() ? clock.error() : launch_error, OutcomeKind::kRuntimeError);
+  if (timing.error_code != 0)
+    FailWith(launch_error.ok() ? clock.error() : launch_error, OutcomeKind::kRuntimeError);
+  else if (!flush_error.ok())
+    FailWith(flush_error, OutcomeKind::kRuntimeError);
 }
 
 }  // namespace tunefarm::agent

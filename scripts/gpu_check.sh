@@ -15,28 +15,39 @@ set -uo pipefail
 cd "$(dirname "$0")/.."
 gemm_trials=${1:-256}
 conv_trials=${2:-256}
-tune_limit=${3:-200}
+# Two tunes of at most 150 s (and 30 s more to finish the batch in flight before a kill), the
+# rest about 90 s: within one 600 s device command.
+tune_limit=${3:-150}
 out=${OUT:-/tmp/gpu-check}
 mkdir -p "$out"
 exec > >(tee "$out/gpu_check.log") 2>&1
 
 root=/tmp/tunefarm-gpu
 rm -rf "$root" && mkdir -p "$root/work"
-tar -xJf .gpu/tunefarm-gpu.tar.xz -C "$root" || { echo "no .gpu/tunefarm-gpu.tar.xz: run scripts/gpu_bundle.sh and carry it"; exit 1; }
-export LD_LIBRARY_PATH=$root/lib
-tf=$root/bin/tunefarm
+[ -f .gpu/tunefarm-gpu.tar.xz ] || { echo "no .gpu/tunefarm-gpu.tar.xz: run scripts/gpu_bundle.sh and carry it"; exit 1; }
+if command -v xz > /dev/null; then
+  tar -xJf .gpu/tunefarm-gpu.tar.xz -C "$root"
+else  # no xz-utils on the machine: Python's lzma reads it
+  python3 -c 'import sys, tarfile; tarfile.open(sys.argv[1]).extractall(sys.argv[2])' .gpu/tunefarm-gpu.tar.xz "$root"
+fi || { echo "cannot unpack .gpu/tunefarm-gpu.tar.xz"; exit 1; }
+# The bundle's libraries for tunefarm's processes only (the agent passes them on to its measure
+# helper), ahead of the machine's own path, which may be how its driver is found: never for
+# python3 or nvidia-smi, whose libraries they would shadow.
+tf=(env "LD_LIBRARY_PATH=$root/lib${LD_LIBRARY_PATH:+:$LD_LIBRARY_PATH}" "$root/bin/tunefarm")
 echo "== machine"
 cat "$root/BUILT_WITH"
 ldd --version | head -1
+echo "LD_LIBRARY_PATH=${LD_LIBRARY_PATH:-}"
+ldconfig -p 2> /dev/null | grep -E 'libcuda\.so|libnvidia-ml' | head -4
 nvidia-smi --query-gpu=name,driver_version,memory.total,clocks.max.sm --format=csv,noheader
 lscpu | grep -E 'Model name|^CPU\(s\)'
-"$tf" version || { echo "the bundled tunefarm does not start here"; ldd "$tf" | grep 'not found'; exit 1; }
+"${tf[@]}" version || { echo "the bundled tunefarm does not start here"; "${tf[@]:0:2}" ldd "$root/bin/tunefarm" | grep 'not found'; exit 1; }
 
 echo "== farm: tracker and GPU agent on loopback"
 token=$root/token
 head -c 24 /dev/urandom | od -An -tx1 | tr -d ' \n' > "$token"
 chmod 600 "$token"
-"$tf" tracker --host 127.0.0.1 --port 19190 --token-file "$token" --quiet > "$out/tracker.log" 2>&1 &
+"${tf[@]}" tracker --host 127.0.0.1 --port 19190 --token-file "$token" --quiet > "$out/tracker.log" 2>&1 &
 tracker=$!
 agent=
 # On every exit: the servers go, or the lease would run on until its time limit.
@@ -44,31 +55,31 @@ trap 'kill $tracker $agent 2> /dev/null' EXIT
 sleep 1
 # TUNEFARM_CUDA_DRIVER: another driver library (the tests' fake one, for a dry run of this
 # script on a machine without a GPU).
-"$tf" agent --key gpu --device cuda:0 --cuda-driver "${TUNEFARM_CUDA_DRIVER:-libcuda.so.1}" --host 127.0.0.1 --port 19191 --tracker 127.0.0.1:19190 \
+"${tf[@]}" agent --key gpu --device cuda:0 --cuda-driver "${TUNEFARM_CUDA_DRIVER:-libcuda.so.1}" --host 127.0.0.1 --port 19191 --tracker 127.0.0.1:19190 \
   --token-file "$token" --measure-helper "$root/bin/tunefarm-measure" > "$out/agent.log" 2>&1 &
 agent=$!
 sleep 3
 cat "$out/agent.log"
 kill -0 $agent 2> /dev/null || { echo "the GPU agent did not start"; exit 1; }
-"$tf" devices --tracker 127.0.0.1:19190 --token-file "$token"
+"${tf[@]}" devices --tracker 127.0.0.1:19190 --token-file "$token"
 
 echo "== workloads"
 if [ -n "${GPU_CHECK_WORKLOADS:-}" ]; then  # a dry run: DIR with gemm4096.onnx and resnet18_conv.onnx
   cp "$GPU_CHECK_WORKLOADS"/*.onnx "$root/work/"
 else
-  python3 bench/gpu/gpu_workloads.py "$root/work" --resnet18 || exit 1
+  python3 bench/gpu/gpu_workloads.py "$root/work" kernels || exit 1
 fi
 
 best_seconds() {  # DB: the best valid cost of its one workload, in seconds
-  "$tf" db stats --db "$1" | awk '/^tfdag/ && $3 > 0 {
+  "${tf[@]}" db stats --db "$1" | awk '/^tfdag/ && $3 > 0 {
     s = ($5 == "ms") ? $4 / 1e3 : ($5 == "us") ? $4 / 1e6 : ($5 == "ns") ? $4 / 1e9 : $4; print s }'
 }
 tune() {  # NAME TRIALS: tunes $root/work/NAME.onnx into $out/NAME.db
   echo "== tuning $1: $2 trials (at most ${tune_limit}s)"
-  timeout "$tune_limit" "$tf" tune "$root/work/$1.onnx" --tracker 127.0.0.1:19190 --key gpu --token-file "$token" \
+  timeout -k 30 "$tune_limit" "${tf[@]}" tune "$root/work/$1.onnx" --tracker 127.0.0.1:19190 --key gpu --token-file "$token" \
     --db "$out/$1.db" --trials "$2" --threads 1 --population 512 --per-round 32 --batch 16 \
     --curves "$out/$1.svg" 2>&1 | tail -15
-  "$tf" db stats --db "$out/$1.db"
+  "${tf[@]}" db stats --db "$out/$1.db"
 }
 tune gemm4096 "$gemm_trials"
 tune resnet18_conv "$conv_trials"
@@ -92,22 +103,24 @@ report resnet18_conv $((2 * 64 * 56 * 56 * 64 * 9)) cudnn_resnet18_conv "ResNet-
 echo "== padded shared rows against none (the same tuning runs' records)"
 for w in gemm4096:$((2 * 4096 * 4096 * 4096)) resnet18_conv:$((2 * 64 * 56 * 56 * 64 * 9)); do
   echo "${w%%:*}:"
-  "$tf" db export --db "$out/${w%%:*}.db" | python3 bench/gpu/padding_report.py "${w##*:}"
+  "${tf[@]}" db export --db "$out/${w%%:*}.db" | python3 bench/gpu/padding_report.py "${w##*:}"
 done
 
 echo "== ResNet-18 end to end on the GPU (default GPU schedules)"
+# Exported here, after the tuning: a failed export costs this step only.
+[ -z "${GPU_CHECK_WORKLOADS:-}" ] && { python3 bench/gpu/gpu_workloads.py "$root/work" resnet18 || echo "the ResNet-18 export failed"; }
 if [ -f "$root/work/resnet18.onnx" ]; then
   # The GPU's arch from the agent's first line ("compute capability 9.0" -> sm_90).
   arch=$(grep -o 'compute capability [0-9]*\.[0-9]*' "$out/agent.log" | head -1 | awk '{split($3, v, "."); print "sm_" v[1] v[2]}')
   target="cuda -arch=${arch:-sm_90}"
-  "$tf" compile "$root/work/resnet18.onnx" --target "$target" -o "$root/resnet18.gpu.so" 2>&1 | tail -1
+  "${tf[@]}" compile "$root/work/resnet18.onnx" --target "$target" -o "$root/resnet18.gpu.so" 2>&1 | tail -1
   # Random weights give logits of a few units: 1e-3 absolute is the float32 order-of-sums noise.
-  "$tf" run "$root/resnet18.gpu.so" --input "$root/work/resnet18.input.npy" \
+  "${tf[@]}" run "$root/resnet18.gpu.so" --input "$root/work/resnet18.input.npy" \
     --expect "$root/work/resnet18.output.npy" --tolerance 2e-3
-  "$tf" bench "$root/resnet18.gpu.so" --runs 50 --warmup 5
-  grep pytorch_resnet18 "$out/peers.txt" | awk '{printf "PyTorch eager ResNet-18 (cuDNN): %.3f ms\n", $2 * 1e3}'
+  "${tf[@]}" bench "$root/resnet18.gpu.so" --runs 50 --warmup 5
+  grep pytorch_resnet18 "$out/peers.txt" | awk '{printf "PyTorch eager ResNet-18 (cuDNN, host clock as tunefarm bench): %.3f ms\n", $2 * 1e3}'
 else
-  echo "no resnet18.onnx (a dry run without torchvision)"
+  echo "no resnet18.onnx (a dry run, or the export failed)"
 fi
 # Not a bare `wait`: it would also wait for the `tee` above, which waits for this script.
 kill $agent $tracker 2> /dev/null

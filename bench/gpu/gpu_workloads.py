@@ -1,13 +1,15 @@
 #!/usr/bin/env python3
 """Writes the GPU check's workloads as ONNX models (issue 16): a float32 GEMM 4096^3 whose
 operands are both graph inputs; ResNet-18's 3x3 convolution at 56x56 (64 -> 64 channels,
-stride 1, pad 1, batch 1) with random float32 weights; and, with --resnet18, torchvision's
+stride 1, pad 1, batch 1) with random float32 weights; and torchvision's
 ResNet-18 (seeded random weights, eval mode) with an input and its float32 output computed by
 PyTorch on the CPU, as resnet18.onnx, resnet18.input.npy and resnet18.output.npy. Needs `onnx`
-and `numpy` (and `torch`, `torchvision` for --resnet18); the GPU machine has them all. The
+and `numpy` (and `torch`, `torchvision` for resnet18); the GPU machine has them all. The
 shared ResNet-18 (45 MB) does not fit in what the device tool carries, so it is made there.
 
-usage: gpu_workloads.py OUT_DIR [--resnet18]
+usage: gpu_workloads.py OUT_DIR [kernels] [resnet18]    (default: kernels)
+  kernels   gemm4096.onnx and resnet18_conv.onnx, the two workloads the check tunes
+  resnet18  the whole ResNet-18 with its input and output, for the end-to-end run
 """
 import sys
 
@@ -54,10 +56,14 @@ def resnet18(out):
 
 
 def main():
-    out = sys.argv[1]
-    onnx.save(gemm(4096), f"{out}/gemm4096.onnx")
-    onnx.save(resnet18_conv(), f"{out}/resnet18_conv.onnx")
-    if "--resnet18" in sys.argv[2:]:
+    out, what = sys.argv[1], sys.argv[2:] or ["kernels"]
+    unknown = set(what) - {"kernels", "resnet18"}
+    if unknown:
+        sys.exit(f"gpu_workloads.py: unknown workload {sorted(unknown)[0]!r} (kernels, resnet18)")
+    if "kernels" in what:
+        onnx.save(gemm(4096), f"{out}/gemm4096.onnx")
+        onnx.save(resnet18_conv(), f"{out}/resnet18_conv.onnx")
+    if "resnet18" in what:
         resnet18(out)
 
 

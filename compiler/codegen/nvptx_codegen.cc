@@ -14,6 +14,7 @@
 #include "compiler/codegen/metadata.h"
 #include "compiler/codegen/vector_plan.h"
 #include "compiler/tir/gpu_barriers.h"
+#include "compiler/tir/gpu_launch.h"
 #include "compiler/tir/stmt_functor.h"
 #include "deploy/tunefarm_abi.h"
 #include "llvm/IR/Constants.h"
@@ -120,7 +121,7 @@ class KernelEmitter : private tir::StmtVisitor {
         auto* shared = new llvm::GlobalVariable(m_, type, /*isConstant=*/false, llvm::GlobalValue::InternalLinkage,
                                                 llvm::UndefValue::get(type), StrCat(fn->getName().str(), ".", b.name),
                                                 nullptr, llvm::GlobalValue::NotThreadLocal, kSharedAddressSpace);
-        shared->setAlignment(llvm::Align(16));
+        shared->setAlignment(llvm::Align(tir::kSharedArrayAlignment));  // counted by PlanGpuLaunches
         llvm::IRBuilder<> entry(&fn->getEntryBlock(), fn->getEntryBlock().begin());
         slot = entry.CreateAddrSpaceCast(shared, b_.getPtrTy());
       } else {

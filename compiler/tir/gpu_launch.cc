@@ -134,7 +134,10 @@ class LaunchChecker : public StmtVisitor {
     const Buffer& b = f_.buffers[op.buffer];
     if (std::find(counted_.begin(), counted_.end(), op.buffer) == counted_.end()) {
       counted_.push_back(op.buffer);
-      (b.scope == BufferScope::kShared ? launch_->shared_bytes : launch_->local_bytes) += b.NumBytes();
+      if (b.scope == BufferScope::kShared)
+        launch_->shared_bytes += SharedArrayBytes(b.NumBytes());
+      else
+        launch_->local_bytes += b.NumBytes();
     }
     if (b.scope == BufferScope::kShared) {
       shared_depth_[op.buffer] = enclosing_.size();

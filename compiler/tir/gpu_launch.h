@@ -40,7 +40,7 @@ struct GpuLaunch {
   Stmt body;                            // run by every thread of the launch
   std::array<int64_t, 3> grid{1, 1, 1};   // gridDim.x, .y, .z
   std::array<int64_t, 3> block{1, 1, 1};  // blockDim.x, .y, .z
-  int64_t shared_bytes = 0;             // static shared memory per block
+  int64_t shared_bytes = 0;             // static shared memory per block, alignment included
   int64_t local_bytes = 0;              // per thread: the local buffers (register tiles) it allocates
 };
 
@@ -49,6 +49,12 @@ inline constexpr int64_t kMaxGpuLocalBytesPerThread = 512 * 1024;
 // What a kernel's static __shared__ arrays may hold on any part (beyond, ptxas refuses them;
 // newer parts reach more only through dynamic shared memory).
 inline constexpr int64_t kMaxStaticSharedBytes = 48 * 1024;
+// Code generation aligns each shared array to 16 bytes (128-bit accesses), so a block's shared
+// memory is the arrays' sizes rounded up to it: ptxas counts 148 bytes for arrays of 132 and 12.
+inline constexpr int64_t kSharedArrayAlignment = 16;
+inline int64_t SharedArrayBytes(int64_t bytes) {
+  return (bytes + kSharedArrayAlignment - 1) / kSharedArrayAlignment * kSharedArrayAlignment;
+}
 
 absl::StatusOr<std::vector<GpuLaunch>> PlanGpuLaunches(const PrimFunc& f, const GpuLimits& limits);
 

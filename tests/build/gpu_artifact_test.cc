@@ -8,6 +8,7 @@
 #include <stdlib.h>
 
 #include <fstream>
+#include <thread>
 #include <string>
 #include <vector>
 
@@ -147,6 +148,27 @@ TEST_F(GpuArtifact, OnTheFakeDriverEveryCallLaunchesItsKernelsInPlanOrder) {
     for (const deploy::LaunchInfo& l : kernels->metadata.FindEntry(call.kernel)->launches) expected.push_back(l.kernel);
   }
   EXPECT_EQ(launched, expected);
+}
+
+// The runtime's calls may come from several threads in turn (deploy/tunefarm_runtime.h). The
+// driver acts on each thread's current context, and the fake, like the real one, refuses a call
+// on a thread that made none current: loaded on this thread, the model is fed, run, read and
+// freed on others.
+TEST_F(GpuArtifact, AModelLoadedOnOneThreadRunsAndIsFreedOnOthers) {
+  ScopedEnv driver("TUNEFARM_CUDA_DRIVER", TUNEFARM_FAKE_CUDA_DRIVER);
+  auto model = deploy::LoadModel(path_, 0);
+  ASSERT_TRUE(model.ok()) << model.status().ToString();
+  std::vector<char> image((*model)->input(0).bytes, 1), out((*model)->output(0).bytes);
+  std::string failures;
+  std::thread([&] {
+    if (auto s = (*model)->SetInput(0, image.data(), image.size()); !s.ok()) failures += s.ToString() + "\n";
+    if (auto s = (*model)->RunTimed(nullptr); !s.ok()) failures += s.ToString() + "\n";
+  }).join();
+  std::thread([&] {
+    if (auto s = (*model)->GetOutput(0, out.data(), out.size()); !s.ok()) failures += s.ToString() + "\n";
+    model->reset();  // frees its device memory and module here
+  }).join();
+  EXPECT_EQ(failures, "");
 }
 
 }  // namespace

@@ -15,7 +15,8 @@
 // A module whose text contains "// fake-cuda-log: PATH" appends one line per launch to PATH:
 // "<kernel> grid=X,Y,Z block=X,Y,Z", after a line "load" when it is loaded; other modules log to
 // $TUNEFARM_FAKE_CUDA_LOG when it is set. The device has compute capability 9.0, or
-// $TUNEFARM_FAKE_CUDA_CC's (e.g. 80 for 8.0).
+// $TUNEFARM_FAKE_CUDA_CC's (e.g. 80 for 8.0). As the real driver, a call that works in the
+// current context fails with CUDA_ERROR_INVALID_CONTEXT on a thread that made none current.
 #include <algorithm>
 #include <chrono>
 #include <cstdio>
@@ -48,6 +49,10 @@ std::map<CUdeviceptr, size_t> allocations;
 CUresult lost = 0;       // sticky once a kernel faulted
 bool hang_next = false;
 double gpu_clock_ms = 0; // advances by the launches' simulated time
+
+// The context cuCtxSetCurrent made current on this thread (each thread has its own).
+thread_local void* current = nullptr;
+constexpr CUresult kInvalidContext = 201;  // CUDA_ERROR_INVALID_CONTEXT
 
 bool Contains(const std::string& text, const char* what) { return text.find(what) != std::string::npos; }
 
@@ -101,6 +106,7 @@ CUresult cuGetErrorName(CUresult result, const char** name) {
     case 0: *name = "CUDA_SUCCESS"; return 0;
     case 2: *name = "CUDA_ERROR_OUT_OF_MEMORY"; return 0;
     case 218: *name = "CUDA_ERROR_INVALID_PTX"; return 0;
+    case 201: *name = "CUDA_ERROR_INVALID_CONTEXT"; return 0;
     case 500: *name = "CUDA_ERROR_NOT_FOUND"; return 0;
     case 700: *name = "CUDA_ERROR_ILLEGAL_ADDRESS"; return 0;
     default: return 1;
@@ -118,9 +124,13 @@ CUresult cuDevicePrimaryCtxRetain(void** context, int) {
   return 0;
 }
 CUresult cuDevicePrimaryCtxRelease_v2(int) { return 0; }
-CUresult cuCtxSetCurrent(void*) { return 0; }
+CUresult cuCtxSetCurrent(void* context) {
+  current = context;
+  return 0;
+}
 
 CUresult cuCtxSynchronize() {
+  if (current == nullptr) return kInvalidContext;
   std::unique_lock<std::mutex> lock(mu);
   if (hang_next) {
     lock.unlock();
@@ -130,6 +140,7 @@ CUresult cuCtxSynchronize() {
 }
 
 CUresult cuModuleLoadDataEx(void** module, const void* image, unsigned count, int* options, void** values) {
+  if (current == nullptr) return kInvalidContext;
   std::lock_guard<std::mutex> lock(mu);
   if (lost) return lost;
   const std::string text = static_cast<const char*>(image);
@@ -156,6 +167,7 @@ CUresult cuModuleLoadDataEx(void** module, const void* image, unsigned count, in
   return 0;
 }
 CUresult cuModuleUnload(void* module) {
+  if (current == nullptr) return kInvalidContext;
   delete static_cast<Module*>(module);
   return 0;
 }
@@ -176,6 +188,7 @@ CUresult cuFuncGetAttribute(int* value, int attribute, void* function) {
 }
 
 CUresult cuMemAlloc_v2(CUdeviceptr* ptr, size_t bytes) {
+  if (current == nullptr) return kInvalidContext;
   std::lock_guard<std::mutex> lock(mu);
   if (lost) return lost;
   void* p = std::aligned_alloc(256, (bytes + 255) / 256 * 256);
@@ -185,22 +198,26 @@ CUresult cuMemAlloc_v2(CUdeviceptr* ptr, size_t bytes) {
   return 0;
 }
 CUresult cuMemFree_v2(CUdeviceptr ptr) {
+  if (current == nullptr) return kInvalidContext;
   std::lock_guard<std::mutex> lock(mu);
   allocations.erase(ptr);
   std::free(reinterpret_cast<void*>(ptr));
   return 0;
 }
 CUresult cuMemcpyHtoD_v2(CUdeviceptr dst, const void* src, size_t bytes) {
+  if (current == nullptr) return kInvalidContext;
   if (lost) return lost;
   std::memcpy(reinterpret_cast<void*>(dst), src, bytes);
   return 0;
 }
 CUresult cuMemcpyDtoH_v2(void* dst, CUdeviceptr src, size_t bytes) {
+  if (current == nullptr) return kInvalidContext;
   if (lost) return lost;
   std::memcpy(dst, reinterpret_cast<const void*>(src), bytes);
   return 0;
 }
 CUresult cuMemsetD8_v2(CUdeviceptr dst, unsigned char value, size_t bytes) {
+  if (current == nullptr) return kInvalidContext;
   if (lost) return lost;
   std::memset(reinterpret_cast<void*>(dst), value, bytes);
   return 0;
@@ -208,6 +225,7 @@ CUresult cuMemsetD8_v2(CUdeviceptr dst, unsigned char value, size_t bytes) {
 
 CUresult cuLaunchKernel(void* function, unsigned gx, unsigned gy, unsigned gz, unsigned bx, unsigned by, unsigned bz,
                         unsigned, void*, void** params, void**) {
+  if (current == nullptr) return kInvalidContext;
   std::lock_guard<std::mutex> lock(mu);
   if (lost) return lost;
   auto* f = static_cast<Function*>(function);
@@ -230,10 +248,12 @@ CUresult cuLaunchKernel(void* function, unsigned gx, unsigned gy, unsigned gz, u
 }
 
 CUresult cuEventCreate(void** event, unsigned) {
+  if (current == nullptr) return kInvalidContext;
   *event = new Event;
   return 0;
 }
 CUresult cuEventRecord(void* event, void*) {
+  if (current == nullptr) return kInvalidContext;
   std::lock_guard<std::mutex> lock(mu);
   if (lost) return lost;
   static_cast<Event*>(event)->gpu_ms = gpu_clock_ms;

@@ -181,6 +181,27 @@ TEST(GpuShared, RefusesABarrierThatSomeThreadsWouldNotReach) {
       << body.status();
 }
 
+// Code generation aligns each shared array to 16 bytes, so the plan counts each rounded up to
+// them: two arrays of 61 and 3 floats (244 and 12 bytes) take 256 + 16, not 256. Counted raw,
+// a block just under the limit would pass the plan and be refused by ptxas at load time.
+TEST(GpuShared, ABlocksSharedBytesCountEachArraysAlignment) {
+  PrimFunc f = OutAndTile("aligned", 256, 61);
+  f.buffers.push_back(Buffer{"small", te::DType::kFloat32, {3}, BufferScope::kShared});
+  Expr bx = te::MakeVar("bx", 0), t = te::MakeVar("t", 1);
+  const Expr one = te::FloatImm(te::DType::kFloat32, 1);
+  Stmt fill = Seq({IfThenElse(te::Lt(t, Idx(61)), Store(1, t, one)), IfThenElse(te::Lt(t, Idx(3)), Store(2, t, one))});
+  Stmt use = Store(0, bx * Idx(64) + t, te::Load(te::DType::kFloat32, 1, {te::Min(t, Idx(60))}));
+  f.body = For(bx, Idx(4), ForKind::kThreadBinding,
+               Allocate(1, Allocate(2, For(t, Idx(64), ForKind::kThreadBinding, Seq({fill, use}), ThreadAxis::kThreadX))),
+               ThreadAxis::kBlockX);
+  absl::StatusOr<std::vector<GpuLaunch>> plan = PlanGpuLaunches(f, GpuLimits{});
+  ASSERT_TRUE(plan.ok()) << plan.status();
+  EXPECT_EQ((*plan)[0].shared_bytes, 256 + 16);
+  GpuLimits tight;
+  tight.max_shared_memory_per_block = 260;  // the raw 256 bytes would fit
+  EXPECT_FALSE(PlanGpuLaunches(f, tight).ok());
+}
+
 TEST(GpuShared, AThreadAxisBoundAgainInsideIsACooperativeFetchOrAnError) {
   // for bx @blockIdx.x(4) { for t @threadIdx.x(64) { allocate tile { [if (cond)]
   //   for u @threadIdx.x(64) { tile[u] = value }   (or out[...] = value)

@@ -5,6 +5,7 @@
 #include <unordered_map>
 
 #include "common/strings.h"
+#include "compiler/tir/gpu_launch.h"
 #include "compiler/tir/region_inference.h"
 #include "tuner/search_space/gpu_sketch_rules.h"
 
@@ -106,7 +107,7 @@ absl::StatusOr<int64_t> SharedBytesOfTile(const State& s, int local) {
     if (st.scope != "shared" || st.location != schedule::ComputeLocation::kAt || st.attach_stage != local) continue;
     auto tile = EstimateSharedTile(s, stage);
     if (!tile.ok()) return tile.status();
-    bytes += tile->bytes;
+    bytes += tir::SharedArrayBytes(tile->bytes);
   }
   return bytes;
 }

@@ -35,7 +35,7 @@ struct SharedTile {
 absl::StatusOr<SharedTile> EstimateSharedTile(const schedule::State& s, int stage);
 
 // The shared bytes a block of the gpu-tile stage `local` (an X.local) allocates: the sum of the
-// tiles computed at its loops.
+// tiles computed at its loops, each aligned as code generation aligns it (tir/gpu_launch.h).
 absl::StatusOr<int64_t> SharedBytesOfTile(const schedule::State& s, int local);
 
 }  // namespace tunefarm::tuner
