@@ -36,16 +36,21 @@ Result<std::unique_ptr<Context>> Context::Open(std::shared_ptr<const DriverApi> 
     return Status(StatusCode::kLoadFailed,
                   "cannot open a context on CUDA device " + std::to_string(ordinal) + ": " + api->Describe(r));
   }
-  if (const CUresult r = api->cuCtxSetCurrent(context); r != kSuccess) {
-    api->cuDevicePrimaryCtxRelease(device);
-    return Status(StatusCode::kLoadFailed, "cuCtxSetCurrent: " + api->Describe(r));
-  }
   return std::unique_ptr<Context>(new Context(std::move(api), ordinal, device, context));
 }
 
 Context::~Context() { api_->cuDevicePrimaryCtxRelease(device_); }
 
 Status Context::MakeCurrent() const { return Check(api_->cuCtxSetCurrent(context_), "cuCtxSetCurrent"); }
+
+ScopedCurrent::ScopedCurrent(const Context& context) : context_(context) {
+  status_ = context_.Check(context_.api().cuCtxPushCurrent(context_.handle()), "cuCtxPushCurrent");
+}
+
+ScopedCurrent::~ScopedCurrent() {
+  CUcontext popped = nullptr;
+  if (status_.ok()) context_.api().cuCtxPopCurrent(&popped);
+}
 
 int Context::Get(Attribute which) const {
   int value = 0;

@@ -20,11 +20,13 @@ namespace tunefarm::deploy::cuda {
 
 class Context {
  public:
-  // Retains device `ordinal`'s primary context and makes it current on the calling thread.
+  // Retains device `ordinal`'s primary context. The driver's calls act on their thread's current
+  // context: a process that owns its thread (the measure helper) makes it current once
+  // (MakeCurrent); a library, whose caller's threads may use other contexts, for each call
+  // (ScopedCurrent).
   static Result<std::unique_ptr<Context>> Open(std::shared_ptr<const DriverApi> api, int ordinal);
-  // Makes the context current on the calling thread: the driver's calls act on the current
-  // context of their thread, and a thread other than the opener's has none until then.
   Status MakeCurrent() const;
+  CUcontext handle() const { return context_; }
   ~Context();
   Context(const Context&) = delete;
   Context& operator=(const Context&) = delete;
@@ -47,6 +49,23 @@ class Context {
   int ordinal_ = 0;
   CUdevice device_ = 0;
   CUcontext context_ = nullptr;
+};
+
+// The context current on the calling thread for the guard's life: pushed on the thread's stack
+// of contexts and popped at the end, so whatever the caller had current (its own CUDA runtime's,
+// another device's) is current again afterwards.
+class ScopedCurrent {
+ public:
+  explicit ScopedCurrent(const Context& context);
+  ~ScopedCurrent();
+  ScopedCurrent(const ScopedCurrent&) = delete;
+  ScopedCurrent& operator=(const ScopedCurrent&) = delete;
+  // Whether the push worked (the calls under the guard need it).
+  const Status& status() const { return status_; }
+
+ private:
+  const Context& context_;
+  Status status_;
 };
 
 // Device memory, freed with the object. Zero bytes hold no allocation (get() is 0).

@@ -42,6 +42,8 @@ Result<std::shared_ptr<const DriverApi>> LoadDriverApi(const std::string& librar
   resolve(api->cuDevicePrimaryCtxRetain, "cuDevicePrimaryCtxRetain");
   resolve(api->cuDevicePrimaryCtxRelease, "cuDevicePrimaryCtxRelease_v2");
   resolve(api->cuCtxSetCurrent, "cuCtxSetCurrent");
+  resolve(api->cuCtxPushCurrent, "cuCtxPushCurrent_v2");
+  resolve(api->cuCtxPopCurrent, "cuCtxPopCurrent_v2");
   resolve(api->cuCtxSynchronize, "cuCtxSynchronize");
   resolve(api->cuModuleLoadDataEx, "cuModuleLoadDataEx");
   resolve(api->cuModuleUnload, "cuModuleUnload");

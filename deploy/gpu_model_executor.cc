@@ -16,10 +16,17 @@ Status Prefixed(const std::string& prefix, const Status& status) {
 
 }  // namespace
 
-// The members free device memory and unload the module in the context: make it current on
-// this thread first (it may not be the one that loaded the model).
+// The members free device memory and unload the module in the context, which must be current
+// on this thread (it may not be the one that loaded the model) while they go.
 GpuModelExecutor::~GpuModelExecutor() {
-  if (context_ != nullptr) context_->MakeCurrent();
+  if (context_ == nullptr) return;
+  cuda::ScopedCurrent current(*context_);
+  calls_.clear();
+  entries_.clear();
+  arena_ = cuda::DeviceBuffer();
+  params_ = cuda::DeviceBuffer();
+  workspace_ = cuda::DeviceBuffer();
+  module_.reset();
 }
 
 Result<std::unique_ptr<GpuModelExecutor>> GpuModelExecutor::Load(const std::string& path, const GpuOptions& options) {
@@ -64,6 +71,8 @@ Status GpuModelExecutor::Prepare(const std::string& path, std::unique_ptr<Kernel
   Result<std::unique_ptr<cuda::Context>> context = cuda::Context::Open(*api, options.device);
   if (!context.ok()) return Prefixed(name_ + ": ", context.status());
   context_ = std::move(context).value();
+  cuda::ScopedCurrent current(*context_);  // for the loading below; the caller's context after
+  if (!current.status().ok()) return Prefixed(name_ + ": ", current.status());
   const int has = context_->ComputeCapability();
   if (SmVersion(kernels->arch) < 0) {
     return Status(StatusCode::kBadPlan, name_ + ": its PTX's target \"" + kernels->arch +
@@ -134,7 +143,8 @@ Status GpuModelExecutor::SetInput(size_t index, const void* data, size_t bytes) 
   if (Status s = CheckInput(name_, index, data, bytes); !s.ok()) return s;
   std::lock_guard<std::mutex> lock(mutex_);
   if (!lost_.ok()) return lost_;
-  if (Status s = context_->MakeCurrent(); !s.ok()) return Keep(s);
+  cuda::ScopedCurrent current(*context_);
+  if (!current.status().ok()) return Keep(current.status());
   return Keep(arena_.UploadAt(input(index).offset, data, bytes));
 }
 
@@ -142,14 +152,16 @@ Status GpuModelExecutor::GetOutput(size_t index, void* data, size_t bytes) const
   if (Status s = CheckOutput(name_, index, data, bytes); !s.ok()) return s;
   std::lock_guard<std::mutex> lock(mutex_);
   if (!lost_.ok()) return lost_;
-  if (Status s = context_->MakeCurrent(); !s.ok()) return Keep(s);
+  cuda::ScopedCurrent current(*context_);
+  if (!current.status().ok()) return Keep(current.status());
   return Keep(arena_.DownloadAt(output(index).offset, data, bytes));
 }
 
 Status GpuModelExecutor::RunTimed(std::vector<double>* seconds) {
   std::lock_guard<std::mutex> lock(mutex_);
   if (!lost_.ok()) return lost_;
-  if (Status s = context_->MakeCurrent(); !s.ok()) return Keep(s);
+  cuda::ScopedCurrent current(*context_);
+  if (!current.status().ok()) return Keep(current.status());
   std::unique_ptr<cuda::EventTimer> timer;
   if (seconds != nullptr) {
     seconds->assign(calls_.size(), 0.0);

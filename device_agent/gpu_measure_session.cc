@@ -59,6 +59,8 @@ bool GpuMeasureSession::OpenDevice() {
   deploy::Result<std::unique_ptr<cuda::Context>> context =
       cuda::Context::Open(*api, std::atoi(spec_.device.c_str() + 5));
   if (!context.ok()) return Fail(OutcomeKind::kLoadError, context.status().message());
+  // The helper's one thread uses this context for good.
+  if (deploy::Status s = context.value()->MakeCurrent(); !s.ok()) return Fail(OutcomeKind::kLoadError, s.message());
   context_ = std::move(context).value();
   return true;
 }

@@ -116,6 +116,7 @@ TEST(GpuLaunchArguments, APointerOffTheAbisAlignmentIsRefusedByName) {
   ASSERT_TRUE(api.ok()) << api.status().message();
   auto context = deploy::cuda::Context::Open(api.value(), 0);
   ASSERT_TRUE(context.ok()) << context.status().message();
+  ASSERT_TRUE(context.value()->MakeCurrent().ok());
   const std::string ptx = Library({Entry("ref", "ref_copy_k0")});
   auto module = deploy::cuda::Module::Load(*context.value(), ptx);
   ASSERT_TRUE(module.ok()) << module.status().message();

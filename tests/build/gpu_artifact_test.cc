@@ -5,6 +5,7 @@
 // kernel, so nothing here checks the model's numbers on a GPU: each kernel's default GPU
 // schedule is checked against the naive kernel on the CPU (tests/tuner/gpu_model_tasks_test.cc).
 #include <gtest/gtest.h>
+#include <dlfcn.h>
 #include <stdlib.h>
 
 #include <fstream>
@@ -153,22 +154,39 @@ TEST_F(GpuArtifact, OnTheFakeDriverEveryCallLaunchesItsKernelsInPlanOrder) {
 // The runtime's calls may come from several threads in turn (deploy/tunefarm_runtime.h). The
 // driver acts on each thread's current context, and the fake, like the real one, refuses a call
 // on a thread that made none current: loaded on this thread, the model is fed, run, read and
-// freed on others.
+// freed on others. And a runtime inside a host program leaves each thread's current context as
+// it found it (the host's own CUDA work may be on it): none here, before and after every call.
 TEST_F(GpuArtifact, AModelLoadedOnOneThreadRunsAndIsFreedOnOthers) {
   ScopedEnv driver("TUNEFARM_CUDA_DRIVER", TUNEFARM_FAKE_CUDA_DRIVER);
+  void* fake = dlopen(TUNEFARM_FAKE_CUDA_DRIVER, RTLD_NOW);
+  ASSERT_NE(fake, nullptr) << dlerror();
+  using GetCurrent = int (*)(void**);
+  auto get_current = reinterpret_cast<GetCurrent>(dlsym(fake, "cuCtxGetCurrent"));
+  ASSERT_NE(get_current, nullptr);
+  std::string failures;
+  auto expect_none_current = [&](const char* after) {
+    void* current = reinterpret_cast<void*>(1);
+    get_current(&current);
+    if (current != nullptr) failures += std::string("a context is left current after ") + after + "\n";
+  };
   auto model = deploy::LoadModel(path_, 0);
   ASSERT_TRUE(model.ok()) << model.status().ToString();
+  expect_none_current("loading");
   std::vector<char> image((*model)->input(0).bytes, 1), out((*model)->output(0).bytes);
-  std::string failures;
   std::thread([&] {
     if (auto s = (*model)->SetInput(0, image.data(), image.size()); !s.ok()) failures += s.ToString() + "\n";
+    expect_none_current("SetInput");
     if (auto s = (*model)->RunTimed(nullptr); !s.ok()) failures += s.ToString() + "\n";
+    expect_none_current("Run");
   }).join();
   std::thread([&] {
     if (auto s = (*model)->GetOutput(0, out.data(), out.size()); !s.ok()) failures += s.ToString() + "\n";
+    expect_none_current("GetOutput");
     model->reset();  // frees its device memory and module here
+    expect_none_current("freeing");
   }).join();
   EXPECT_EQ(failures, "");
+  dlclose(fake);
 }
 
 }  // namespace

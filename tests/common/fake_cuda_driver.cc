@@ -26,6 +26,7 @@
 #include <mutex>
 #include <string>
 #include <thread>
+#include <vector>
 
 namespace {
 
@@ -50,8 +51,10 @@ CUresult lost = 0;       // sticky once a kernel faulted
 bool hang_next = false;
 double gpu_clock_ms = 0; // advances by the launches' simulated time
 
-// The context cuCtxSetCurrent made current on this thread (each thread has its own).
-thread_local void* current = nullptr;
+// Each thread's stack of contexts, its top the current one (cuCtxSetCurrent replaces the top,
+// cuCtxPushCurrent / cuCtxPopCurrent push and pop).
+thread_local std::vector<void*> contexts;
+void* Current() { return contexts.empty() ? nullptr : contexts.back(); }
 constexpr CUresult kInvalidContext = 201;  // CUDA_ERROR_INVALID_CONTEXT
 
 bool Contains(const std::string& text, const char* what) { return text.find(what) != std::string::npos; }
@@ -125,12 +128,28 @@ CUresult cuDevicePrimaryCtxRetain(void** context, int) {
 }
 CUresult cuDevicePrimaryCtxRelease_v2(int) { return 0; }
 CUresult cuCtxSetCurrent(void* context) {
-  current = context;
+  if (contexts.empty()) contexts.push_back(context);
+  else contexts.back() = context;
+  return 0;
+}
+CUresult cuCtxPushCurrent_v2(void* context) {
+  contexts.push_back(context);
+  return 0;
+}
+CUresult cuCtxPopCurrent_v2(void** context) {
+  if (contexts.empty()) return kInvalidContext;
+  if (context != nullptr) *context = contexts.back();
+  contexts.pop_back();
+  return 0;
+}
+// Not called by tunefarm: the tests ask what a thread has current after a call.
+CUresult cuCtxGetCurrent(void** context) {
+  *context = Current();
   return 0;
 }
 
 CUresult cuCtxSynchronize() {
-  if (current == nullptr) return kInvalidContext;
+  if (Current() == nullptr) return kInvalidContext;
   std::unique_lock<std::mutex> lock(mu);
   if (hang_next) {
     lock.unlock();
@@ -140,7 +159,7 @@ CUresult cuCtxSynchronize() {
 }
 
 CUresult cuModuleLoadDataEx(void** module, const void* image, unsigned count, int* options, void** values) {
-  if (current == nullptr) return kInvalidContext;
+  if (Current() == nullptr) return kInvalidContext;
   std::lock_guard<std::mutex> lock(mu);
   if (lost) return lost;
   const std::string text = static_cast<const char*>(image);
@@ -167,7 +186,7 @@ CUresult cuModuleLoadDataEx(void** module, const void* image, unsigned count, in
   return 0;
 }
 CUresult cuModuleUnload(void* module) {
-  if (current == nullptr) return kInvalidContext;
+  if (Current() == nullptr) return kInvalidContext;
   delete static_cast<Module*>(module);
   return 0;
 }
@@ -188,7 +207,7 @@ CUresult cuFuncGetAttribute(int* value, int attribute, void* function) {
 }
 
 CUresult cuMemAlloc_v2(CUdeviceptr* ptr, size_t bytes) {
-  if (current == nullptr) return kInvalidContext;
+  if (Current() == nullptr) return kInvalidContext;
   std::lock_guard<std::mutex> lock(mu);
   if (lost) return lost;
   void* p = std::aligned_alloc(256, (bytes + 255) / 256 * 256);
@@ -198,26 +217,26 @@ CUresult cuMemAlloc_v2(CUdeviceptr* ptr, size_t bytes) {
   return 0;
 }
 CUresult cuMemFree_v2(CUdeviceptr ptr) {
-  if (current == nullptr) return kInvalidContext;
+  if (Current() == nullptr) return kInvalidContext;
   std::lock_guard<std::mutex> lock(mu);
   allocations.erase(ptr);
   std::free(reinterpret_cast<void*>(ptr));
   return 0;
 }
 CUresult cuMemcpyHtoD_v2(CUdeviceptr dst, const void* src, size_t bytes) {
-  if (current == nullptr) return kInvalidContext;
+  if (Current() == nullptr) return kInvalidContext;
   if (lost) return lost;
   std::memcpy(reinterpret_cast<void*>(dst), src, bytes);
   return 0;
 }
 CUresult cuMemcpyDtoH_v2(void* dst, CUdeviceptr src, size_t bytes) {
-  if (current == nullptr) return kInvalidContext;
+  if (Current() == nullptr) return kInvalidContext;
   if (lost) return lost;
   std::memcpy(dst, reinterpret_cast<const void*>(src), bytes);
   return 0;
 }
 CUresult cuMemsetD8_v2(CUdeviceptr dst, unsigned char value, size_t bytes) {
-  if (current == nullptr) return kInvalidContext;
+  if (Current() == nullptr) return kInvalidContext;
   if (lost) return lost;
   std::memset(reinterpret_cast<void*>(dst), value, bytes);
   return 0;
@@ -225,7 +244,7 @@ CUresult cuMemsetD8_v2(CUdeviceptr dst, unsigned char value, size_t bytes) {
 
 CUresult cuLaunchKernel(void* function, unsigned gx, unsigned gy, unsigned gz, unsigned bx, unsigned by, unsigned bz,
                         unsigned, void*, void** params, void**) {
-  if (current == nullptr) return kInvalidContext;
+  if (Current() == nullptr) return kInvalidContext;
   std::lock_guard<std::mutex> lock(mu);
   if (lost) return lost;
   auto* f = static_cast<Function*>(function);
@@ -248,12 +267,12 @@ CUresult cuLaunchKernel(void* function, unsigned gx, unsigned gy, unsigned gz, u
 }
 
 CUresult cuEventCreate(void** event, unsigned) {
-  if (current == nullptr) return kInvalidContext;
+  if (Current() == nullptr) return kInvalidContext;
   *event = new Event;
   return 0;
 }
 CUresult cuEventRecord(void* event, void*) {
-  if (current == nullptr) return kInvalidContext;
+  if (Current() == nullptr) return kInvalidContext;
   std::lock_guard<std::mutex> lock(mu);
   if (lost) return lost;
   static_cast<Event*>(event)->gpu_ms = gpu_clock_ms;

@@ -309,6 +309,28 @@ TEST(GpuEvolution, TileSizeMutantsFetchWithLanesAndPaddingThatFitTheirTiles) {
   EXPECT_GE(fitted, 5) << "of " << mutants << " mutants";
 }
 
+// Tile-size mutants of GEMM 4096^3 whose shared tiles would overflow the block's shared memory
+// are refused by the mutation itself (a review counted 106 of 425 that lowering would have
+// refused, after the whole cost of lowering them); those it gives all plan their launches.
+TEST(GpuEvolution, TileSizeMutantsFitSharedMemory) {
+  const SearchTarget target = SearchTarget::FromTarget(Cuda("cuda -arch=sm_90"));
+  std::mt19937_64 rng(23);
+  std::vector<State> programs = SampleInitialPopulation(testing::GemmDag(4096, 4096, 4096), target, 16, rng, nullptr);
+  ASSERT_EQ(programs.size(), 16u);
+  int mutants = 0, refused_for_shared_memory = 0;
+  for (int i = 0; i < 240; ++i) {
+    absl::StatusOr<State> mutant = MutateTileSize(programs[i % programs.size()], target, rng);
+    if (!mutant.ok()) {
+      refused_for_shared_memory += mutant.status().message().find("shared memory") != std::string::npos;
+      continue;
+    }
+    ++mutants;
+    EXPECT_TRUE(CheckProgram(*mutant, target).ok()) << CheckProgram(*mutant, target);
+  }
+  EXPECT_GT(mutants, 100);
+  EXPECT_GT(refused_for_shared_memory, 0);
+}
+
 // A fetch's loops after annotation: [outer, threads, lanes], the lanes 1, 2 or 4 and vectorized,
 // whatever evolution did to the tile sizes; with 4 lanes on a GEMM whose tiles' rows are
 // multiples of 4, code generation loads 128 bits a thread (nvptx_codegen.cc).

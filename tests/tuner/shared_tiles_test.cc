@@ -11,6 +11,7 @@
 
 #include "common/strings.h"
 #include "compiler/codegen/host_target.h"
+#include "compiler/ops/conv2d.h"
 #include "compiler/tir/lower.h"
 #include "tests/common/test_dags.h"
 #include "tuner/search_space/initial_population.h"
@@ -25,8 +26,21 @@ namespace {
 
 SearchTarget Gpu() { return SearchTarget::FromTarget(codegen::Target::Parse("cuda -arch=sm_90").value()); }
 
+// A grouped conv: group g's outputs read input channels [g*C/G, (g+1)*C/G).
+std::shared_ptr<const te::ComputeDag> GroupedConvDag(int64_t c, int64_t k, int64_t groups, int64_t hw) {
+  te::DagBuilder b;
+  ops::Conv2dParams p;
+  p.padding = {1, 1, 1, 1};
+  p.groups = groups;
+  auto x = b.Placeholder("x", te::DType::kFloat32, {1, c, hw, hw});
+  auto w = b.Placeholder("w", te::DType::kFloat32, {k, c / groups, 3, 3}, true);
+  return b.Build({ops::Conv2dNchw(b, x, w, p)});
+}
+
 // Draws `draws` programs of every sketch of `dag` (shared memory unchecked: tir::Lower does not
-// plan launches) and compares each shared tile with its lowered buffer. Returns the tiles seen.
+// plan launches) and compares each shared tile with its lowered buffer: equal when the estimate
+// says it is exact; else its rows equal and its bytes at least the lowered ones. Returns the
+// exact tiles seen.
 int CheckDrawnTiles(const std::shared_ptr<const te::ComputeDag>& dag, int draws, uint64_t seed, const std::string& what) {
   const SearchTarget target = Gpu();
   std::mt19937_64 rng(seed);
@@ -55,6 +69,11 @@ int CheckDrawnTiles(const std::shared_ptr<const te::ComputeDag>& dag, int draws,
         }
         std::vector<int64_t> allocated = tile->extents;
         allocated.back() = tile->row_stride;
+        if (!tile->exact) {
+          EXPECT_EQ(tile->row_stride, lowered->shape.back()) << what << ", " << name << "\n" << p->ToString();
+          EXPECT_GE(tile->bytes, lowered->NumBytes()) << what << ", " << name << "\n" << p->ToString();
+          continue;
+        }
         EXPECT_EQ(allocated, lowered->shape) << what << ", " << name << "\n" << p->ToString();
         EXPECT_EQ(tile->bytes, lowered->NumBytes()) << what << ", " << name;
         ++tiles;
@@ -69,6 +88,43 @@ TEST(SharedTiles, EstimatesMatchLoweredBuffersOfGemmsAndConvs) {
   EXPECT_GE(CheckDrawnTiles(testing::GemmDag(24, 20, 18), 40, 2, "GEMM 24x20x18"), 80);
   EXPECT_GE(CheckDrawnTiles(testing::GemmDag(4096, 4096, 4096), 40, 3, "GEMM 4096^3"), 80);
   EXPECT_GE(CheckDrawnTiles(testing::ConvBiasReluDag(8, 10, 6), 40, 4, "conv 8x10x10 pad 1"), 80);
+}
+
+// A grouped conv's input channel is ff / (K/G) * (C/G) + rc: not linear in the tile's loops,
+// so the estimate takes every channel and says it is not exact (lowering, knowing the block's
+// offset, often bounds it). Then the bytes are an upper bound, the rows still exact, and the
+// shared-memory check leaves the program to lowering instead of redrawing tiles that fit (a
+// review found a ResNeXt-like conv's draws about 9 times slower for that).
+TEST(SharedTiles, AGroupedConvsChannelsAreAnUpperBoundThatTheFitCheckLeavesToLowering) {
+  EXPECT_GE(CheckDrawnTiles(GroupedConvDag(16, 16, 2, 16), 40, 5, "grouped conv g=2"), 0);
+  EXPECT_GE(CheckDrawnTiles(GroupedConvDag(32, 64, 32, 14), 40, 6, "depthwise conv x2"), 0);
+  const SearchTarget target = Gpu();
+  std::mt19937_64 rng(7);
+  int inexact = 0;
+  for (const schedule::State& sketch : GenerateSketches(GroupedConvDag(16, 16, 2, 16), target))
+    for (int d = 0; d < 20; ++d) {
+      absl::StatusOr<schedule::State> p = AnnotateRandomly(sketch, target, rng);
+      ASSERT_TRUE(p.ok()) << p.status();
+      for (int stage = 0; stage < static_cast<int>(p->stages().size()); ++stage) {
+        absl::StatusOr<SharedTile> tile = EstimateSharedTile(*p, stage);
+        if (!tile.ok() || tile->exact) continue;
+        ++inexact;
+        EXPECT_FALSE(SharedBytesOfTile(*p, p->stage(stage).attach_stage).ok());
+      }
+    }
+  EXPECT_GT(inexact, 0);
+}
+
+// A device whose blocks may have 96 KiB of shared memory still gets static arrays of at most
+// 48 KiB (dynamic shared memory is not built): annotation draws within the smaller.
+TEST(SharedTiles, DrawsKeepWithinWhatStaticSharedArraysHold) {
+  const SearchTarget big = SearchTarget::FromTarget(
+      codegen::Target::Parse("cuda -arch=sm_90 -max-shared-memory-per-block=98304").value());
+  ASSERT_EQ(big.max_shared_bytes, 98304);
+  std::mt19937_64 rng(3);
+  SampleStats stats;
+  EXPECT_EQ(SampleInitialPopulation(testing::GemmDag(4096, 4096, 4096), big, 128, rng, &stats).size(), 128u);
+  EXPECT_EQ(stats.invalid_total(), 0) << stats.Summary();
 }
 
 TEST(SharedTiles, EstimatesMatchLoweredBuffersOfModelTasks) {

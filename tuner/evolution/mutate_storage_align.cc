@@ -6,6 +6,7 @@
 
 #include "tuner/evolution/mutation_rules.h"
 #include "tuner/evolution/step_edit.h"
+#include "tuner/search_space/gpu_annotation.h"
 #include "tuner/search_space/gpu_sketch_rules.h"
 
 namespace tunefarm::tuner {
@@ -13,7 +14,7 @@ namespace tunefarm::tuner {
 using schedule::State;
 using schedule::Step;
 
-absl::StatusOr<State> MutateStorageAlign(const State& parent, const SearchTarget&, std::mt19937_64& rng) {
+absl::StatusOr<State> MutateStorageAlign(const State& parent, const SearchTarget& target, std::mt19937_64& rng) {
   std::vector<int> stages;
   for (int s = 0; s < static_cast<int>(parent.stages().size()); ++s)
     if (HasPaddableRows(parent, s) || parent.stage(s).storage_align_factor != 0) stages.push_back(s);
@@ -30,6 +31,8 @@ absl::StatusOr<State> MutateStorageAlign(const State& parent, const SearchTarget
   }
   State next = parent;
   if (auto s = PadRows(&next, stage); !s.ok()) return s;
+  if (!TileFitsSharedMemory(next, next.stage(stage).attach_stage, target))
+    return absl::OutOfRangeError("the padded tiles would overflow the block's shared memory");
   return next;
 }
 

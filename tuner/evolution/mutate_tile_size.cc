@@ -63,6 +63,14 @@ int64_t VirtualThreads(const std::vector<Step>& steps, const ReplayTrace& trace,
   return StageLengths(steps, trace, step, [](size_t l, size_t n) { return n == kGpuTiledSplitLengths && l == 0; });
 }
 
+// A GPU mutant's fetches refitted to its new tiles, unless those overflow shared memory.
+absl::StatusOr<schedule::State> FitGpuMutant(const schedule::State& mutant, const SearchTarget& target) {
+  absl::StatusOr<schedule::State> fitted = FitFetchesToTiles(mutant);
+  if (fitted.ok() && !SharedTilesFit(*fitted, target))
+    return absl::OutOfRangeError("the shared tiles would overflow the block's shared memory");
+  return fitted;
+}
+
 }  // namespace
 
 absl::StatusOr<schedule::State> MutateTileSize(const schedule::State& parent, const SearchTarget& target,
@@ -99,9 +107,10 @@ absl::StatusOr<schedule::State> MutateTileSize(const schedule::State& parent, co
   ReplayTrace trace;
   auto program = ReplaySteps(parent.original_dag(), steps, &trace);
   if (!program.ok()) return program.status();
-  // On a GPU the shared tiles may change shape: their fetches' lanes and padding follow.
+  // On a GPU the shared tiles may change shape: their fetches' lanes and padding follow, and
+  // they must still fit shared memory (else lowering would refuse the mutant, after all its cost).
   if (innermost < 2 || trace.split_kind[pick] != schedule::IterKind::kSpace)
-    return target.gpu ? FitFetchesToTiles(*program) : program;
+    return target.gpu ? FitGpuMutant(*program, target) : program;
   if (!target.gpu) {
     if (dst == innermost && RegisterTile(steps, trace, pick, false) > target.RegisterTileElements())
       return absl::OutOfRangeError("the register tile would exceed the register file");
@@ -113,7 +122,7 @@ absl::StatusOr<schedule::State> MutateTileSize(const schedule::State& parent, co
     return absl::OutOfRangeError("the thread's accumulators would exceed its share of the register file");
   if (VirtualThreads(steps, trace, pick) > kMaxVirtualThreads)
     return absl::OutOfRangeError(StrCat("more than ", kMaxVirtualThreads, " virtual threads per thread"));
-  return FitFetchesToTiles(*program);
+  return FitGpuMutant(*program, target);
 }
 
 }  // namespace tunefarm::tuner

@@ -8,6 +8,7 @@
 
 #include "common/strings.h"
 #include "compiler/schedule/gpu_default_rules.h"
+#include "compiler/tir/gpu_launch.h"
 #include "tuner/search_space/gpu_sketch_rules.h"
 #include "tuner/search_space/random_annotation.h"
 #include "tuner/search_space/shared_tiles.h"
@@ -87,16 +88,6 @@ std::vector<int64_t> DrawFetchLanes(const State& so_far, const schedule::SplitSt
   return {lanes[rng() % lanes.size()]};
 }
 
-// Whether every gpu-tile stage's shared tiles fit the block's shared memory, as far as their
-// shapes are known before lowering (lowering checks what is not).
-bool SharedTilesFit(const State& s, const SearchTarget& target) {
-  for (int local = 0; local < static_cast<int>(s.stages().size()); ++local) {
-    if (s.stage(local).scope != "local") continue;
-    absl::StatusOr<int64_t> bytes = SharedBytesOfTile(s, local);
-    if (bytes.ok() && *bytes > target.max_shared_bytes) return false;
-  }
-  return true;
-}
 
 std::map<size_t, std::vector<int64_t>> DrawGpuLengths(const std::vector<TunableSplit>& splits,
                                                       const std::vector<schedule::Step>& steps,
@@ -164,10 +155,10 @@ absl::Status Bind(State* s, const SearchTarget& target, std::mt19937_64& rng) {
       if (auto r = s->Annotate(stage, loops - (lanes ? 2 : 1), IterAnnotation::kThreadX); !r.ok()) return r;
       if (lanes)
         if (auto r = s->Annotate(stage, loops - 1, IterAnnotation::kVectorize); !r.ok()) return r;
-      if (HasPaddableRows(*s, stage) && rng() % 2 == 0) {  // unless the padded tiles would not fit
+      if (HasPaddableRows(*s, stage) && rng() % 2 == 0) {  // unless its kernel's padded tiles would not fit
         State padded = *s;
         if (auto r = PadRows(&padded, stage); !r.ok()) return r;
-        if (SharedTilesFit(padded, target)) *s = std::move(padded);
+        if (TileFitsSharedMemory(padded, padded.stage(stage).attach_stage, target)) *s = std::move(padded);
       }
       continue;
     }
@@ -221,6 +212,17 @@ absl::StatusOr<State> AnnotateRandomlyForGpu(const State& sketch, const SearchTa
   // Unrolled, a thread's register tile is indexed by constants, so it stays in registers.
   if (auto s = PickAutoUnroll(&*state, rng); !s.ok()) return PhaseError("auto-unroll", s);
   return state;
+}
+
+bool TileFitsSharedMemory(const State& s, int local, const SearchTarget& target) {
+  absl::StatusOr<int64_t> bytes = SharedBytesOfTile(s, local);
+  return !bytes.ok() || *bytes <= std::min(target.max_shared_bytes, tir::kMaxStaticSharedBytes);
+}
+
+bool SharedTilesFit(const State& s, const SearchTarget& target) {
+  for (int local = 0; local < static_cast<int>(s.stages().size()); ++local)
+    if (s.stage(local).scope == "local" && !TileFitsSharedMemory(s, local, target)) return false;
+  return true;
 }
 
 absl::StatusOr<State> FitFetchesToTiles(const State& program) {

@@ -40,6 +40,13 @@ inline constexpr int kGpuTiledSplitLengths = 4;
 absl::StatusOr<schedule::State> AnnotateRandomlyForGpu(const schedule::State& sketch, const SearchTarget& target,
                                                        std::mt19937_64& rng);
 
+// Whether the shared tiles of the gpu-tile stage `local` (an X.local) fit a block's shared
+// memory, the target's and at most what static shared arrays may hold, as far as they are known
+// before lowering (shared_tiles.h); true where they are not (lowering checks those).
+bool TileFitsSharedMemory(const schedule::State& s, int local, const SearchTarget& target);
+// The same for every gpu-tile stage of the program.
+bool SharedTilesFit(const schedule::State& s, const SearchTarget& target);
+
 // `program` after its tile sizes changed (the tile-size mutation): a fetch whose lanes no
 // longer divide its tile's rows gets the most lanes of kFetchLanes that do, and padding of rows
 // that became odd (which it would leave as they are) is dropped. The program itself when

@@ -5,6 +5,7 @@
 #include <unordered_map>
 
 #include "common/strings.h"
+#include "compiler/tir/analyzer.h"
 #include "compiler/tir/gpu_launch.h"
 #include "compiler/tir/region_inference.h"
 #include "tuner/search_space/gpu_sketch_rules.h"
@@ -93,6 +94,11 @@ absl::StatusOr<SharedTile> EstimateSharedTile(const State& s, int stage) {
   const te::TensorDef& tensor = s.dag().tensor(st.tensor_id);
   SharedTile tile;
   tile.stage = stage;
+  for (const std::vector<Expr>& access : accesses)
+    for (const Expr& index : access) {
+      Expr lo, hi;
+      tile.exact = tile.exact && tir::RangeOverVars(index, covered, &lo, &hi);
+    }
   for (const tir::AxisRegion& d : tir::InferRegion(accesses, covered, tensor.shape)) tile.extents.push_back(d.extent);
   tile.row_stride = st.AlignedRow(tile.row());
   tile.bytes = tile.row_stride * te::DTypeBytes(tensor.dtype);
@@ -107,6 +113,7 @@ absl::StatusOr<int64_t> SharedBytesOfTile(const State& s, int local) {
     if (st.scope != "shared" || st.location != schedule::ComputeLocation::kAt || st.attach_stage != local) continue;
     auto tile = EstimateSharedTile(s, stage);
     if (!tile.ok()) return tile.status();
+    if (!tile->exact) return NotATile(s, stage, "an index is not linear in the tile's loops, so only lowering bounds it");
     bytes += tir::SharedArrayBytes(tile->bytes);
   }
   return bytes;

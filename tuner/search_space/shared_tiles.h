@@ -24,6 +24,10 @@ namespace tunefarm::tuner {
 struct SharedTile {
   int stage = -1;
   std::vector<int64_t> extents;  // the region, per dimension of the tensor it copies
+  // False when some dimension's index is not linear in the tile's loops (a grouped conv's
+  // channel, ff / k_per_group * cg + rc): the estimate then takes the whole dimension, where
+  // lowering, which knows the block's offsets, may bound it. Its bytes are then an upper bound.
+  bool exact = true;
   int64_t row_stride = 0;        // the last dimension's allocated length: its extent, or padded ("SA")
   int64_t bytes = 0;             // allocated, padding included
   int64_t row() const { return extents.empty() ? 1 : extents.back(); }
@@ -36,6 +40,7 @@ absl::StatusOr<SharedTile> EstimateSharedTile(const schedule::State& s, int stag
 
 // The shared bytes a block of the gpu-tile stage `local` (an X.local) allocates: the sum of the
 // tiles computed at its loops, each aligned as code generation aligns it (tir/gpu_launch.h).
+// FailedPrecondition when a tile is not known exactly (only lowering knows then).
 absl::StatusOr<int64_t> SharedBytesOfTile(const schedule::State& s, int local);
 
 }  // namespace tunefarm::tuner
