@@ -12,6 +12,7 @@
 #include "common/strings.h"
 #include "compiler/codegen/host_target.h"
 #include "compiler/ops/conv2d.h"
+#include "compiler/ops/matmul.h"
 #include "compiler/tir/lower.h"
 #include "tests/common/test_dags.h"
 #include "tuner/search_space/initial_population.h"
@@ -175,6 +176,27 @@ TEST(SharedTiles, AnnotationDrawsLanesPaddingAndTileSizesForTheTiles) {
     EXPECT_GT(multi_lane, 100) << name;  // of 512 tiles
     EXPECT_GT(padded, 50) << name;
   }
+}
+
+// Code generation moves several lanes at once for 4-byte elements only: a float64 GEMM's
+// fetches get one lane each (before, they drew 2 or 4, which moved one by one: programs
+// differing from others only in a loop split).
+TEST(SharedTiles, FetchesOfEightByteElementsMoveOneLane) {
+  te::DagBuilder b;
+  auto a = b.Placeholder("A", te::DType::kFloat64, {64, 32});
+  auto w = b.Placeholder("B", te::DType::kFloat64, {32, 64}, true);
+  auto dag = b.Build({ops::Matmul(b, a, w, false, "C")});
+  std::mt19937_64 rng(9);
+  const std::vector<schedule::State> programs = SampleInitialPopulation(dag, Gpu(), 32, rng, nullptr);
+  ASSERT_GE(programs.size(), 16u);
+  int fetches = 0;
+  for (const schedule::State& p : programs)
+    for (const schedule::Stage& st : p.stages())
+      if (st.scope == "shared") {
+        EXPECT_EQ(st.node_of(static_cast<int>(st.iters.size()) - 1).extent, 1) << p.ToString();
+        ++fetches;
+      }
+  EXPECT_EQ(fetches, 2 * static_cast<int>(programs.size()));
 }
 
 // A stage that is no gpu-tile shared tile is refused, not guessed.

@@ -75,15 +75,14 @@ int64_t DrawWithinBudgets(const std::vector<const TunableSplit*>& group, const S
   return block;
 }
 
-// Lanes for the fetch of the shared tile `split` splits: a length of kFetchLanes that divides
-// the tile's rows, so that a thread's lanes are neighbours in one row (else code generation
-// moves them one by one, nvptx_codegen.cc); 1 when the tile's shape is not known. Drawn during
-// the replay, once the tile sizes it depends on are applied.
+// Lanes for the fetch of the shared tile `split` splits: a length of kFetchLanes that can move
+// at once (FetchLanesFit: neighbours in one row, 4-byte elements); 1 when the tile's shape is
+// not known. Drawn during the replay, once the tile sizes it depends on are applied.
 std::vector<int64_t> DrawFetchLanes(const State& so_far, const schedule::SplitStep& split, std::mt19937_64& rng) {
   absl::StatusOr<SharedTile> tile = EstimateSharedTile(so_far, split.stage);
   std::vector<int64_t> lanes;
   for (int64_t l : kFetchLanes)
-    if (tile.ok() && tile->row() % l == 0) lanes.push_back(l);
+    if (tile.ok() && FetchLanesFit(*tile, l)) lanes.push_back(l);
   if (lanes.empty()) return {1};
   return {lanes[rng() % lanes.size()]};
 }
@@ -233,10 +232,10 @@ absl::StatusOr<State> FitFetchesToTiles(const State& program) {
     if (IsFetchLanesSplit(steps, i)) {
       auto& split = std::get<schedule::SplitStep>(steps[i]);
       absl::StatusOr<SharedTile> tile = EstimateSharedTile(out, split.stage);
-      if (tile.ok() && split.lengths[0] && tile->row() % *split.lengths[0] != 0) {
+      if (tile.ok() && split.lengths[0] && !FetchLanesFit(*tile, *split.lengths[0])) {
         int64_t lanes = 1;
         for (int64_t l : kFetchLanes)  // ascending
-          if (tile->row() % l == 0) lanes = l;
+          if (FetchLanesFit(*tile, l)) lanes = l;
         split.lengths[0] = lanes;
         changed = true;
       }

@@ -193,6 +193,10 @@ bool IsFetchLanesSplit(const std::vector<schedule::Step>& steps, size_t i) {
          follow->iter == 0 && follow->level == 1 && follow->factor_or_nparts;
 }
 
+bool FetchLanesFit(const SharedTile& tile, int64_t lanes) {
+  return lanes == 1 || (tile.row() % lanes == 0 && tile.element_bytes == kFetchLaneBytes);
+}
+
 bool HasPaddableRows(const State& s, int stage) {
   const schedule::Stage& st = s.stage(stage);
   if (st.scope != "shared" || st.num_space_axes < 2 || st.location != schedule::ComputeLocation::kAt) return false;

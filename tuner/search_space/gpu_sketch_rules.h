@@ -40,6 +40,7 @@
 #include <string_view>
 #include <vector>
 
+#include "tuner/search_space/shared_tiles.h"
 #include "tuner/search_space/sketch_rules.h"
 
 namespace tunefarm::tuner {
@@ -64,8 +65,13 @@ int TileLevel(const schedule::IterNode& node);
 std::vector<int> RegisterTileLoops(const schedule::State& s, int local);
 
 // Lanes a thread of a cooperative fetch moves at once, drawn from these (4-byte elements: up to
-// 16 bytes, the widest access).
+// 16 bytes, the widest access). Code generation moves several lanes at once for 4-byte elements
+// only (nvptx_codegen.cc, EmitVectorCopy): other element types fetch one lane.
 inline constexpr int64_t kFetchLanes[] = {1, 2, 4};
+inline constexpr int kFetchLaneBytes = 4;
+// Whether `lanes` lanes of a fetch into `tile` can move at once: they divide its rows (else they
+// straddle two rows and move one by one) and its elements are of kFetchLaneBytes.
+bool FetchLanesFit(const SharedTile& tile, int64_t lanes);
 // Step i of a GPU sketch's program is a fetch's lane split: a one-length split of a fused loop
 // that a follow_fused_split by the thread count follows. Its length is annotation's to draw
 // from kFetchLanes, never the tile-size mutation's.

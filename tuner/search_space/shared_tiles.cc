@@ -101,6 +101,7 @@ absl::StatusOr<SharedTile> EstimateSharedTile(const State& s, int stage) {
     }
   for (const tir::AxisRegion& d : tir::InferRegion(accesses, covered, tensor.shape)) tile.extents.push_back(d.extent);
   tile.row_stride = st.AlignedRow(tile.row());
+  tile.element_bytes = te::DTypeBytes(tensor.dtype);
   tile.bytes = tile.row_stride * te::DTypeBytes(tensor.dtype);
   for (size_t d = 0; d + 1 < tile.extents.size(); ++d) tile.bytes *= tile.extents[d];
   return tile;

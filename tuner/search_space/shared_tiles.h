@@ -29,6 +29,7 @@ struct SharedTile {
   // lowering, which knows the block's offsets, may bound it. Its bytes are then an upper bound.
   bool exact = true;
   int64_t row_stride = 0;        // the last dimension's allocated length: its extent, or padded ("SA")
+  int element_bytes = 4;
   int64_t bytes = 0;             // allocated, padding included
   int64_t row() const { return extents.empty() ? 1 : extents.back(); }
 };
