@@ -85,6 +85,12 @@ class DeviceBuffer {
   Status UploadAt(size_t offset, const void* host, size_t bytes) const;
   Status DownloadAt(size_t offset, void* host, size_t bytes) const;
   Status Fill(uint8_t byte) const;
+  // Forgets the allocation without freeing it: for when its context cannot be made current
+  // (the driver frees it with the context).
+  void Abandon() {
+    ptr_ = 0;
+    size_ = 0;
+  }
 
  private:
   const Context* context_ = nullptr;

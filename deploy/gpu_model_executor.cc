@@ -21,6 +21,11 @@ Status Prefixed(const std::string& prefix, const Status& status) {
 GpuModelExecutor::~GpuModelExecutor() {
   if (context_ == nullptr) return;
   cuda::ScopedCurrent current(*context_);
+  if (!current.status().ok()) {  // no driver call without the context: leave them to it
+    for (cuda::DeviceBuffer* b : {&arena_, &params_, &workspace_}) b->Abandon();
+    (void)module_.release();
+    return;
+  }
   calls_.clear();
   entries_.clear();
   arena_ = cuda::DeviceBuffer();

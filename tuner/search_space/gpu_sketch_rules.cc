@@ -194,7 +194,7 @@ bool IsFetchLanesSplit(const std::vector<schedule::Step>& steps, size_t i) {
 }
 
 bool FetchLanesFit(const SharedTile& tile, int64_t lanes) {
-  return lanes == 1 || (tile.row() % lanes == 0 && tile.element_bytes == kFetchLaneBytes);
+  return lanes == 1 || (tile.row() % lanes == 0 && tile.element_bytes == kFetchLaneBytes && tile.plain_copy);
 }
 
 bool HasPaddableRows(const State& s, int stage) {

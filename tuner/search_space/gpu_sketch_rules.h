@@ -70,7 +70,8 @@ std::vector<int> RegisterTileLoops(const schedule::State& s, int local);
 inline constexpr int64_t kFetchLanes[] = {1, 2, 4};
 inline constexpr int kFetchLaneBytes = 4;
 // Whether `lanes` lanes of a fetch into `tile` can move at once: they divide its rows (else they
-// straddle two rows and move one by one) and its elements are of kFetchLaneBytes.
+// straddle two rows and move one by one), its elements are of kFetchLaneBytes and each lane is
+// one plain load (not a padding's select).
 bool FetchLanesFit(const SharedTile& tile, int64_t lanes);
 // Step i of a GPU sketch's program is a fetch's lane split: a one-length split of a fused loop
 // that a follow_fused_split by the thread count follows. Its length is annotation's to draw

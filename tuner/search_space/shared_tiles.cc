@@ -102,6 +102,14 @@ absl::StatusOr<SharedTile> EstimateSharedTile(const State& s, int stage) {
   for (const tir::AxisRegion& d : tir::InferRegion(accesses, covered, tensor.shape)) tile.extents.push_back(d.extent);
   tile.row_stride = st.AlignedRow(tile.row());
   tile.element_bytes = te::DTypeBytes(tensor.dtype);
+  // Its source: inlined already, or to be (the GPU sketch inlines every strictly inlinable
+  // stage, after it made this copy).
+  for (const auto& [source, indices] : s.dag().analysis(st.tensor_id).reads) {
+    const Stage& from = s.stage(source);
+    if (!from.is_placeholder &&
+        (from.location == schedule::ComputeLocation::kInlined || s.dag().analysis(source).strictly_inlinable))
+      tile.plain_copy = false;
+  }
   tile.bytes = tile.row_stride * te::DTypeBytes(tensor.dtype);
   for (size_t d = 0; d + 1 < tile.extents.size(); ++d) tile.bytes *= tile.extents[d];
   return tile;

@@ -30,6 +30,10 @@ struct SharedTile {
   bool exact = true;
   int64_t row_stride = 0;        // the last dimension's allocated length: its extent, or padded ("SA")
   int element_bytes = 4;
+  // Whether its fetch is one plain load a lane: it copies a placeholder or a stage of its own,
+  // not one inlined into it (a conv's padding, which the GPU sketch inlines, makes the fetch a
+  // select, which code generation never moves several lanes at once).
+  bool plain_copy = true;
   int64_t bytes = 0;             // allocated, padding included
   int64_t row() const { return extents.empty() ? 1 : extents.back(); }
 };
