@@ -79,10 +79,6 @@ Status GpuModelExecutor::Prepare(const std::string& path, std::unique_ptr<Kernel
   cuda::ScopedCurrent current(*context_);  // for the loading below; the caller's context after
   if (!current.status().ok()) return Prefixed(name_ + ": ", current.status());
   const int has = context_->ComputeCapability();
-  if (SmVersion(kernels->arch) < 0) {
-    return Status(StatusCode::kBadPlan, name_ + ": its PTX's target \"" + kernels->arch +
-                                           "\" is no GPU architecture of the form sm_NN");
-  }
   if (SmVersion(kernels->arch) > has) {
     return Status(StatusCode::kLoadFailed, name_ + ": its kernels are for " + kernels->arch + ", CUDA device " +
                                                std::to_string(options.device) + " has compute capability " +

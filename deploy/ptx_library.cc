@@ -84,6 +84,9 @@ Result<PtxLibrary> ReadPtxLibrary(std::string_view ptx) {
     return Status(StatusCode::kLoadFailed, "not PTX: no .version and .target directives");
   }
   library.arch = std::string(WordAfter(ptx, ".target"));
+  if (SmVersion(library.arch) < 0) {
+    return Status(StatusCode::kLoadFailed, "PTX for \"" + library.arch + "\", which is no GPU architecture of the form sm_NN");
+  }
   const size_t version = InitializerOf(ptx, TUNEFARM_SYM_ABI_VERSION);
   if (version == std::string_view::npos) {
     return Status(StatusCode::kAbiMismatch, "PTX without " TUNEFARM_SYM_ABI_VERSION ": not a tunefarm kernel library");

@@ -59,6 +59,10 @@ TEST(PtxLibrary, RefusesWhatIsNotATunefarmLibraryNamingWhy) {
   EXPECT_EQ(old.status().code(), StatusCode::kAbiMismatch);
   EXPECT_NE(old.status().message().find("ABI version 7"), std::string::npos) << old.status().ToString();
 
+  Result<PtxLibrary> compute = ReadPtxLibrary(Ptx(kMetadata, "compute_90"));
+  ASSERT_FALSE(compute.ok());
+  EXPECT_EQ(compute.status().message(), "PTX for \"compute_90\", which is no GPU architecture of the form sm_NN");
+
   std::string no_metadata = Ptx(kMetadata);
   no_metadata.replace(no_metadata.find("tunefarm_metadata"), 17, "other_bytes_here_");
   Result<PtxLibrary> missing = ReadPtxLibrary(no_metadata);

@@ -75,18 +75,21 @@ int64_t DrawWithinBudgets(const std::vector<const TunableSplit*>& group, const S
   return block;
 }
 
-// Lanes for the fetch of the shared tile `split` splits: a length of kFetchLanes that can move
-// at once (FetchLanesFit: neighbours in one row, 4-byte elements); 1 when the tile's shape is
-// not known. Drawn during the replay, once the tile sizes it depends on are applied.
-std::vector<int64_t> DrawFetchLanes(const State& so_far, const schedule::SplitStep& split, std::mt19937_64& rng) {
-  absl::StatusOr<SharedTile> tile = EstimateSharedTile(so_far, split.stage);
+// The lengths of kFetchLanes (ascending) that a fetch into `tile` can move at once
+// (FetchLanesFit); just 1 when the tile's shape is not known.
+std::vector<int64_t> LanesThatFit(const absl::StatusOr<SharedTile>& tile) {
   std::vector<int64_t> lanes;
   for (int64_t l : kFetchLanes)
-    if (tile.ok() && FetchLanesFit(*tile, l)) lanes.push_back(l);
-  if (lanes.empty()) return {1};
-  return {lanes[rng() % lanes.size()]};
+    if (l == 1 || (tile.ok() && FetchLanesFit(*tile, l))) lanes.push_back(l);
+  return lanes;
 }
 
+// Lanes for the fetch of the shared tile `split` splits, drawn during the replay, once the
+// tile sizes it depends on are applied.
+std::vector<int64_t> DrawFetchLanes(const State& so_far, const schedule::SplitStep& split, std::mt19937_64& rng) {
+  const std::vector<int64_t> lanes = LanesThatFit(EstimateSharedTile(so_far, split.stage));
+  return {lanes[rng() % lanes.size()]};
+}
 
 std::map<size_t, std::vector<int64_t>> DrawGpuLengths(const std::vector<TunableSplit>& splits,
                                                       const std::vector<schedule::Step>& steps,
@@ -233,10 +236,7 @@ absl::StatusOr<State> FitFetchesToTiles(const State& program) {
       auto& split = std::get<schedule::SplitStep>(steps[i]);
       absl::StatusOr<SharedTile> tile = EstimateSharedTile(out, split.stage);
       if (tile.ok() && split.lengths[0] && !FetchLanesFit(*tile, *split.lengths[0])) {
-        int64_t lanes = 1;
-        for (int64_t l : kFetchLanes)  // ascending
-          if (FetchLanesFit(*tile, l)) lanes = l;
-        split.lengths[0] = lanes;
+        split.lengths[0] = LanesThatFit(tile).back();  // the most
         changed = true;
       }
     }

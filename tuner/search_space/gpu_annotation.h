@@ -11,7 +11,7 @@
 //                 uniformly), and the launch check of LowerProgram refuses what breaks a limit.
 //                 All of it again (up to 32 times) while the shared tiles, estimated from the
 //                 lengths (shared_tiles.h), overflow the block's shared memory. Each fetch's
-//                 lanes (1, 2 or 4) among those that divide its tile's rows.
+//                 lanes (1, 2 or 4) among those it can move at once (FetchLanesFit).
 //  2. bindings    the copy-out of a tiled stage: its fused S0 loop to blockIdx.x, its fused S1
 //                 loop to vthread and its fused S2 loop to threadIdx.x; each shared copy's
 //                 fetch loop to threadIdx.x and its lanes vectorized, and its rows padded with
@@ -48,7 +48,7 @@ bool TileFitsSharedMemory(const schedule::State& s, int local, const SearchTarge
 bool SharedTilesFit(const schedule::State& s, const SearchTarget& target);
 
 // `program` after its tile sizes changed (the tile-size mutation): a fetch whose lanes no
-// longer divide its tile's rows gets the most lanes of kFetchLanes that do, and padding of rows
+// longer fit its tile (FetchLanesFit) gets the most lanes of kFetchLanes that do, and padding of rows
 // that became odd (which it would leave as they are) is dropped. The program itself when
 // nothing changes.
 absl::StatusOr<schedule::State> FitFetchesToTiles(const schedule::State& program);
