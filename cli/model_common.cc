@@ -4,6 +4,9 @@
 #include "compiler/codegen/host_target.h"
 #include "common/strings.h"
 #include "compiler/frontend/onnx_importer.h"
+#ifdef TUNEFARM_HAVE_TUNER
+#include "tuner/search_space/gpu_default_program.h"
+#endif
 
 namespace tunefarm::cli {
 
@@ -41,6 +44,15 @@ absl::StatusOr<build::BuildOptions> BuildOptionsFromFlags(const ParsedFlags& fla
   auto threads = flags.GetInt("threads", default_threads, 1, 1024);
   if (!threads.ok()) return threads.status();
   options.threads = static_cast<int>(*threads);
+#ifdef TUNEFARM_HAVE_TUNER
+  // An untuned GPU kernel: shared and register tiles by fixed rules, not one thread per point.
+  if (options.target.IsCuda()) {
+    const tuner::SearchTarget target = tuner::SearchTarget::FromTarget(options.target);
+    options.default_schedule = [target](std::shared_ptr<const te::ComputeDag> dag) {
+      return tuner::GpuDefaultProgram(std::move(dag), target);
+    };
+  }
+#endif
   return options;
 }
 

@@ -106,13 +106,15 @@ for w in gemm4096:$((2 * 4096 * 4096 * 4096)) resnet18_conv:$((2 * 64 * 56 * 56 
   "${tf[@]}" db export --db "$out/${w%%:*}.db" | python3 bench/gpu/padding_report.py "${w##*:}"
 done
 
-echo "== ResNet-18 end to end on the GPU (default GPU schedules)"
+echo "== ResNet-18 end to end on the GPU (untuned: the default GPU programs)"
 # Exported here, after the tuning: a failed export costs this step only.
 [ -z "${GPU_CHECK_WORKLOADS:-}" ] && { python3 bench/gpu/gpu_workloads.py "$root/work" resnet18 || echo "the ResNet-18 export failed"; }
 if [ -f "$root/work/resnet18.onnx" ]; then
   # The GPU's arch from the agent's first line ("compute capability 9.0" -> sm_90).
+  # Its SM count too ("132 SMs"): the default programs size their tiles to fill the GPU.
   arch=$(grep -o 'compute capability [0-9]*\.[0-9]*' "$out/agent.log" | head -1 | awk '{split($3, v, "."); print "sm_" v[1] v[2]}')
-  target="cuda -arch=${arch:-sm_90}"
+  sms=$(grep -o '[0-9]* SMs' "$out/agent.log" | head -1 | awk '{print $1}')
+  target="cuda -arch=${arch:-sm_90}${sms:+ -num-sms=$sms}"
   "${tf[@]}" compile "$root/work/resnet18.onnx" --target "$target" -o "$root/resnet18.gpu.so" 2>&1 | tail -1
   # Random weights give logits of a few units: 1e-3 absolute is the float32 order-of-sums noise.
   "${tf[@]}" run "$root/resnet18.gpu.so" --input "$root/work/resnet18.input.npy" \

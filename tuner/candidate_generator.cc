@@ -1,7 +1,8 @@
 #include "tuner/candidate_generator.h"
 
 #include "common/strings.h"
-#include "compiler/schedule/gpu_default_rules.h"
+#include "compiler/schedule/gpu_thread_per_point.h"
+#include "tuner/search_space/gpu_default_program.h"
 #include "tuner/search_space/initial_population.h"
 #include "tuner/search_space/random_annotation.h"
 #include "tuner/search_space/sketch_rules.h"
@@ -44,11 +45,20 @@ CandidateGenerator::CandidateGenerator(std::shared_ptr<const te::ComputeDag> dag
 absl::StatusOr<CandidateGenerator> CandidateGenerator::Create(
     std::shared_ptr<const te::ComputeDag> dag, const schedule::RuleContext& rules, const SearchTarget& target,
     uint64_t seed, MutationOptions mutation) {
-  // A GPU's default binds every stage to blocks and threads; a CPU's vectorizes and parallelizes.
-  auto state = target.gpu ? schedule::ApplyGpuDefaultSchedule(dag, schedule::GpuRuleContext{})
-                          : schedule::ApplyDefaultSchedule(dag, rules);
-  if (!state.ok()) return state.status();
-  auto candidate = MakeCandidate(std::move(*state), target);
+  // A GPU's default is its default program (shared and register tiles by fixed rules), or one
+  // thread per output point where that cannot be built or lowered; a CPU's vectorizes and
+  // parallelizes.
+  absl::StatusOr<Candidate> candidate = absl::UnknownError("no default");
+  if (target.gpu) {
+    if (absl::StatusOr<schedule::State> program = GpuDefaultProgram(dag, target); program.ok())
+      candidate = MakeCandidate(std::move(*program), target);
+  }
+  if (!candidate.ok()) {
+    auto state = target.gpu ? schedule::ApplyGpuThreadPerPointSchedule(dag, schedule::GpuRuleContext{})
+                            : schedule::ApplyDefaultSchedule(dag, rules);
+    if (!state.ok()) return state.status();
+    candidate = MakeCandidate(std::move(*state), target);
+  }
   if (!candidate.ok()) {
     return absl::InternalError(StrCat("the default schedule of ", dag->WorkloadKey(),
                                       " does not lower: ", std::string(candidate.status().message())));

@@ -8,7 +8,7 @@
 #include <set>
 
 #include "common/strings.h"
-#include "compiler/schedule/gpu_default_rules.h"
+#include "compiler/schedule/gpu_thread_per_point.h"
 #include "common/unix_time.h"
 #include "db/record_id.h"
 #include "db/tuning_database.h"
@@ -380,7 +380,7 @@ absl::Status JobRun::EnsureReference(TaskState& task) {
     // point, every reduction serial in its thread), itself checked against the unscheduled
     // DAG on the CPU in CI (tests/tuner/gpu_model_tasks_test.cc).
     absl::StatusOr<schedule::State> unscheduled =
-        target_.IsCuda() ? schedule::ApplyGpuDefaultSchedule(task.task.dag, schedule::GpuRuleContext{})
+        target_.IsCuda() ? schedule::ApplyGpuThreadPerPointSchedule(task.task.dag, schedule::GpuRuleContext{})
                          : absl::StatusOr<schedule::State>(schedule::State(task.task.dag));
     if (!unscheduled.ok()) return unscheduled.status();
     auto reference = BuildKernel(*unscheduled, target_);

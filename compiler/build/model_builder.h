@@ -5,6 +5,7 @@
 #pragma once
 
 #include <functional>
+#include <memory>
 #include <string>
 #include <string_view>
 
@@ -15,6 +16,7 @@
 #include "compiler/graph/graph.h"
 #include "compiler/passes/fusion.h"
 #include "compiler/passes/pass_pipeline.h"
+#include "compiler/schedule/state.h"
 
 namespace tunefarm::build {
 
@@ -29,6 +31,11 @@ struct BuildOptions {
   // Run the conv region in NCHW[x]c with x = the target's float32 vector lanes (unless
   // passes.layout_block already names a block).
   bool nchwc_layout = true;
+  // The schedule of a kernel no stored schedule covers; null, or where it fails or does not
+  // lower: the built-in rules (the CPU default rules; one thread per output point on a GPU).
+  // The CLI gives a GPU target the tuner's default program here (tuner/search_space/
+  // gpu_default_program.h): build does not depend on the tuner.
+  std::function<absl::StatusOr<schedule::State>(std::shared_ptr<const te::ComputeDag>)> default_schedule;
 };
 
 struct ModelPlan {

@@ -3,7 +3,7 @@
 #include "common/log.h"
 #include "common/strings.h"
 #include "compiler/schedule/default_rules.h"
-#include "compiler/schedule/gpu_default_rules.h"
+#include "compiler/schedule/gpu_thread_per_point.h"
 #include "compiler/tir/lower.h"
 
 namespace tunefarm::build {
@@ -44,11 +44,26 @@ std::optional<LoweredChoice> LowerStored(const Task& task, const BuildOptions& o
   return std::nullopt;
 }
 
-// The target's default rules: a GPU's bind each stage to blocks and threads, a CPU's vectorize
-// and parallelize.
+// The caller's default schedule (BuildOptions::default_schedule), where it builds and lowers.
+std::optional<LoweredChoice> LowerCallersDefault(const Task& task, const BuildOptions& options) {
+  if (!options.default_schedule) return std::nullopt;
+  absl::StatusOr<schedule::State> s = options.default_schedule(task.dag);
+  absl::StatusOr<tir::PrimFunc> func =
+      s.ok() ? tir::Lower(*s, task.kernel_name) : absl::StatusOr<tir::PrimFunc>(s.status());
+  if (!func.ok()) {
+    TF_LOG(WARN, "build") << "kernel " << task.kernel_name << ": the built-in default rules, the default schedule"
+                          << " does not build (" << func.status().message() << ")";
+    return std::nullopt;
+  }
+  return LoweredChoice{std::move(*func), std::move(*s), "default"};
+}
+
+// The caller's default schedule, else the target's default rules: a GPU's bind each stage to
+// blocks and threads, a CPU's vectorize and parallelize.
 absl::StatusOr<LoweredChoice> LowerDefault(const Task& task, const BuildOptions& options) {
+  if (std::optional<LoweredChoice> chosen = LowerCallersDefault(task, options)) return std::move(*chosen);
   absl::StatusOr<schedule::State> s = [&] {
-    if (options.target.IsCuda()) return schedule::ApplyGpuDefaultSchedule(task.dag, schedule::GpuRuleContext{});
+    if (options.target.IsCuda()) return schedule::ApplyGpuThreadPerPointSchedule(task.dag, schedule::GpuRuleContext{});
     schedule::RuleContext ctx;
     ctx.vector_lanes = options.target.VectorLanes(te::DType::kFloat32);
     ctx.vector_registers = options.target.VectorRegisters();

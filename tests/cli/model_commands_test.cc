@@ -403,5 +403,20 @@ TEST(CliChooseInModelTest, ChoosesPerKernelAndTheArtifactStillComputesTheModel) 
 }
 #endif  // TUNEFARM_HAVE_EMBEDDED_FARM
 
+// An untuned kernel compiled for a GPU runs the default GPU program (tuner/search_space/
+// gpu_default_program.h): its operands' tiles in shared memory, not one thread per output point.
+TEST(CliGpuCompileTest, AnUntunedGpuMatmulIsTiledInSharedMemory) {
+  TempDir dir;
+  const std::string so = dir.File("mm.so");
+  const std::string model = std::string(TUNEFARM_SHARED_DIR) + "/onnx-tests/node/test_matmul_2d/model.onnx";
+  CliResult r = RunTunefarm({"compile", model, "--target", "cuda -arch=sm_90", "-o", so});
+  ASSERT_EQ(r.exit_code, 0) << r.err;
+  EXPECT_THAT(r.err, HasSubstr("(default)"));
+  auto bytes = ReadWholeFile(so, "the artifact");
+  ASSERT_TRUE(bytes.ok()) << bytes.status();
+  EXPECT_THAT(*bytes, HasSubstr(".shared .align 16"));  // the artifact embeds its PTX as text
+  EXPECT_THAT(*bytes, HasSubstr("ld.shared"));
+}
+
 }  // namespace
 }  // namespace tunefarm::cli

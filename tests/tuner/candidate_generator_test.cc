@@ -11,6 +11,7 @@
 #include "tests/common/rewritten_weights.h"
 #include "tests/common/test_dags.h"
 #include "tuner/candidate_generator.h"
+#include "tuner/search_space/gpu_default_program.h"
 
 namespace tunefarm::tuner {
 namespace {
@@ -82,6 +83,22 @@ TEST(CandidateGenerator, FirstCandidateIsTheDefaultSchedule) {
   ASSERT_EQ(first.size(), 1u);
   EXPECT_EQ(first[0].hash, expected->Hash());
   EXPECT_EQ(gen->default_candidate().json, expected->ToJson());
+}
+
+// On a GPU the first candidate is the default program (shared and register tiles), not one
+// thread per output point (the reference the tuner checks it against).
+TEST(CandidateGenerator, OnAGpuTheFirstCandidateIsTheDefaultProgram) {
+  auto dag = tunefarm::testing::GemmBiasDag(64, 64, 64);
+  SearchTarget gpu = SearchTarget::FromTarget(codegen::Target::Parse("cuda -arch=sm_80 -num-sms=4").value());
+  auto gen = CandidateGenerator::Create(dag, Rules(), gpu, 7);
+  ASSERT_TRUE(gen.ok()) << gen.status();
+  auto expected = GpuDefaultProgram(dag, gpu);
+  ASSERT_TRUE(expected.ok()) << expected.status();
+  std::set<std::string> seen;
+  std::vector<Candidate> first = gen->Next(1, &seen);
+  ASSERT_EQ(first.size(), 1u);
+  EXPECT_EQ(first[0].hash, expected->Hash());
+  EXPECT_NE(first[0].json.find("shared"), std::string::npos);
 }
 
 TEST(CandidateGenerator, CandidatesAreValidDistinctAndComputeTheDefaultsResult) {

@@ -1,5 +1,6 @@
-// Every task of the four shared models under the default GPU schedule (a cuda target), and
-// under a program drawn from the GPU search space (tuner/search_space/gpu_sketch_rules.h):
+// Every task of the four shared models under the one-thread-per-point GPU schedule (a cuda
+// target), the default GPU program (tuner/search_space/gpu_default_program.h), and a program
+// drawn from the GPU search space (tuner/search_space/gpu_sketch_rules.h):
 // it lowers, its launches fit the device, the whole model's kernels become one PTX module that
 // the CUDA toolkit's ptxas assembles for sm_90, and each scheduled kernel computes what the
 // task's naive kernel does. No GPU runs here: for the numerics the bound loops are turned back
@@ -16,12 +17,13 @@
 #include "compiler/codegen/codegen.h"
 #include "compiler/codegen/host_target.h"
 #include "compiler/codegen/nvptx_codegen.h"
-#include "compiler/schedule/gpu_default_rules.h"
+#include "compiler/schedule/gpu_thread_per_point.h"
 #include "compiler/tir/gpu_launch.h"
 #include "compiler/tir/lower.h"
 #include "compiler/tir/stmt_functor.h"
 #include "tests/codegen/kernel_runner.h"
 #include "tests/common/ptxas.h"
+#include "tuner/search_space/gpu_default_program.h"
 #include "tuner/search_space/initial_population.h"
 #include "tuner/tuning_task.h"
 
@@ -48,7 +50,9 @@ tir::PrimFunc OnCpu(tir::PrimFunc f, const std::string& name) {
   return f;
 }
 
-enum class Schedule { kDefault, kSearched };
+// One thread per output point (the tuner's reference), the default program (what an untuned
+// model runs), a program drawn from the search space.
+enum class Schedule { kThreadPerPoint, kDefaultProgram, kSearched };
 
 // Float inputs in [-1, 1], int64 inputs inside their range, the rest zero.
 std::vector<codegen::testing::Array<char>> Inputs(const tir::PrimFunc& f, uint64_t seed) {
@@ -70,8 +74,8 @@ std::vector<codegen::testing::Array<char>> Inputs(const tir::PrimFunc& f, uint64
   return arrays;
 }
 
-void CheckModel(const std::string& model, Schedule schedule = Schedule::kDefault) {
-  const codegen::Target cuda = codegen::Target::Parse("cuda -arch=sm_90").value();
+void CheckModel(const std::string& model, Schedule schedule) {
+  const codegen::Target cuda = codegen::Target::Parse("cuda -arch=sm_90 -num-sms=132").value();
   build::BuildOptions options;
   options.target = codegen::HostTarget();
   options.threads = 1;
@@ -81,7 +85,8 @@ void CheckModel(const std::string& model, Schedule schedule = Schedule::kDefault
   int launches = 0;
   for (size_t t = 0; t < tasks->size(); ++t) {
     const TuningTask& task = (*tasks)[t];
-    absl::StatusOr<schedule::State> state = schedule::ApplyGpuDefaultSchedule(task.dag, schedule::GpuRuleContext{});
+    absl::StatusOr<schedule::State> state = schedule::ApplyGpuThreadPerPointSchedule(task.dag, schedule::GpuRuleContext{});
+    if (schedule == Schedule::kDefaultProgram) state = GpuDefaultProgram(task.dag, SearchTarget::FromTarget(cuda));
     if (schedule == Schedule::kSearched) {
       std::mt19937_64 rng(t);
       SampleStats stats;
@@ -129,16 +134,20 @@ void CheckModel(const std::string& model, Schedule schedule = Schedule::kDefault
   absl::StatusOr<std::string> ptx = codegen::BuildKernelLibrary(gpu_funcs, cuda);
   ASSERT_TRUE(ptx.ok()) << ptx.status();
   std::printf("%s (%s): %zu tasks, %d launches, %zu bytes of PTX\n", model.c_str(),
-              schedule == Schedule::kSearched ? "searched" : "default", tasks->size(), launches, ptx->size());
+              schedule == Schedule::kSearched ? "searched" : schedule == Schedule::kDefaultProgram ? "default program" : "thread per point", tasks->size(), launches, ptx->size());
   const std::string ptxas = testing::FindPtxas();
   if (ptxas.empty()) GTEST_SKIP() << testing::kNoPtxasReason;  // only the assembly (tests/common/ptxas.h)
   EXPECT_EQ(testing::AssemblePtx(ptxas, *ptx, "sm_90"), "");
 }
 
-TEST(GpuModelTasks, Resnet18) { CheckModel("resnet18"); }
-TEST(GpuModelTasks, MobilenetV2) { CheckModel("mobilenet_v2"); }
-TEST(GpuModelTasks, Squeezenet11) { CheckModel("squeezenet1_1"); }
-TEST(GpuModelTasks, TransformerEncoder) { CheckModel("transformer_encoder"); }
+TEST(GpuModelTasks, Resnet18) { CheckModel("resnet18", Schedule::kThreadPerPoint); }
+TEST(GpuModelTasks, MobilenetV2) { CheckModel("mobilenet_v2", Schedule::kThreadPerPoint); }
+TEST(GpuModelTasks, Squeezenet11) { CheckModel("squeezenet1_1", Schedule::kThreadPerPoint); }
+TEST(GpuModelTasks, TransformerEncoder) { CheckModel("transformer_encoder", Schedule::kThreadPerPoint); }
+TEST(GpuModelTasks, Resnet18DefaultProgram) { CheckModel("resnet18", Schedule::kDefaultProgram); }
+TEST(GpuModelTasks, MobilenetV2DefaultProgram) { CheckModel("mobilenet_v2", Schedule::kDefaultProgram); }
+TEST(GpuModelTasks, Squeezenet11DefaultProgram) { CheckModel("squeezenet1_1", Schedule::kDefaultProgram); }
+TEST(GpuModelTasks, TransformerEncoderDefaultProgram) { CheckModel("transformer_encoder", Schedule::kDefaultProgram); }
 TEST(GpuModelTasks, Resnet18Searched) { CheckModel("resnet18", Schedule::kSearched); }
 TEST(GpuModelTasks, MobilenetV2Searched) { CheckModel("mobilenet_v2", Schedule::kSearched); }
 TEST(GpuModelTasks, Squeezenet11Searched) { CheckModel("squeezenet1_1", Schedule::kSearched); }

@@ -10,7 +10,7 @@
 #include "compiler/codegen/host_target.h"
 #include "compiler/ops/matmul.h"
 #include "tuner/search_space/initial_population.h"
-#include "compiler/schedule/gpu_default_rules.h"
+#include "compiler/schedule/gpu_thread_per_point.h"
 #include "deploy/ptx_library.h"
 #include "tests/common/ptxas.h"
 #include "tests/common/test_dags.h"
@@ -80,7 +80,7 @@ TEST(LinkObjects, AGpuFarmCallsProgramsBecomeOnePtxModule) {
   std::vector<KernelObject> objects;
   for (int64_t n : {64, 96}) {
     absl::StatusOr<schedule::State> state =
-        schedule::ApplyGpuDefaultSchedule(testing::GemmDag(n, 32, 16), schedule::GpuRuleContext{});
+        schedule::ApplyGpuThreadPerPointSchedule(testing::GemmDag(n, 32, 16), schedule::GpuRuleContext{});
     ASSERT_TRUE(state.ok()) << state.status();
     absl::StatusOr<KernelObject> object = CompileKernel(*state, *cuda, nullptr, BatchEntry(objects.size()));
     ASSERT_TRUE(object.ok()) << object.status();

@@ -7,7 +7,7 @@
 #include <vector>
 
 #include "common/strings.h"
-#include "compiler/schedule/gpu_default_rules.h"
+#include "compiler/schedule/gpu_thread_per_point.h"
 #include "compiler/tir/gpu_launch.h"
 #include "tuner/search_space/gpu_sketch_rules.h"
 #include "tuner/search_space/random_annotation.h"
@@ -75,15 +75,6 @@ int64_t DrawWithinBudgets(const std::vector<const TunableSplit*>& group, const S
   return block;
 }
 
-// The lengths of kFetchLanes (ascending) that a fetch into `tile` can move at once
-// (FetchLanesFit); just 1 when the tile's shape is not known.
-std::vector<int64_t> LanesThatFit(const absl::StatusOr<SharedTile>& tile) {
-  std::vector<int64_t> lanes;
-  for (int64_t l : kFetchLanes)
-    if (l == 1 || (tile.ok() && FetchLanesFit(*tile, l))) lanes.push_back(l);
-  return lanes;
-}
-
 // Lanes for the fetch of the shared tile `split` splits, drawn during the replay, once the
 // tile sizes it depends on are applied.
 std::vector<int64_t> DrawFetchLanes(const State& so_far, const schedule::SplitStep& split, std::mt19937_64& rng) {
@@ -141,11 +132,16 @@ bool IsTiledCopyOut(const State& s, int stage) {
   return !s.AttachedAt(stage, st.iters[kGpuCopyOutLevels - 1].node).empty();
 }
 
-absl::Status Bind(State* s, const SearchTarget& target, std::mt19937_64& rng) {
-  std::vector<int64_t> sizes;
-  for (int64_t b : kBlockSizes)
-    if (b <= target.max_threads_per_block) sizes.push_back(b);
-  if (sizes.empty()) sizes.push_back(std::max(1, target.max_threads_per_block));  // a device below a warp
+}  // namespace
+
+std::vector<int64_t> LanesThatFit(const absl::StatusOr<SharedTile>& tile) {
+  std::vector<int64_t> lanes;
+  for (int64_t l : kFetchLanes)
+    if (l == 1 || (tile.ok() && FetchLanesFit(*tile, l))) lanes.push_back(l);
+  return lanes;
+}
+
+absl::Status BindGpuStages(State* s, const SearchTarget& target, const GpuBindChoices& choices) {
   for (int stage = 0; stage < static_cast<int>(s->stages().size()); ++stage) {
     const schedule::Stage& st = s->stage(stage);
     if (st.is_placeholder || st.location == ComputeLocation::kInlined || st.scope == schedule::kLayoutScope) continue;
@@ -157,7 +153,7 @@ absl::Status Bind(State* s, const SearchTarget& target, std::mt19937_64& rng) {
       if (auto r = s->Annotate(stage, loops - (lanes ? 2 : 1), IterAnnotation::kThreadX); !r.ok()) return r;
       if (lanes)
         if (auto r = s->Annotate(stage, loops - 1, IterAnnotation::kVectorize); !r.ok()) return r;
-      if (HasPaddableRows(*s, stage) && rng() % 2 == 0) {  // unless its kernel's padded tiles would not fit
+      if (HasPaddableRows(*s, stage) && choices.pad_rows()) {  // unless its kernel's padded tiles would not fit
         State padded = *s;
         if (auto r = PadRows(&padded, stage); !r.ok()) return r;
         if (TileFitsSharedMemory(padded, padded.stage(stage).attach_stage, target)) *s = std::move(padded);
@@ -187,12 +183,10 @@ absl::Status Bind(State* s, const SearchTarget& target, std::mt19937_64& rng) {
       }
       continue;
     }
-    if (auto r = schedule::BindToBlocksAndThreads(s, stage, sizes[rng() % sizes.size()]); !r.ok()) return r;
+    if (auto r = schedule::BindToBlocksAndThreads(s, stage, choices.block_size()); !r.ok()) return r;
   }
   return absl::OkStatus();
 }
-
-}  // namespace
 
 absl::StatusOr<State> AnnotateRandomlyForGpu(const State& sketch, const SearchTarget& target, std::mt19937_64& rng) {
   auto draw = [&](const std::vector<TunableSplit>& splits) { return DrawGpuLengths(splits, sketch.steps(), target, rng); };
@@ -210,7 +204,12 @@ absl::StatusOr<State> AnnotateRandomlyForGpu(const State& sketch, const SearchTa
     if (!state.ok() || SharedTilesFit(*state, target)) break;
   }
   if (!state.ok()) return PhaseError("tile sizes", state.status());
-  if (auto s = Bind(&*state, target, rng); !s.ok()) return PhaseError("bindings", s);
+  std::vector<int64_t> sizes;
+  for (int64_t b : kBlockSizes)
+    if (b <= target.max_threads_per_block) sizes.push_back(b);
+  if (sizes.empty()) sizes.push_back(std::max(1, target.max_threads_per_block));  // a device below a warp
+  const GpuBindChoices choices{[&] { return sizes[rng() % sizes.size()]; }, [&] { return rng() % 2 == 0; }};
+  if (auto s = BindGpuStages(&*state, target, choices); !s.ok()) return PhaseError("bindings", s);
   // Unrolled, a thread's register tile is indexed by constants, so it stays in registers.
   if (auto s = PickAutoUnroll(&*state, rng); !s.ok()) return PhaseError("auto-unroll", s);
   return state;

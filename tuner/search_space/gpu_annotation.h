@@ -25,11 +25,14 @@
 #pragma once
 
 #include <cstdint>
+#include <functional>
 #include <random>
+#include <vector>
 
 #include "absl/status/statusor.h"
 #include "compiler/schedule/state.h"
 #include "tuner/search_space/search_target.h"
+#include "tuner/search_space/shared_tiles.h"
 
 namespace tunefarm::tuner {
 
@@ -39,6 +42,19 @@ inline constexpr int kGpuTiledSplitLengths = 4;
 
 absl::StatusOr<schedule::State> AnnotateRandomlyForGpu(const schedule::State& sketch, const SearchTarget& target,
                                                        std::mt19937_64& rng);
+
+// Phase 2's choices, drawn by AnnotateRandomlyForGpu and fixed by the default program
+// (gpu_default_program.h).
+struct GpuBindChoices {
+  std::function<int64_t()> block_size;  // for a root stage bound one thread per point
+  std::function<bool()> pad_rows;       // for a shared tile whose rows padding would change
+};
+// Phase 2 on a program whose tile sizes are filled.
+absl::Status BindGpuStages(schedule::State* s, const SearchTarget& target, const GpuBindChoices& choices);
+
+// The lengths of kFetchLanes (ascending) that a fetch into `tile` can move at once
+// (FetchLanesFit); just 1 when the tile's shape is not known.
+std::vector<int64_t> LanesThatFit(const absl::StatusOr<SharedTile>& tile);
 
 // Whether the shared tiles of the gpu-tile stage `local` (an X.local) fit a block's shared
 // memory, the target's and at most what static shared arrays may hold, as far as they are known

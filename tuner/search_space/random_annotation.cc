@@ -166,14 +166,17 @@ std::vector<std::pair<int, int>> RewritableConstants(const State& program) {
 }
 
 absl::Status PickAutoUnroll(State* s, std::mt19937_64& rng) {
+  return SetAutoUnroll(s, [&] { return kAutoUnrollChoices[rng() % std::size(kAutoUnrollChoices)]; });
+}
+
+absl::Status SetAutoUnroll(State* s, const std::function<int()>& max_step_of_next) {
   for (int stage = 0; stage < static_cast<int>(s->stages().size()); ++stage) {
     const schedule::Stage& st = s->stage(stage);
     if (!Schedulable(st) || st.location == ComputeLocation::kInlined) continue;
     bool has_reduce = false;
     for (int i = 0; i < static_cast<int>(st.iters.size()); ++i) has_reduce |= st.node_of(i).kind == IterKind::kReduce;
     if (!has_reduce) continue;
-    const int max_step = kAutoUnrollChoices[rng() % std::size(kAutoUnrollChoices)];
-    if (auto r = s->PragmaAutoUnroll(stage, 0, max_step); !r.ok()) return r;
+    if (auto r = s->PragmaAutoUnroll(stage, 0, max_step_of_next()); !r.ok()) return r;
   }
   return absl::OkStatus();
 }

@@ -34,6 +34,7 @@
 // it is gpu_annotation.h's annotation instead.
 #pragma once
 
+#include <functional>
 #include <random>
 #include <string_view>
 #include <utility>
@@ -59,6 +60,8 @@ inline constexpr int kAutoUnrollChoices[] = {0, 16, 64, 512};
 // Phase 6 (the GPU annotation's last phase too): every stage with a reduce loop gets one of
 // kAutoUnrollChoices.
 absl::Status PickAutoUnroll(schedule::State* s, std::mt19937_64& rng);
+// The same with each stage's value from `max_step_of_next` (the GPU default program's fixed one).
+absl::Status SetAutoUnroll(schedule::State* s, const std::function<int()>& max_step_of_next);
 
 // `s` with the phase that refused a step named first ("bindings: ..."), as both annotators report.
 absl::Status PhaseError(std::string_view phase, const absl::Status& s);

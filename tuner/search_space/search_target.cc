@@ -16,6 +16,7 @@ SearchTarget SearchTarget::FromTarget(const codegen::Target& target) {
     t.max_threads_per_block = target.MaxThreadsPerBlock();
     t.max_shared_bytes = target.MaxSharedMemoryPerBlock();
     t.max_registers_per_block = target.MaxRegistersPerBlock();
+    t.num_sms = target.gpu.num_sms;
   }
   return t;
 }

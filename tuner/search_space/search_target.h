@@ -28,6 +28,7 @@ struct SearchTarget {
   int max_threads_per_block = 1024;
   int64_t max_shared_bytes = 48 * 1024;
   int64_t max_registers_per_block = 65536;
+  int num_sms = 0;  // the device's SMs (-num-sms); 0: not known
 
   // Lanes, registers (codegen::Target::VectorRegisters), caches and cores are the target's;
   // for a cuda target, its thread and shared-memory limits.

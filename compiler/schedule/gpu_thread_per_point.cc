@@ -1,4 +1,4 @@
-#include "compiler/schedule/gpu_default_rules.h"
+#include "compiler/schedule/gpu_thread_per_point.h"
 
 #include <numeric>
 
@@ -39,7 +39,7 @@ absl::Status BindToBlocksAndThreads(State* s, int stage, int64_t threads_per_blo
   return s->Annotate(stage, 1, IterAnnotation::kThreadX);
 }
 
-absl::StatusOr<State> ApplyGpuDefaultSchedule(std::shared_ptr<const te::ComputeDag> dag, const GpuRuleContext& ctx,
+absl::StatusOr<State> ApplyGpuThreadPerPointSchedule(std::shared_ptr<const te::ComputeDag> dag, const GpuRuleContext& ctx,
                                               std::vector<std::string>* applied) {
   State state(std::move(dag));
   auto note = [&](int stage, const char* rule) {

@@ -1,5 +1,5 @@
-// Default schedules for a GPU (a cuda target), the counterpart of default_rules.h for a device
-// whose parallelism is threads, not vectors. Two rules, applied to every stage:
+// The simplest correct schedule for a GPU (a cuda target): one thread per output point. Two
+// rules, applied to every stage:
 //   1. inline  strictly inlinable stages (elementwise, padding) are inlined: on a GPU
 //              recomputing them where they are read costs a few instructions, a stage of its
 //              own costs a launch and a trip through global memory;
@@ -7,8 +7,10 @@
 //              block size, the outer loop bound to blockIdx.x and the inner to threadIdx.x.
 //              Each thread computes one output point, its reduce loops inside it.
 // A stage without space axes (a scalar) runs as a single thread. Each root stage is a launch
-// of its own (tir/gpu_launch.h). These schedules are correct and general, not fast: the GPU
-// sketch rules (tiling with shared memory) are what the tuner searches.
+// of its own (tir/gpu_launch.h). Correct and general, not fast. It is the tuner's reference
+// for GPU candidates (it shares no tiling, shared memory or virtual threads with what it
+// checks), and the fallback where the default program (tuner/search_space/
+// gpu_default_program.h, shared and register tiles by fixed rules) cannot be built.
 #pragma once
 
 #include <memory>
@@ -30,7 +32,7 @@ struct GpuRuleContext {
 // every stage it does not tile this way, with a block size it draws.
 absl::Status BindToBlocksAndThreads(State* s, int stage, int64_t threads_per_block);
 
-absl::StatusOr<State> ApplyGpuDefaultSchedule(std::shared_ptr<const te::ComputeDag> dag, const GpuRuleContext& ctx,
+absl::StatusOr<State> ApplyGpuThreadPerPointSchedule(std::shared_ptr<const te::ComputeDag> dag, const GpuRuleContext& ctx,
                                               std::vector<std::string>* applied = nullptr);
 
 }  // namespace tunefarm::schedule

@@ -1,0 +1,158 @@
+// The GPU default program (tuner/search_space/gpu_default_program.h): the shape its fixed rules
+// give a GEMM, a conv and reductions, and that it computes what the DAG means when its threads
+// run as a GPU runs them (tir::InterpretAsGpu), on extents that do and do not divide. Every
+// task of the shared models goes through it in gpu_model_tasks_test.cc.
+#include <gtest/gtest.h>
+
+#include <string>
+
+#include "compiler/codegen/codegen.h"
+#include "compiler/codegen/nvptx_codegen.h"
+#include "compiler/tir/gpu_interpreter.h"
+#include "compiler/tir/gpu_launch.h"
+#include "compiler/tir/lower.h"
+#include "tests/common/gpu_schedules.h"
+#include "tests/common/interpreted_error.h"
+#include "tests/common/ptxas.h"
+#include "tests/common/test_dags.h"
+#include "tuner/search_space/gpu_default_program.h"
+#include "tuner/search_space/gpu_sketch_rules.h"
+
+namespace tunefarm::tuner {
+namespace {
+
+using schedule::State;
+
+codegen::Target Cuda(const char* text) { return codegen::Target::Parse(text).value(); }
+
+struct Lowered {
+  State program;
+  tir::PrimFunc func;
+  std::vector<tir::GpuLaunch> launches;
+};
+
+Lowered LowerDefault(std::shared_ptr<const te::ComputeDag> dag, const codegen::Target& cuda) {
+  absl::StatusOr<State> p = GpuDefaultProgram(dag, SearchTarget::FromTarget(cuda));
+  EXPECT_TRUE(p.ok()) << p.status();
+  if (!p.ok()) return {State(dag), {}, {}};
+  auto f = tir::Lower(*p, "k");
+  EXPECT_TRUE(f.ok()) << f.status() << "\n" << p->ToString();
+  if (!f.ok()) return {*p, {}, {}};
+  auto launches = tir::PlanGpuLaunches(*f, codegen::GpuLimitsOf(cuda));
+  EXPECT_TRUE(launches.ok()) << launches.status();
+  return {*p, *f, launches.ok() ? *launches : std::vector<tir::GpuLaunch>{}};
+}
+
+int64_t Threads(const tir::GpuLaunch& l) { return l.block[0] * l.block[1] * l.block[2]; }
+int64_t Blocks(const tir::GpuLaunch& l) { return l.grid[0] * l.grid[1] * l.grid[2]; }
+
+double GpuError(const State& program, uint64_t seed) {
+  return testing::InterpretedError(program, seed, [](const tir::PrimFunc& f, const std::vector<void*>& args) {
+    return tir::InterpretAsGpu(f, args);
+  });
+}
+
+bool HasScope(const State& s, const std::string& scope) {
+  for (const schedule::Stage& st : s.stages())
+    if (st.scope == scope) return true;
+  return false;
+}
+
+// GEMM 4096^3 on an H100-like target: 256 threads of 8x8 accumulators each (the most the
+// register budget allows), 128x128 outputs a block, its tiles in shared memory.
+TEST(GpuDefaultProgram, ABigGemmGetsLargeRegisterTilesAndSharedTiles) {
+  const codegen::Target cuda = Cuda("cuda -arch=sm_90 -num-sms=132");
+  Lowered l = LowerDefault(testing::GemmDag(4096, 4096, 4096), cuda);
+  ASSERT_EQ(l.launches.size(), 1u);
+  EXPECT_TRUE(HasScope(l.program, "shared"));
+  EXPECT_TRUE(HasScope(l.program, "local"));
+  EXPECT_EQ(Threads(l.launches[0]), 256);
+  EXPECT_EQ(Blocks(l.launches[0]), 4096 * 4096 / (256 * 64));
+  EXPECT_GT(l.launches[0].shared_bytes, 0);
+  EXPECT_LE(l.launches[0].shared_bytes, tir::kMaxStaticSharedBytes);
+}
+
+// ResNet-18's conv at 56x56 has too few points for 8 accumulators a thread to fill 132 SMs
+// with 8 warps each: it gets 4, and 200,704 / 4 threads.
+TEST(GpuDefaultProgram, AConvKeepsEnoughThreadsToFillTheGpu) {
+  const codegen::Target cuda = Cuda("cuda -arch=sm_90 -num-sms=132");
+  Lowered l = LowerDefault(testing::ConvBiasReluDag(64, 56, 64), cuda);
+  ASSERT_FALSE(l.launches.empty());
+  const tir::GpuLaunch& conv = l.launches.back();
+  EXPECT_GE(Threads(conv), 32);
+  EXPECT_GE(Threads(conv) * Blocks(conv), 132 * kDefaultThreadsPerSm);
+  EXPECT_EQ(Threads(conv) * Blocks(conv), 64 * 56 * 56 / 4);
+  EXPECT_TRUE(HasScope(l.program, "shared"));
+}
+
+// Fewer SMs leave room for larger register tiles.
+TEST(GpuDefaultProgram, FewerSmsGiveEachThreadMoreOutputs) {
+  Lowered big = LowerDefault(testing::ConvBiasReluDag(64, 56, 64), Cuda("cuda -arch=sm_90 -num-sms=132"));
+  Lowered small = LowerDefault(testing::ConvBiasReluDag(64, 56, 64), Cuda("cuda -arch=sm_90 -num-sms=8"));
+  ASSERT_FALSE(big.launches.empty());
+  ASSERT_FALSE(small.launches.empty());
+  const auto threads = [](const tir::GpuLaunch& l) { return Threads(l) * Blocks(l); };
+  EXPECT_LT(threads(small.launches.back()), threads(big.launches.back()));
+}
+
+TEST(GpuDefaultProgram, IsTheSameProgramEveryTime) {
+  const SearchTarget target = SearchTarget::FromTarget(Cuda("cuda -arch=sm_80"));
+  auto a = GpuDefaultProgram(testing::ConvBiasReluDag(16, 14, 32), target);
+  auto b = GpuDefaultProgram(testing::ConvBiasReluDag(16, 14, 32), target);
+  ASSERT_TRUE(a.ok() && b.ok());
+  EXPECT_EQ(a->ToJson(), b->ToJson());
+}
+
+// A few rows of long reductions get the cross-thread sketch; many rows keep one thread a row.
+TEST(GpuDefaultProgram, FewLongReductionsAreSharedByTheThreadsOfABlock) {
+  // 8 SMs: one thread per row leaves the GPU nearly idle below 8 x 256 rows.
+  const SearchTarget target = SearchTarget::FromTarget(Cuda("cuda -arch=sm_80 -num-sms=8"));
+  auto few = GpuDefaultProgram(testing::RowReduceDag(8, 1024, te::ReduceKind::kSum), target);
+  auto many = GpuDefaultProgram(testing::RowReduceDag(4096, 32, te::ReduceKind::kSum), target);
+  ASSERT_TRUE(few.ok()) << few.status();
+  ASSERT_TRUE(many.ok()) << many.status();
+  auto cross = [](const State& s) {
+    int n = 0;
+    for (int i = 0; i < static_cast<int>(s.stages().size()); ++i) n += IsCrossThreadReduction(s, i);
+    return n;
+  };
+  EXPECT_EQ(cross(*few), 1);
+  EXPECT_EQ(cross(*many), 0);
+  EXPECT_LT(GpuError(*few, 3), 1e-3);
+  EXPECT_LT(GpuError(*many, 4), 1e-3);
+}
+
+// Extents that divide well, that do not (primes), and convs with their padding, run as a GPU
+// runs them: the default program computes what the DAG means.
+TEST(GpuDefaultProgram, ComputesWhatTheDagMeans) {
+  const codegen::Target cuda = Cuda("cuda -arch=sm_80 -num-sms=4");
+  const std::vector<std::pair<std::string, std::shared_ptr<const te::ComputeDag>>> dags = {
+      {"gemm 64x48x32", testing::GemmDag(64, 48, 32)},
+      {"gemm 37x41x13", testing::GemmDag(37, 41, 13)},
+      {"gemm+bias 24x20x18", testing::GemmBiasDag(24, 20, 18)},
+      {"conv 8x10x10", testing::ConvBiasReluDag(8, 10, 6)},
+      {"conv 3x7x7", testing::ConvBiasReluDag(3, 7, 5)},
+  };
+  std::vector<tir::PrimFunc> funcs;
+  for (const auto& [name, dag] : dags) {
+    Lowered l = LowerDefault(dag, cuda);
+    ASSERT_FALSE(l.launches.empty()) << name;
+    EXPECT_LT(GpuError(l.program, 7), 1e-4) << name << "\n" << l.program.ToString();
+    l.func.name = "k" + std::to_string(funcs.size());
+    funcs.push_back(l.func);
+  }
+  absl::StatusOr<std::string> ptx = codegen::BuildKernelLibrary(funcs, cuda);
+  ASSERT_TRUE(ptx.ok()) << ptx.status();
+  const std::string ptxas = testing::FindPtxas();
+  if (ptxas.empty()) GTEST_SKIP() << testing::kNoPtxasReason;  // only the assembly (tests/common/ptxas.h)
+  EXPECT_EQ(testing::AssemblePtx(ptxas, *ptx, "sm_80"), "");
+}
+
+TEST(GpuDefaultProgram, RefusesACpuTarget) {
+  auto p = GpuDefaultProgram(testing::GemmDag(8, 8, 8), SearchTarget{});
+  ASSERT_FALSE(p.ok());
+  EXPECT_NE(std::string(p.status().message()).find("cuda target"), std::string::npos);
+}
+
+}  // namespace
+}  // namespace tunefarm::tuner

@@ -1,0 +1,197 @@
+#include "tuner/search_space/gpu_default_program.h"
+
+#include <algorithm>
+#include <map>
+#include <optional>
+#include <utility>
+#include <vector>
+
+#include "common/strings.h"
+#include "tuner/search_space/gpu_annotation.h"
+#include "tuner/search_space/gpu_sketch_rules.h"
+#include "tuner/search_space/random_annotation.h"
+#include "tuner/search_space/sketch_rules.h"
+#include "tuner/search_space/tile_sizes.h"
+
+namespace tunefarm::tuner {
+namespace {
+
+using schedule::State;
+
+constexpr int64_t kRegisterTileCaps[] = {64, 32, 16, 8, 4, 2, 1};
+constexpr int64_t kBlockThreadCaps[] = {256, 128, 64, 32};
+constexpr int64_t kReduceStepCaps[] = {64, 32, 16, 8, 4, 2, 1};
+constexpr int64_t kWarp = 32;
+constexpr int64_t kPointwiseBlock = 256;
+constexpr int kAutoUnrollSteps = 64;
+
+int64_t Product(const std::vector<int64_t>& v) {
+  int64_t p = 1;
+  for (int64_t x : v) p *= x;
+  return p;
+}
+
+int64_t SmallestPrimeFactor(int64_t n) {
+  for (int64_t p = 2; p * p <= n; ++p)
+    if (n % p == 0) return p;
+  return n;
+}
+
+// Grows each factor[a] (dividing room[a]) round robin from the last axis, each time by the
+// smallest prime factor of what is left of room[a], while the product stays within `cap`.
+void GrowRoundRobin(const std::vector<int64_t>& room, int64_t cap, std::vector<int64_t>* factor) {
+  int64_t product = Product(*factor);
+  for (bool grew = true; grew;) {
+    grew = false;
+    for (int a = static_cast<int>(room.size()) - 1; a >= 0; --a) {
+      const int64_t left = room[a] / (*factor)[a];
+      if (left == 1) continue;
+      const int64_t p = SmallestPrimeFactor(left);
+      if (product * p > cap) continue;
+      (*factor)[a] *= p;
+      product *= p;
+      grew = true;
+    }
+  }
+}
+
+int64_t ThreadsWanted(const SearchTarget& target) {
+  return static_cast<int64_t>(target.num_sms > 0 ? target.num_sms : kAssumedSms) * kDefaultThreadsPerSm;
+}
+
+struct SpaceTile {
+  std::vector<int64_t> registers;  // per axis: the points each thread computes along it
+  std::vector<int64_t> threads;    // per axis: the block's threads along it
+};
+
+// A gpu-tile stage's space tile over axes of `extents` (the header's rule).
+SpaceTile ChooseSpaceTile(const std::vector<int64_t>& extents, const SearchTarget& target) {
+  const int64_t points = Product(extents);
+  const int64_t wanted = std::min(points, ThreadsWanted(target));
+  const int64_t block_cap = std::max(1, target.max_threads_per_block);
+  for (int64_t register_cap : kRegisterTileCaps) {
+    for (int64_t thread_cap : kBlockThreadCaps) {
+      SpaceTile t{std::vector<int64_t>(extents.size(), 1), std::vector<int64_t>(extents.size(), 1)};
+      GrowRoundRobin(extents, register_cap, &t.registers);
+      std::vector<int64_t> room(extents.size());
+      for (size_t a = 0; a < extents.size(); ++a) room[a] = extents[a] / t.registers[a];
+      GrowRoundRobin(room, std::min(thread_cap, block_cap), &t.threads);
+      const int64_t accumulators = Product(t.registers), threads = Product(t.threads);
+      if (threads < std::min(kWarp, points / accumulators)) continue;  // a warp, where the tile leaves one
+      if (accumulators > target.AccumulatorsPerThread(threads)) continue;
+      if (points / accumulators >= wanted) return t;
+    }
+  }
+  // Axes no thread count of a warp or more divides (long prime extents): one point a thread.
+  SpaceTile t{std::vector<int64_t>(extents.size(), 1), std::vector<int64_t>(extents.size(), 1)};
+  GrowRoundRobin(extents, std::min(kPointwiseBlock, block_cap), &t.threads);
+  return t;
+}
+
+// The largest divisor of n of at most cap (at least 1).
+int64_t LargestDivisorAtMost(int64_t n, int64_t cap) {
+  for (int64_t d = std::min(n, cap); d > 1; --d)
+    if (n % d == 0) return d;
+  return 1;
+}
+
+// A cross-thread reduction's threads: the largest power of two from a warp to 256 within the
+// extent and the device's limit, else the extent.
+int64_t ReductionThreads(int64_t extent, const SearchTarget& target) {
+  const int64_t cap = std::min<int64_t>({extent, kPointwiseBlock, target.max_threads_per_block});
+  int64_t threads = kWarp;
+  if (threads > cap) return std::min<int64_t>(extent, target.max_threads_per_block);
+  while (threads * 2 <= cap) threads *= 2;
+  return threads;
+}
+
+// Every tunable split's lengths (the header's rule), each step along a tiled stage's reduction
+// covering at most `step_cap` reduce points.
+std::map<size_t, std::vector<int64_t>> DefaultLengths(const std::vector<TunableSplit>& splits,
+                                                      const std::vector<schedule::Step>& steps,
+                                                      const SearchTarget& target, int64_t step_cap) {
+  std::map<size_t, std::vector<int64_t>> lengths;
+  std::map<std::pair<int, int>, std::vector<const TunableSplit*>> space, reduce;  // a tiled stage's splits
+  for (const TunableSplit& s : splits) {
+    if (IsFetchLanesSplit(steps, s.step))
+      lengths[s.step] = {1};  // the replay's (below)
+    else if (s.extent == schedule::kUnknownExtent)
+      continue;
+    else if (s.kind == schedule::IterKind::kSpace && s.parts == kGpuTiledSplitLengths)
+      space[s.stage].push_back(&s);
+    else if (s.kind == schedule::IterKind::kReduce && s.parts == 1)  // a cross-thread reduction's threads
+      lengths[s.step] = {ReductionThreads(s.extent, target)};
+    else if (s.kind == schedule::IterKind::kReduce)
+      reduce[s.stage].push_back(&s);
+    else
+      lengths[s.step] = std::vector<int64_t>(s.parts, 1);
+  }
+  for (const auto& [stage, group] : space) {
+    std::vector<int64_t> extents;
+    for (const TunableSplit* s : group) extents.push_back(s->extent);
+    const SpaceTile tile = ChooseSpaceTile(extents, target);
+    for (size_t a = 0; a < group.size(); ++a) {
+      const bool innermost = a + 1 == group.size();
+      const int64_t vthreads = innermost ? LargestDivisorAtMost(tile.registers[a], kMaxVirtualThreads) : 1;
+      lengths[group[a]->step] = {vthreads, tile.threads[a], 1, tile.registers[a] / vthreads};
+    }
+  }
+  for (const auto& [stage, group] : reduce) {
+    int64_t left = step_cap;
+    for (auto it = group.rbegin(); it != group.rend(); ++it) {
+      std::vector<int64_t>& l = lengths[(*it)->step] = std::vector<int64_t>((*it)->parts, 1);
+      l[0] = LargestDivisorAtMost((*it)->extent, left);
+      left /= l[0];
+    }
+  }
+  return lengths;
+}
+
+// Stages of `sketch` the cross-thread rule shaped where the default wants it (one thread per
+// point would leave the GPU nearly idle), less those where it does not.
+int CrossThreadScore(const State& sketch, const SearchTarget& target) {
+  int score = 0;
+  for (int stage = 0; stage < static_cast<int>(sketch.stages().size()); ++stage) {
+    if (!IsCrossThreadReduction(sketch, stage)) continue;
+    const schedule::Stage& st = sketch.stage(stage);
+    const int64_t points = st.iters.size() == 3 ? st.node_of(0).extent : 1;
+    score += points < ThreadsWanted(target) ? 1 : -1;
+  }
+  return score;
+}
+
+}  // namespace
+
+absl::StatusOr<State> GpuDefaultProgram(std::shared_ptr<const te::ComputeDag> dag, const SearchTarget& target) {
+  if (!target.gpu) return absl::InvalidArgumentError("the GPU default program needs a cuda target");
+  const std::vector<State> sketches = GenerateSketches(dag, target);
+  const State* sketch = &sketches.front();
+  for (const State& s : sketches)
+    if (CrossThreadScore(s, target) > CrossThreadScore(*sketch, target)) sketch = &s;
+  std::mt19937_64 rng(0);  // for splits of lengths known only during the replay: none in GPU sketches so far
+  auto lanes = [&](const State& so_far, size_t step,
+                   const schedule::SplitStep& split) -> std::optional<std::vector<int64_t>> {
+    if (!IsFetchLanesSplit(sketch->steps(), step)) return std::nullopt;
+    return std::vector<int64_t>{LanesThatFit(EstimateSharedTile(so_far, split.stage)).back()};
+  };
+  absl::StatusOr<State> state;
+  for (int64_t step_cap : kReduceStepCaps) {
+    auto lengths = [&](const std::vector<TunableSplit>& splits) {
+      return DefaultLengths(splits, sketch->steps(), target, step_cap);
+    };
+    state = FillTileSizes(*sketch, lengths, rng, lanes);
+    if (!state.ok()) return PhaseError("tile sizes", state.status());
+    if (SharedTilesFit(*state, target)) break;
+    if (step_cap == 1) {
+      return absl::ResourceExhaustedError(
+          StrCat("the default tiles of ", dag->WorkloadKey(), " overflow shared memory even one reduce point a step"));
+    }
+  }
+  const int64_t block = std::min<int64_t>(kPointwiseBlock, std::max(1, target.max_threads_per_block));
+  const GpuBindChoices choices{[&] { return block; }, [] { return false; }};
+  if (auto s = BindGpuStages(&*state, target, choices); !s.ok()) return PhaseError("bindings", s);
+  if (auto s = SetAutoUnroll(&*state, [] { return kAutoUnrollSteps; }); !s.ok()) return PhaseError("auto-unroll", s);
+  return state;
+}
+
+}  // namespace tunefarm::tuner

@@ -1,0 +1,43 @@
+// The default program of a task on a GPU (a cuda target): what a model compiled without tuning
+// records runs, and the tuner's first candidate. It is a GPU sketch (gpu_sketch_rules.h) whose
+// choices are made by fixed rules instead of drawn (gpu_annotation.h draws them):
+//   - sketch      a reduction gets the cross-thread sketch when one thread per output point
+//                 would leave the GPU nearly idle (fewer than kDefaultThreadsPerSm threads per
+//                 SM); otherwise it stays one thread per point;
+//   - tile sizes  a gpu-tile stage's register tile and threads grow together over its space
+//                 axes, round robin from the innermost, each time by the smallest prime factor
+//                 of what is left of the axis: the largest register tile (64, 32, ... 1
+//                 accumulators) and then the most threads (256, 128, 64, 32) that keep the
+//                 per-thread budgets of annotation and still give kDefaultThreadsPerSm threads
+//                 per SM. The register tile of the innermost axis is made of virtual threads
+//                 (up to kMaxVirtualThreads), so the threads of a warp read neighbouring
+//                 shared elements and store neighbouring outputs; each step along the
+//                 reduction covers up to 32 reduce points (fewer while the shared tiles
+//                 overflow); each fetch moves the most lanes its tile allows;
+//   - bindings    as annotation's, with blocks of 256 threads for the stages bound one thread
+//                 per point, and no padded rows (whether padding pays is not measured yet);
+//   - auto-unroll 64 steps.
+// The one-thread-per-point schedule (compiler/schedule/gpu_thread_per_point.h) stays the tuner's
+// reference for GPU candidates: it shares no tiling, shared memory or virtual threads with
+// what it checks. Where this program cannot be built for a task, callers fall back to it.
+#pragma once
+
+#include <cstdint>
+#include <memory>
+
+#include "absl/status/statusor.h"
+#include "compiler/schedule/state.h"
+#include "compiler/te/compute_dag.h"
+#include "tuner/search_space/search_target.h"
+
+namespace tunefarm::tuner {
+
+// Threads per SM the default program aims for (8 warps: enough to hide some latency).
+inline constexpr int64_t kDefaultThreadsPerSm = 256;
+// The SM count assumed when the target does not give one (-num-sms): an A100's.
+inline constexpr int kAssumedSms = 108;
+
+absl::StatusOr<schedule::State> GpuDefaultProgram(std::shared_ptr<const te::ComputeDag> dag,
+                                                  const SearchTarget& target);
+
+}  // namespace tunefarm::tuner
