@@ -44,9 +44,14 @@ absl::StatusOr<build::BuildOptions> BuildOptionsFromFlags(const ParsedFlags& fla
   auto threads = flags.GetInt("threads", default_threads, 1, 1024);
   if (!threads.ok()) return threads.status();
   options.threads = static_cast<int>(*threads);
+  const std::string untuned = flags.Has("untuned-gpu") ? flags.Get("untuned-gpu") : "program";
+  if (untuned != "program" && untuned != "thread-per-point")
+    return absl::InvalidArgumentError(StrCat("--untuned-gpu: expected program or thread-per-point, got '", untuned, "'"));
+  if (flags.Has("untuned-gpu") && !options.target.IsCuda())
+    return absl::InvalidArgumentError("--untuned-gpu needs a cuda --target");
 #ifdef TUNEFARM_HAVE_TUNER
   // An untuned GPU kernel: shared and register tiles by fixed rules, not one thread per point.
-  if (options.target.IsCuda()) {
+  if (options.target.IsCuda() && untuned == "program") {
     const tuner::SearchTarget target = tuner::SearchTarget::FromTarget(options.target);
     options.default_schedule = [target](std::shared_ptr<const te::ComputeDag> dag) {
       return tuner::GpuDefaultProgram(std::move(dag), target);

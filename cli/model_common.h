@@ -13,7 +13,8 @@ namespace tunefarm::cli {
 // --bind NAME=FILE (repeatable) for graph inputs whose values are fixed at compile time.
 absl::StatusOr<graph::Graph> ImportModel(const std::string& path, const ParsedFlags& flags);
 
-// --target (default: this machine) and --threads (default `default_threads`).
+// --target (default: this machine), --threads (default `default_threads`) and, for a cuda
+// target, --untuned-gpu (the default GPU program unless "thread-per-point").
 absl::StatusOr<build::BuildOptions> BuildOptionsFromFlags(const ParsedFlags& flags, int default_threads);
 
 }  // namespace tunefarm::cli

@@ -32,6 +32,9 @@ const CommandSpec& Spec() {
        {"choose-in-model", 0, "", "with --db: build the model on every kernel's default, best and second-best "
         "schedule, time each build call by call on this machine, and keep per kernel the one fastest inside the "
         "model (about four times the compile time; the target must be this machine)"},
+       {"untuned-gpu", 0, "KIND", "with a cuda --target, the kernels no record covers: 'program' (the default "
+        "GPU program: shared and register tiles by fixed rules; the default) or 'thread-per-point' (one thread "
+        "per output point, the tuner's reference; for comparisons)"},
        {"input-shape", 0, "NAME=D,D,...", "shape of an input with symbolic dimensions", false, true},
        {"bind", 0, "NAME=FILE", "a graph input fixed at compile time (.npy or .pb): a Reshape's shape, Slice's starts, ...", false, true}},
       {"MODEL.onnx"}};

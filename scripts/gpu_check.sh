@@ -65,7 +65,8 @@ kill -0 $agent 2> /dev/null || { echo "the GPU agent did not start"; exit 1; }
 
 echo "== workloads"
 if [ -n "${GPU_CHECK_WORKLOADS:-}" ]; then  # a dry run: DIR with gemm4096.onnx and resnet18_conv.onnx
-  cp "$GPU_CHECK_WORKLOADS"/*.onnx "$root/work/"
+  # (and resnet18.onnx, resnet18.input.npy, resnet18.output.npy for the end-to-end step)
+  cp "$GPU_CHECK_WORKLOADS"/*.onnx "$GPU_CHECK_WORKLOADS"/*.npy "$root/work/" 2> /dev/null
 else
   python3 bench/gpu/gpu_workloads.py "$root/work" kernels || exit 1
 fi
@@ -115,11 +116,20 @@ if [ -f "$root/work/resnet18.onnx" ]; then
   arch=$(grep -o 'compute capability [0-9]*\.[0-9]*' "$out/agent.log" | head -1 | awk '{split($3, v, "."); print "sm_" v[1] v[2]}')
   sms=$(grep -o '[0-9]* SMs' "$out/agent.log" | head -1 | awk '{print $1}')
   target="cuda -arch=${arch:-sm_90}${sms:+ -num-sms=$sms}"
-  "${tf[@]}" compile "$root/work/resnet18.onnx" --target "$target" -o "$root/resnet18.gpu.so" 2>&1 | tail -1
-  # Random weights give logits of a few units: 1e-3 absolute is the float32 order-of-sums noise.
-  "${tf[@]}" run "$root/resnet18.gpu.so" --input "$root/work/resnet18.input.npy" \
-    --expect "$root/work/resnet18.output.npy" --tolerance 2e-3
-  "${tf[@]}" bench "$root/resnet18.gpu.so" --runs 50 --warmup 5
+  # Untuned both ways: the default GPU programs (with the time of each kernel call), and one
+  # thread per output point, to see what the default programs gain.
+  for untuned in program thread-per-point; do
+    echo "-- untuned GPU kernels: $untuned"
+    so=$root/resnet18.$untuned.so
+    "${tf[@]}" compile "$root/work/resnet18.onnx" --target "$target" --untuned-gpu $untuned -o "$so" 2>&1 | tail -1
+    # Random weights give logits of a few units: 1e-3 absolute is the float32 order-of-sums noise.
+    "${tf[@]}" run "$so" --input "$root/work/resnet18.input.npy" --expect "$root/work/resnet18.output.npy" --tolerance 2e-3
+    if [ $untuned = program ]; then
+      "${tf[@]}" bench "$so" --runs 50 --warmup 5 --profile | head -40
+    else
+      "${tf[@]}" bench "$so" --runs 20 --warmup 3
+    fi
+  done
   grep pytorch_resnet18 "$out/peers.txt" | awk '{printf "PyTorch eager ResNet-18 (cuDNN, host clock as tunefarm bench): %.3f ms\n", $2 * 1e3}'
 else
   echo "no resnet18.onnx (a dry run, or the export failed)"

@@ -418,5 +418,25 @@ TEST(CliGpuCompileTest, AnUntunedGpuMatmulIsTiledInSharedMemory) {
   EXPECT_THAT(*bytes, HasSubstr("ld.shared"));
 }
 
+// --untuned-gpu thread-per-point: the tuner's reference instead, for comparisons; a bad value,
+// or the flag without a cuda target, is named.
+TEST(CliGpuCompileTest, UntunedGpuKernelsMayRunOneThreadPerPoint) {
+  TempDir dir;
+  const std::string so = dir.File("mm.so");
+  const std::string model = std::string(TUNEFARM_SHARED_DIR) + "/onnx-tests/node/test_matmul_2d/model.onnx";
+  CliResult r = RunTunefarm({"compile", model, "--target", "cuda -arch=sm_90", "--untuned-gpu", "thread-per-point", "-o", so});
+  ASSERT_EQ(r.exit_code, 0) << r.err;
+  auto bytes = ReadWholeFile(so, "the artifact");
+  ASSERT_TRUE(bytes.ok()) << bytes.status();
+  EXPECT_THAT(*bytes, HasSubstr(".entry"));
+  EXPECT_THAT(*bytes, ::testing::Not(HasSubstr(".shared")));
+  CliResult bad = RunTunefarm({"compile", model, "--target", "cuda -arch=sm_90", "--untuned-gpu", "fast", "-o", so});
+  EXPECT_EQ(bad.exit_code, 2);  // a usage error
+  EXPECT_THAT(bad.err, HasSubstr("--untuned-gpu: expected program or thread-per-point, got 'fast'"));
+  CliResult cpu = RunTunefarm({"compile", model, "--untuned-gpu", "program", "-o", so});
+  EXPECT_EQ(cpu.exit_code, 2);
+  EXPECT_THAT(cpu.err, HasSubstr("--untuned-gpu needs a cuda --target"));
+}
+
 }  // namespace
 }  // namespace tunefarm::cli
