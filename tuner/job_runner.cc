@@ -376,9 +376,10 @@ absl::Status JobRun::EnsurePolicy(TaskState& task) {
 absl::Status JobRun::EnsureReference(TaskState& task) {
   if (!task.reference.has_value()) {
     // The reference is the unscheduled DAG: it does not depend on any rule or candidate. A GPU
-    // runs only bound loops, so there it is the default GPU schedule (one thread per output
-    // point, every reduction serial in its thread), itself checked against the unscheduled
-    // DAG on the CPU in CI (tests/tuner/gpu_model_tasks_test.cc).
+    // runs only bound loops, so there it is one thread per output point, every reduction
+    // serial in its thread (gpu_thread_per_point.h: no tiling, shared memory or virtual
+    // threads), itself checked against the unscheduled DAG on the CPU in CI
+    // (tests/tuner/gpu_model_tasks_test.cc).
     absl::StatusOr<schedule::State> unscheduled =
         target_.IsCuda() ? schedule::ApplyGpuThreadPerPointSchedule(task.task.dag, schedule::GpuRuleContext{})
                          : absl::StatusOr<schedule::State>(schedule::State(task.task.dag));

@@ -32,8 +32,8 @@ int MinWinogradChannels(const codegen::Target& target) {
 absl::StatusOr<ModelPlan> PlanModel(const graph::Graph& imported, const BuildOptions& options) {
   passes::PassOptions pass_options = options.passes;
   if (options.target.IsCuda()) {
-    // A GPU's threads take one output point each: the plain NCHW layout, and no Winograd
-    // (its transforms are separate launches with their own trips through GPU memory).
+    // A GPU's kernels are tiled by threads, not by vector lanes: the plain NCHW layout, and no
+    // Winograd (its transforms are separate launches with their own trips through GPU memory).
     pass_options.layout_block = 0;
     pass_options.min_winograd_channels = std::numeric_limits<int>::max();
   } else if (options.nchwc_layout && pass_options.layout_block == 0)

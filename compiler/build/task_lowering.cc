@@ -51,8 +51,8 @@ std::optional<LoweredChoice> LowerCallersDefault(const Task& task, const BuildOp
   absl::StatusOr<tir::PrimFunc> func =
       s.ok() ? tir::Lower(*s, task.kernel_name) : absl::StatusOr<tir::PrimFunc>(s.status());
   if (!func.ok()) {
-    TF_LOG(WARN, "build") << "kernel " << task.kernel_name << ": the built-in default rules, the default schedule"
-                          << " does not build (" << func.status().message() << ")";
+    TF_LOG(WARN, "build") << "kernel " << task.kernel_name << ": falling back to the built-in rules, as its default"
+                          << " schedule does not build (" << func.status().message() << ")";
     return std::nullopt;
   }
   return LoweredChoice{std::move(*func), std::move(*s), "default"};

@@ -49,14 +49,14 @@ absl::StatusOr<State> ApplyGpuThreadPerPointSchedule(std::shared_ptr<const te::C
   for (int stage = state.dag().num_tensors() - 1; stage >= 0; --stage) {
     if (!AtRoot(state, stage) || !state.dag().analysis(stage).strictly_inlinable) continue;
     if (absl::Status st = state.ComputeInline(stage); !st.ok()) {
-      return absl::InternalError(StrCat("GPU default rule 'inline' on stage ", stage, ": ", std::string(st.message())));
+      return absl::InternalError(StrCat("GPU thread-per-point rule 'inline' on stage ", stage, ": ", std::string(st.message())));
     }
     note(stage, "inline");
   }
   for (int stage = state.dag().num_tensors() - 1; stage >= 0; --stage) {
     if (!AtRoot(state, stage)) continue;
     if (absl::Status st = BindToBlocksAndThreads(&state, stage, ctx.threads_per_block); !st.ok()) {
-      return absl::InternalError(StrCat("GPU default rule 'bind' on stage ", stage, ": ", std::string(st.message())));
+      return absl::InternalError(StrCat("GPU thread-per-point rule 'bind' on stage ", stage, ": ", std::string(st.message())));
     }
     note(stage, "bind");
   }

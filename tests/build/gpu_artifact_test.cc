@@ -21,6 +21,9 @@
 #include "deploy/ptx_library.h"
 #include "tests/common/ptxas.h"
 #include "tests/common/test_temp_dir.h"
+#ifdef TUNEFARM_HAVE_SEARCH_SPACE
+#include "tuner/search_space/gpu_default_program.h"
+#endif
 
 namespace tunefarm::build {
 namespace {
@@ -44,6 +47,12 @@ class GpuArtifact : public ::testing::Test {
     ASSERT_TRUE(graph.ok()) << graph.status();
     BuildOptions options;
     options.target = *codegen::Target::Parse("cuda -arch=sm_90");
+#ifdef TUNEFARM_HAVE_SEARCH_SPACE
+    // As `tunefarm compile` builds it: the default GPU program where no record is given.
+    options.default_schedule = [&](std::shared_ptr<const te::ComputeDag> dag) {
+      return tuner::GpuDefaultProgram(std::move(dag), tuner::SearchTarget::FromTarget(options.target));
+    };
+#endif
     auto plan = PlanModel(*graph, options);
     ASSERT_TRUE(plan.ok()) << plan.status();
     auto artifact = BuildArtifact(&*plan, options);
@@ -85,12 +94,38 @@ TEST_F(GpuArtifact, EmbedsThePlanTheParametersAndPtxThatPtxasAssembles) {
     ASSERT_NE(entry, nullptr) << call.kernel;
     EXPECT_FALSE(entry->launches.empty()) << call.kernel;
   }
+#ifdef TUNEFARM_HAVE_SEARCH_SPACE
+  // The default GPU programs tile the convs in shared memory.
+  EXPECT_NE(ptx->find(".shared .align"), std::string_view::npos);
+#endif
   // No kernel in the host object: its metadata lists no entry.
   EXPECT_TRUE((*library)->metadata().entries.empty());
   const std::string ptxas = tunefarm::testing::FindPtxas();
   // Only the assembly is skipped, where the CUDA toolkit is absent: the checks above ran.
   if (ptxas.empty()) GTEST_SKIP() << tunefarm::testing::kNoPtxasReason;
   EXPECT_EQ(tunefarm::testing::AssemblePtx(ptxas, std::string(*ptx), "sm_90"), "");
+}
+
+// A default schedule that fails (GpuDefaultProgram refuses, e.g., a grouped conv whose shared
+// tiles overflow) leaves its kernel to the built-in rule: one thread per output point, no
+// shared memory; the build goes on.
+TEST(GpuArtifactDefaults, AFailingDefaultScheduleFallsBackToOneThreadPerPoint) {
+  auto graph = frontend::ImportOnnxFile(kModel);
+  ASSERT_TRUE(graph.ok()) << graph.status();
+  BuildOptions options;
+  options.target = *codegen::Target::Parse("cuda -arch=sm_90");
+  int asked = 0;
+  options.default_schedule = [&](std::shared_ptr<const te::ComputeDag>) -> absl::StatusOr<schedule::State> {
+    ++asked;
+    return absl::FailedPreconditionError("refused");
+  };
+  auto plan = PlanModel(*graph, options);
+  ASSERT_TRUE(plan.ok()) << plan.status();
+  auto artifact = BuildArtifact(&*plan, options);
+  ASSERT_TRUE(artifact.ok()) << artifact.status();
+  EXPECT_GT(asked, 0);
+  EXPECT_EQ(artifact->find(".shared .align"), std::string::npos);
+  EXPECT_NE(artifact->find(".entry"), std::string::npos);
 }
 
 TEST_F(GpuArtifact, TheCpuExecutorRefusesItAndWithoutADriverTheLoaderSaysSo) {

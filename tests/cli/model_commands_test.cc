@@ -403,6 +403,7 @@ TEST(CliChooseInModelTest, ChoosesPerKernelAndTheArtifactStillComputesTheModel) 
 }
 #endif  // TUNEFARM_HAVE_EMBEDDED_FARM
 
+#ifdef TUNEFARM_HAVE_TUNER  // the default GPU programs are the tuner's
 // An untuned kernel compiled for a GPU runs the default GPU program (tuner/search_space/
 // gpu_default_program.h): its operands' tiles in shared memory, not one thread per output point.
 TEST(CliGpuCompileTest, AnUntunedGpuMatmulIsTiledInSharedMemory) {
@@ -417,6 +418,7 @@ TEST(CliGpuCompileTest, AnUntunedGpuMatmulIsTiledInSharedMemory) {
   EXPECT_THAT(*bytes, HasSubstr(".shared .align 16"));  // the artifact embeds its PTX as text
   EXPECT_THAT(*bytes, HasSubstr("ld.shared"));
 }
+#endif
 
 // --untuned-gpu thread-per-point: the tuner's reference instead, for comparisons; a bad value,
 // or the flag without a cuda target, is named.

@@ -8,6 +8,7 @@
 
 #include "compiler/codegen/codegen.h"
 #include "compiler/codegen/nvptx_codegen.h"
+#include "compiler/ops/conv2d.h"
 #include "compiler/tir/gpu_interpreter.h"
 #include "compiler/tir/gpu_launch.h"
 #include "compiler/tir/lower.h"
@@ -73,16 +74,60 @@ TEST(GpuDefaultProgram, ABigGemmGetsLargeRegisterTilesAndSharedTiles) {
 }
 
 // ResNet-18's conv at 56x56 has too few points for 8 accumulators a thread to fill 132 SMs
-// with 8 warps each: it gets 4, and 200,704 / 4 threads.
+// with 8 warps each: it gets 4, and 200,704 / 4 threads; along the innermost axis 14 threads
+// (the largest divisor of what its register tile leaves, 56 / 2, up to 16) and 2 virtual
+// threads: a warp stores runs of 14 neighbouring outputs. The other axes share the rest: 4 rows
+// and 4 channels (16 x 14 = 224 threads).
 TEST(GpuDefaultProgram, AConvKeepsEnoughThreadsToFillTheGpu) {
   const codegen::Target cuda = Cuda("cuda -arch=sm_90 -num-sms=132");
   Lowered l = LowerDefault(testing::ConvBiasReluDag(64, 56, 64), cuda);
   ASSERT_FALSE(l.launches.empty());
   const tir::GpuLaunch& conv = l.launches.back();
   EXPECT_GE(Threads(conv), 32);
+  EXPECT_GE(Blocks(conv), 132);
   EXPECT_GE(Threads(conv) * Blocks(conv), 132 * kDefaultThreadsPerSm);
   EXPECT_EQ(Threads(conv) * Blocks(conv), 64 * 56 * 56 / 4);
+  EXPECT_EQ(Threads(conv), 224);
   EXPECT_TRUE(HasScope(l.program, "shared"));
+}
+
+// ResNet-18's classifier (1 x 512 -> 1000) has too few points for 256 threads per SM: one
+// point a thread, in the most blocks of at least a warp (25 of 40: 1,000 = 2^3 x 5^3).
+TEST(GpuDefaultProgram, FewPointsGetOnePointAThreadInTheMostBlocks) {
+  Lowered l = LowerDefault(testing::GemmDag(1, 1000, 512), Cuda("cuda -arch=sm_90 -num-sms=132"));
+  ASSERT_EQ(l.launches.size(), 1u);
+  EXPECT_EQ(Threads(l.launches[0]), 40);
+  EXPECT_EQ(Blocks(l.launches[0]), 25);
+}
+
+// Extents no block of a warp divides (primes over 256): an error, so callers fall back to one
+// thread per point in guarded blocks; a device with blocks under a warp still gets tiles.
+TEST(GpuDefaultProgram, RefusesLongPrimeExtentsAndFitsSmallBlocks) {
+  auto primes = GpuDefaultProgram(testing::GemmDag(1009, 1013, 97), SearchTarget::FromTarget(Cuda("cuda -arch=sm_80")));
+  ASSERT_FALSE(primes.ok());
+  EXPECT_NE(std::string(primes.status().message()).find("no block of 32 threads or more"), std::string::npos)
+      << primes.status();
+  Lowered small = LowerDefault(testing::GemmDag(64, 64, 16), Cuda("cuda -arch=sm_80 -max-threads-per-block=16 -num-sms=1"));
+  ASSERT_EQ(small.launches.size(), 1u);
+  EXPECT_EQ(Threads(small.launches[0]), 16);
+  EXPECT_GT(64 * 64 / Threads(small.launches[0]) / Blocks(small.launches[0]), 1);  // accumulators a thread
+  EXPECT_LT(GpuError(small.program, 5), 1e-4);
+}
+
+// A grouped conv's input tile is known only to lowering, which reserves every channel of it:
+// here more shared memory than a block has, whatever the step. An error naming it, so callers
+// fall back.
+TEST(GpuDefaultProgram, AGroupedConvWhoseTilesOverflowIsRefusedByName) {
+  te::DagBuilder b;
+  ops::Conv2dParams p;
+  p.padding = {1, 1, 1, 1};
+  p.groups = 8;
+  auto x = b.Placeholder("x", te::DType::kFloat32, {1, 256, 28, 28});
+  auto w = b.Placeholder("w", te::DType::kFloat32, {256, 32, 3, 3}, true);
+  auto dag = b.Build({ops::Conv2dNchw(b, x, w, p)});
+  auto program = GpuDefaultProgram(dag, SearchTarget::FromTarget(Cuda("cuda -arch=sm_90 -num-sms=132")));
+  ASSERT_FALSE(program.ok());
+  EXPECT_NE(std::string(program.status().message()).find("shared memory"), std::string::npos) << program.status();
 }
 
 // Fewer SMs leave room for larger register tiles.
@@ -123,10 +168,12 @@ TEST(GpuDefaultProgram, FewLongReductionsAreSharedByTheThreadsOfABlock) {
 }
 
 // Extents that divide well, that do not (primes), and convs with their padding, run as a GPU
-// runs them: the default program computes what the DAG means.
+// runs them: the default program computes what the DAG means. One SM: the largest tiles
+// (64 accumulators, 8 virtual threads) on the 128 x 128 GEMM.
 TEST(GpuDefaultProgram, ComputesWhatTheDagMeans) {
-  const codegen::Target cuda = Cuda("cuda -arch=sm_80 -num-sms=4");
+  const codegen::Target cuda = Cuda("cuda -arch=sm_80 -num-sms=1");
   const std::vector<std::pair<std::string, std::shared_ptr<const te::ComputeDag>>> dags = {
+      {"gemm 128x128x64", testing::GemmDag(128, 128, 64)},
       {"gemm 64x48x32", testing::GemmDag(64, 48, 32)},
       {"gemm 37x41x13", testing::GemmDag(37, 41, 13)},
       {"gemm+bias 24x20x18", testing::GemmBiasDag(24, 20, 18)},

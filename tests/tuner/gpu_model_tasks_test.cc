@@ -15,7 +15,6 @@
 
 #include "common/strings.h"
 #include "compiler/codegen/codegen.h"
-#include "compiler/codegen/host_target.h"
 #include "compiler/codegen/nvptx_codegen.h"
 #include "compiler/schedule/gpu_thread_per_point.h"
 #include "compiler/tir/gpu_launch.h"
@@ -77,7 +76,7 @@ std::vector<codegen::testing::Array<char>> Inputs(const tir::PrimFunc& f, uint64
 void CheckModel(const std::string& model, Schedule schedule) {
   const codegen::Target cuda = codegen::Target::Parse("cuda -arch=sm_90 -num-sms=132").value();
   build::BuildOptions options;
-  options.target = codegen::HostTarget();
+  options.target = cuda;  // the GPU's tasks: plain NCHW, no Winograd (as the job runner extracts them)
   options.threads = 1;
   auto tasks = ExtractTasksFromModel(StrCat(TUNEFARM_SHARED_DIR, "/models/", model, ".onnx"), {}, options);
   ASSERT_TRUE(tasks.ok()) << tasks.status();

@@ -9,6 +9,7 @@
 #include "common/strings.h"
 #include "tuner/search_space/gpu_annotation.h"
 #include "tuner/search_space/gpu_sketch_rules.h"
+#include "tuner/search_space/initial_population.h"
 #include "tuner/search_space/random_annotation.h"
 #include "tuner/search_space/sketch_rules.h"
 #include "tuner/search_space/tile_sizes.h"
@@ -22,6 +23,7 @@ constexpr int64_t kRegisterTileCaps[] = {64, 32, 16, 8, 4, 2, 1};
 constexpr int64_t kBlockThreadCaps[] = {256, 128, 64, 32};
 constexpr int64_t kReduceStepCaps[] = {64, 32, 16, 8, 4, 2, 1};
 constexpr int64_t kWarp = 32;
+constexpr int64_t kInnermostThreads = 16;
 constexpr int64_t kPointwiseBlock = 256;
 constexpr int kAutoUnrollSteps = 64;
 
@@ -64,35 +66,56 @@ struct SpaceTile {
   std::vector<int64_t> threads;    // per axis: the block's threads along it
 };
 
-// A gpu-tile stage's space tile over axes of `extents` (the header's rule).
-SpaceTile ChooseSpaceTile(const std::vector<int64_t>& extents, const SearchTarget& target) {
-  const int64_t points = Product(extents);
-  const int64_t wanted = std::min(points, ThreadsWanted(target));
-  const int64_t block_cap = std::max(1, target.max_threads_per_block);
-  for (int64_t register_cap : kRegisterTileCaps) {
-    for (int64_t thread_cap : kBlockThreadCaps) {
-      SpaceTile t{std::vector<int64_t>(extents.size(), 1), std::vector<int64_t>(extents.size(), 1)};
-      GrowRoundRobin(extents, register_cap, &t.registers);
-      std::vector<int64_t> room(extents.size());
-      for (size_t a = 0; a < extents.size(); ++a) room[a] = extents[a] / t.registers[a];
-      GrowRoundRobin(room, std::min(thread_cap, block_cap), &t.threads);
-      const int64_t accumulators = Product(t.registers), threads = Product(t.threads);
-      if (threads < std::min(kWarp, points / accumulators)) continue;  // a warp, where the tile leaves one
-      if (accumulators > target.AccumulatorsPerThread(threads)) continue;
-      if (points / accumulators >= wanted) return t;
-    }
-  }
-  // Axes no thread count of a warp or more divides (long prime extents): one point a thread.
-  SpaceTile t{std::vector<int64_t>(extents.size(), 1), std::vector<int64_t>(extents.size(), 1)};
-  GrowRoundRobin(extents, std::min(kPointwiseBlock, block_cap), &t.threads);
-  return t;
-}
-
 // The largest divisor of n of at most cap (at least 1).
 int64_t LargestDivisorAtMost(int64_t n, int64_t cap) {
   for (int64_t d = std::min(n, cap); d > 1; --d)
     if (n % d == 0) return d;
   return 1;
+}
+
+// A space tile with at most `register_cap` accumulators and `thread_cap` threads (the header's
+// rule): the innermost axis takes its threads first, up to kInnermostThreads, so that a warp's
+// stores and fetches cover runs of neighbouring elements; then the other axes round robin (the
+// operands' tiles stay about square, which is where they are reused most); then all of them,
+// should the others run out before the cap.
+SpaceTile GrowSpaceTile(const std::vector<int64_t>& extents, int64_t register_cap, int64_t thread_cap) {
+  SpaceTile t{std::vector<int64_t>(extents.size(), 1), std::vector<int64_t>(extents.size(), 1)};
+  GrowRoundRobin(extents, register_cap, &t.registers);
+  std::vector<int64_t> room(extents.size());
+  for (size_t a = 0; a < extents.size(); ++a) room[a] = extents[a] / t.registers[a];
+  t.threads.back() = LargestDivisorAtMost(room.back(), std::min(kInnermostThreads, thread_cap));
+  std::vector<int64_t> others = room;
+  others.back() = t.threads.back();  // nothing left of it for the round robin
+  GrowRoundRobin(others, thread_cap, &t.threads);
+  GrowRoundRobin(room, thread_cap, &t.threads);
+  return t;
+}
+
+// A gpu-tile stage's space tile over axes of `extents` (the header's rule); an error where no
+// block of a warp or more divides them (long prime extents: one thread per point, in guarded
+// blocks, does better).
+absl::StatusOr<SpaceTile> ChooseSpaceTile(const std::vector<int64_t>& extents, const SearchTarget& target) {
+  const int64_t points = Product(extents);
+  const int64_t wanted = std::min(points, ThreadsWanted(target));
+  const int64_t sms = target.num_sms > 0 ? target.num_sms : kAssumedSms;
+  const int64_t block_cap = std::max(1, target.max_threads_per_block);
+  std::optional<SpaceTile> most_blocks;  // of the valid tiles of one accumulator a thread
+  int64_t most = 0;
+  for (int64_t register_cap : kRegisterTileCaps) {
+    for (int64_t thread_cap : kBlockThreadCaps) {
+      const SpaceTile t = GrowSpaceTile(extents, register_cap, std::min(thread_cap, block_cap));
+      const int64_t accumulators = Product(t.registers), threads = Product(t.threads);
+      if (threads < std::min({kWarp, block_cap, points / accumulators})) continue;  // a warp where it can
+      if (accumulators > target.AccumulatorsPerThread(threads)) continue;
+      const int64_t blocks = points / (accumulators * threads);
+      if (points / accumulators >= wanted && blocks >= sms) return t;
+      if (accumulators == 1 && blocks > most) most_blocks = t, most = blocks;
+    }
+  }
+  // Too few points to fill every SM: one point a thread, in the most blocks.
+  if (most_blocks) return *most_blocks;
+  return absl::FailedPreconditionError(
+      StrCat("no block of ", std::min(kWarp, block_cap), " threads or more divides the extents"));
 }
 
 // A cross-thread reduction's threads: the largest power of two from a warp to 256 within the
@@ -107,9 +130,9 @@ int64_t ReductionThreads(int64_t extent, const SearchTarget& target) {
 
 // Every tunable split's lengths (the header's rule), each step along a tiled stage's reduction
 // covering at most `step_cap` reduce points.
-std::map<size_t, std::vector<int64_t>> DefaultLengths(const std::vector<TunableSplit>& splits,
-                                                      const std::vector<schedule::Step>& steps,
-                                                      const SearchTarget& target, int64_t step_cap) {
+absl::StatusOr<std::map<size_t, std::vector<int64_t>>> DefaultLengths(const std::vector<TunableSplit>& splits,
+                                                                      const std::vector<schedule::Step>& steps,
+                                                                      const SearchTarget& target, int64_t step_cap) {
   std::map<size_t, std::vector<int64_t>> lengths;
   std::map<std::pair<int, int>, std::vector<const TunableSplit*>> space, reduce;  // a tiled stage's splits
   for (const TunableSplit& s : splits) {
@@ -129,11 +152,12 @@ std::map<size_t, std::vector<int64_t>> DefaultLengths(const std::vector<TunableS
   for (const auto& [stage, group] : space) {
     std::vector<int64_t> extents;
     for (const TunableSplit* s : group) extents.push_back(s->extent);
-    const SpaceTile tile = ChooseSpaceTile(extents, target);
+    const absl::StatusOr<SpaceTile> tile = ChooseSpaceTile(extents, target);
+    if (!tile.ok()) return tile.status();
     for (size_t a = 0; a < group.size(); ++a) {
       const bool innermost = a + 1 == group.size();
-      const int64_t vthreads = innermost ? LargestDivisorAtMost(tile.registers[a], kMaxVirtualThreads) : 1;
-      lengths[group[a]->step] = {vthreads, tile.threads[a], 1, tile.registers[a] / vthreads};
+      const int64_t vthreads = innermost ? LargestDivisorAtMost(tile->registers[a], kMaxVirtualThreads) : 1;
+      lengths[group[a]->step] = {vthreads, tile->threads[a], 1, tile->registers[a] / vthreads};
     }
   }
   for (const auto& [stage, group] : reduce) {
@@ -168,7 +192,6 @@ absl::StatusOr<State> GpuDefaultProgram(std::shared_ptr<const te::ComputeDag> da
   const State* sketch = &sketches.front();
   for (const State& s : sketches)
     if (CrossThreadScore(s, target) > CrossThreadScore(*sketch, target)) sketch = &s;
-  std::mt19937_64 rng(0);  // for splits of lengths known only during the replay: none in GPU sketches so far
   auto lanes = [&](const State& so_far, size_t step,
                    const schedule::SplitStep& split) -> std::optional<std::vector<int64_t>> {
     if (!IsFetchLanesSplit(sketch->steps(), step)) return std::nullopt;
@@ -176,10 +199,15 @@ absl::StatusOr<State> GpuDefaultProgram(std::shared_ptr<const te::ComputeDag> da
   };
   absl::StatusOr<State> state;
   for (int64_t step_cap : kReduceStepCaps) {
+    absl::Status chosen;
     auto lengths = [&](const std::vector<TunableSplit>& splits) {
-      return DefaultLengths(splits, sketch->steps(), target, step_cap);
+      absl::StatusOr<std::map<size_t, std::vector<int64_t>>> l = DefaultLengths(splits, sketch->steps(), target, step_cap);
+      chosen = l.status();
+      return l.ok() ? *std::move(l) : std::map<size_t, std::vector<int64_t>>{};
     };
+    std::mt19937_64 rng(0);  // for splits of lengths known only during the replay: none in GPU sketches so far
     state = FillTileSizes(*sketch, lengths, rng, lanes);
+    if (!chosen.ok()) return PhaseError("tile sizes", chosen);
     if (!state.ok()) return PhaseError("tile sizes", state.status());
     if (SharedTilesFit(*state, target)) break;
     if (step_cap == 1) {
@@ -191,6 +219,9 @@ absl::StatusOr<State> GpuDefaultProgram(std::shared_ptr<const te::ComputeDag> da
   const GpuBindChoices choices{[&] { return block; }, [] { return false; }};
   if (auto s = BindGpuStages(&*state, target, choices); !s.ok()) return PhaseError("bindings", s);
   if (auto s = SetAutoUnroll(&*state, [] { return kAutoUnrollSteps; }); !s.ok()) return PhaseError("auto-unroll", s);
+  // What lowering and the launch plan refuse (a grouped conv's shared tiles are known only
+  // there, and may overflow whatever the step): an error, so callers fall back.
+  if (absl::Status s = CheckProgram(*state, target); !s.ok()) return PhaseError("lowering", s);
   return state;
 }
 

@@ -4,22 +4,29 @@
 //   - sketch      a reduction gets the cross-thread sketch when one thread per output point
 //                 would leave the GPU nearly idle (fewer than kDefaultThreadsPerSm threads per
 //                 SM); otherwise it stays one thread per point;
-//   - tile sizes  a gpu-tile stage's register tile and threads grow together over its space
-//                 axes, round robin from the innermost, each time by the smallest prime factor
-//                 of what is left of the axis: the largest register tile (64, 32, ... 1
-//                 accumulators) and then the most threads (256, 128, 64, 32) that keep the
-//                 per-thread budgets of annotation and still give kDefaultThreadsPerSm threads
-//                 per SM. The register tile of the innermost axis is made of virtual threads
-//                 (up to kMaxVirtualThreads), so the threads of a warp read neighbouring
-//                 shared elements and store neighbouring outputs; each step along the
-//                 reduction covers up to 32 reduce points (fewer while the shared tiles
+//   - tile sizes  a gpu-tile stage's register tile grows over its space axes, round robin from
+//                 the innermost, each time by the smallest prime factor of what is left of the
+//                 axis; then its threads: the innermost axis first, up to 16 (so that a warp's
+//                 stores and fetches cover runs of neighbouring elements), then the others round
+//                 robin, then all of them should the others run out. The
+//                 largest register tile (64, 32, ... 1 accumulators) and then the most threads
+//                 (256, 128, 64, 32) that keep the per-thread budgets of annotation, give at
+//                 least a warp a block (where the extents allow), kDefaultThreadsPerSm threads
+//                 per SM and a block per SM; where no tile does (too few points), one point a
+//                 thread in the most blocks; where no block of a warp divides the extents (long
+//                 prime extents), an error. The register tile of the innermost axis is made of
+//                 virtual threads (up to kMaxVirtualThreads), so the threads of a warp read
+//                 neighbouring shared elements and store neighbouring outputs; each step along
+//                 the reduction covers up to 64 reduce points (fewer while the shared tiles
 //                 overflow); each fetch moves the most lanes its tile allows;
 //   - bindings    as annotation's, with blocks of 256 threads for the stages bound one thread
 //                 per point, and no padded rows (whether padding pays is not measured yet);
 //   - auto-unroll 64 steps.
-// The one-thread-per-point schedule (compiler/schedule/gpu_thread_per_point.h) stays the tuner's
-// reference for GPU candidates: it shares no tiling, shared memory or virtual threads with
-// what it checks. Where this program cannot be built for a task, callers fall back to it.
+// The program lowers and its launches fit the device (CheckProgram), or this is an error: a
+// grouped conv's shared tiles, known only to lowering, may overflow whatever the step. The
+// one-thread-per-point schedule (compiler/schedule/gpu_thread_per_point.h) is what callers fall
+// back to, and the tuner's reference for GPU candidates: it shares no tiling, shared memory or
+// virtual threads with what it checks.
 #pragma once
 
 #include <cstdint>
