@@ -49,7 +49,10 @@ absl::StatusOr<build::BuildOptions> BuildOptionsFromFlags(const ParsedFlags& fla
     return absl::InvalidArgumentError(StrCat("--untuned-gpu: expected program or thread-per-point, got '", untuned, "'"));
   if (flags.Has("untuned-gpu") && !options.target.IsCuda())
     return absl::InvalidArgumentError("--untuned-gpu needs a cuda --target");
-#ifdef TUNEFARM_HAVE_TUNER
+#ifndef TUNEFARM_HAVE_TUNER
+  if (flags.Has("untuned-gpu") && untuned == "program")
+    return absl::InvalidArgumentError("--untuned-gpu program: this build has no tuner, whose default GPU programs they are");
+#else
   // An untuned GPU kernel: shared and register tiles by fixed rules, not one thread per point.
   if (options.target.IsCuda() && untuned == "program") {
     const tuner::SearchTarget target = tuner::SearchTarget::FromTarget(options.target);

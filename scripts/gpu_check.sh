@@ -3,8 +3,9 @@
 #   1. a tracker and a GPU agent (--device cuda:0) on loopback;
 #   2. tune GEMM 4096^3 float32 and ResNet-18's 3x3 conv at 56x56 for a few hundred trials each;
 #   3. print their GFLOP/s beside cuBLAS and cuDNN (PyTorch, TF32 off), timed in the same run;
-#   4. compile ResNet-18 for the GPU, run it against PyTorch's output, and time it beside
-#      PyTorch's eager model (cuDNN).
+#   4. compile ResNet-18 for the GPU untuned, with the default GPU programs and with one thread
+#      per output point, run each against PyTorch's output, and time them beside PyTorch's
+#      eager model (cuDNN).
 # It runs the binaries packed by scripts/gpu_bundle.sh on this machine, so run that first here:
 #   scripts/gpu_bundle.sh
 #   device run: carry [".gpu/tunefarm-gpu.tar.xz"], command "bash scripts/gpu_check.sh"
@@ -16,7 +17,8 @@ cd "$(dirname "$0")/.."
 gemm_trials=${1:-256}
 conv_trials=${2:-256}
 # Two tunes of at most 150 s (and 30 s more to finish the batch in flight before a kill), the
-# rest about 90 s: within one 600 s device command.
+# rest about 100 s (the peers, the ResNet-18 export, two builds, runs and benches; each build,
+# run and bench stopped after a minute at most, should one hang): within one 600 s command.
 tune_limit=${3:-150}
 out=${OUT:-/tmp/gpu-check}
 mkdir -p "$out"
@@ -107,7 +109,7 @@ for w in gemm4096:$((2 * 4096 * 4096 * 4096)) resnet18_conv:$((2 * 64 * 56 * 56 
   "${tf[@]}" db export --db "$out/${w%%:*}.db" | python3 bench/gpu/padding_report.py "${w##*:}"
 done
 
-echo "== ResNet-18 end to end on the GPU (untuned: the default GPU programs)"
+echo "== ResNet-18 end to end on the GPU, untuned"
 # Exported here, after the tuning: a failed export costs this step only.
 [ -z "${GPU_CHECK_WORKLOADS:-}" ] && { python3 bench/gpu/gpu_workloads.py "$root/work" resnet18 || echo "the ResNet-18 export failed"; }
 if [ -f "$root/work/resnet18.onnx" ]; then
@@ -118,16 +120,22 @@ if [ -f "$root/work/resnet18.onnx" ]; then
   target="cuda -arch=${arch:-sm_90}${sms:+ -num-sms=$sms}"
   # Untuned both ways: the default GPU programs (with the time of each kernel call), and one
   # thread per output point, to see what the default programs gain.
+  # A kernel whose default program does not build falls back to one thread per point with a
+  # warning: the build's log keeps them, and the warnings are shown.
   for untuned in program thread-per-point; do
     echo "-- untuned GPU kernels: $untuned"
     so=$root/resnet18.$untuned.so
-    "${tf[@]}" compile "$root/work/resnet18.onnx" --target "$target" --untuned-gpu $untuned -o "$so" 2>&1 | tail -1
-    # Random weights give logits of a few units: 1e-3 absolute is the float32 order-of-sums noise.
-    "${tf[@]}" run "$so" --input "$root/work/resnet18.input.npy" --expect "$root/work/resnet18.output.npy" --tolerance 2e-3
-    if [ $untuned = program ]; then
-      "${tf[@]}" bench "$so" --runs 50 --warmup 5 --profile | head -40
+    timeout -k 5 60 "${tf[@]}" compile "$root/work/resnet18.onnx" --target "$target" --untuned-gpu "$untuned" -o "$so" \
+      > "$out/resnet18.$untuned.compile.log" 2>&1
+    grep -E 'warn|wrote|error' "$out/resnet18.$untuned.compile.log" | tail -8
+    # Random weights give logits of a few units: 2e-3 absolute is the float32 order-of-sums noise.
+    timeout -k 5 30 "${tf[@]}" run "$so" --input "$root/work/resnet18.input.npy" \
+      --expect "$root/work/resnet18.output.npy" --tolerance 2e-3
+    case $? in 124 | 137) echo "the run did not end in 30 s: no bench"; continue ;; esac
+    if [ "$untuned" = program ]; then
+      timeout -k 5 60 "${tf[@]}" bench "$so" --runs 50 --warmup 5 --profile | head -40
     else
-      "${tf[@]}" bench "$so" --runs 20 --warmup 3
+      timeout -k 5 45 "${tf[@]}" bench "$so" --runs 20 --warmup 3
     fi
   done
   grep pytorch_resnet18 "$out/peers.txt" | awk '{printf "PyTorch eager ResNet-18 (cuDNN, host clock as tunefarm bench): %.3f ms\n", $2 * 1e3}'

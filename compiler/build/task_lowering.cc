@@ -2,8 +2,11 @@
 
 #include "common/log.h"
 #include "common/strings.h"
+#include "compiler/codegen/nvptx_codegen.h"
 #include "compiler/schedule/default_rules.h"
 #include "compiler/schedule/gpu_thread_per_point.h"
+#include "compiler/tir/gpu_barriers.h"
+#include "compiler/tir/gpu_launch.h"
 #include "compiler/tir/lower.h"
 
 namespace tunefarm::build {
@@ -44,12 +47,26 @@ std::optional<LoweredChoice> LowerStored(const Task& task, const BuildOptions& o
   return std::nullopt;
 }
 
-// The caller's default schedule (BuildOptions::default_schedule), where it builds and lowers.
+// What code generation would refuse in a GPU kernel: launches over the device's limits, shared
+// memory barriers that cannot be placed.
+absl::Status CheckGpuLaunches(const tir::PrimFunc& func, const codegen::Target& target) {
+  absl::StatusOr<std::vector<tir::GpuLaunch>> launches = tir::PlanGpuLaunches(func, codegen::GpuLimitsOf(target));
+  if (!launches.ok()) return launches.status();
+  for (const tir::GpuLaunch& launch : *launches)
+    if (absl::StatusOr<tir::Stmt> body = tir::InsertSharedMemoryBarriers(func, launch.body); !body.ok())
+      return body.status();
+  return absl::OkStatus();
+}
+
+// The caller's default schedule (BuildOptions::default_schedule), where it builds, lowers and,
+// on a GPU, plans its launches.
 std::optional<LoweredChoice> LowerCallersDefault(const Task& task, const BuildOptions& options) {
   if (!options.default_schedule) return std::nullopt;
   absl::StatusOr<schedule::State> s = options.default_schedule(task.dag);
   absl::StatusOr<tir::PrimFunc> func =
       s.ok() ? tir::Lower(*s, task.kernel_name) : absl::StatusOr<tir::PrimFunc>(s.status());
+  if (func.ok() && options.target.IsCuda())
+    if (absl::Status launches = CheckGpuLaunches(*func, options.target); !launches.ok()) func = launches;
   if (!func.ok()) {
     TF_LOG(WARN, "build") << "kernel " << task.kernel_name << ": falling back to the built-in rules, as its default"
                           << " schedule does not build (" << func.status().message() << ")";

@@ -15,6 +15,7 @@
 
 #include "compiler/build/model_builder.h"
 #include "compiler/frontend/onnx_importer.h"
+#include "compiler/schedule/gpu_thread_per_point.h"
 #include "deploy/artifact_blobs.h"
 #include "deploy/model_executor.h"
 #include "deploy/model_loader.h"
@@ -49,8 +50,9 @@ class GpuArtifact : public ::testing::Test {
     options.target = *codegen::Target::Parse("cuda -arch=sm_90");
 #ifdef TUNEFARM_HAVE_SEARCH_SPACE
     // As `tunefarm compile` builds it: the default GPU program where no record is given.
-    options.default_schedule = [&](std::shared_ptr<const te::ComputeDag> dag) {
-      return tuner::GpuDefaultProgram(std::move(dag), tuner::SearchTarget::FromTarget(options.target));
+    options.default_schedule = [target = tuner::SearchTarget::FromTarget(options.target)](
+                                   std::shared_ptr<const te::ComputeDag> dag) {
+      return tuner::GpuDefaultProgram(std::move(dag), target);
     };
 #endif
     auto plan = PlanModel(*graph, options);
@@ -126,6 +128,12 @@ TEST(GpuArtifactDefaults, AFailingDefaultScheduleFallsBackToOneThreadPerPoint) {
   EXPECT_GT(asked, 0);
   EXPECT_EQ(artifact->find(".shared .align"), std::string::npos);
   EXPECT_NE(artifact->find(".entry"), std::string::npos);
+  // One that lowers but whose launches the device refuses (blocks of 2,048 threads): the same.
+  options.default_schedule = [](std::shared_ptr<const te::ComputeDag> dag) {
+    return schedule::ApplyGpuThreadPerPointSchedule(std::move(dag), schedule::GpuRuleContext{2048});
+  };
+  auto oversized = BuildArtifact(&*plan, options);
+  EXPECT_TRUE(oversized.ok()) << oversized.status();
 }
 
 TEST_F(GpuArtifact, TheCpuExecutorRefusesItAndWithoutADriverTheLoaderSaysSo) {

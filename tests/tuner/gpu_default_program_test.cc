@@ -107,6 +107,10 @@ TEST(GpuDefaultProgram, RefusesLongPrimeExtentsAndFitsSmallBlocks) {
   ASSERT_FALSE(primes.ok());
   EXPECT_NE(std::string(primes.status().message()).find("no block of 32 threads or more"), std::string::npos)
       << primes.status();
+  // 1,002 = 2 x 3 x 167: small factors give 6 threads, the largest divisor 167.
+  Lowered large_factor = LowerDefault(testing::GemmDag(1, 1002, 64), Cuda("cuda -arch=sm_80 -num-sms=108"));
+  ASSERT_EQ(large_factor.launches.size(), 1u);
+  EXPECT_EQ(Threads(large_factor.launches[0]), 167);
   Lowered small = LowerDefault(testing::GemmDag(64, 64, 16), Cuda("cuda -arch=sm_80 -max-threads-per-block=16 -num-sms=1"));
   ASSERT_EQ(small.launches.size(), 1u);
   EXPECT_EQ(Threads(small.launches[0]), 16);
@@ -127,7 +131,9 @@ TEST(GpuDefaultProgram, AGroupedConvWhoseTilesOverflowIsRefusedByName) {
   auto dag = b.Build({ops::Conv2dNchw(b, x, w, p)});
   auto program = GpuDefaultProgram(dag, SearchTarget::FromTarget(Cuda("cuda -arch=sm_90 -num-sms=132")));
   ASSERT_FALSE(program.ok());
-  EXPECT_NE(std::string(program.status().message()).find("shared memory"), std::string::npos) << program.status();
+  // Refused by the launch plan after lowering, at every reduce step.
+  EXPECT_NE(std::string(program.status().message()).find("bytes of shared memory per block"), std::string::npos)
+      << program.status();
 }
 
 // Fewer SMs leave room for larger register tiles.
@@ -184,6 +190,10 @@ TEST(GpuDefaultProgram, ComputesWhatTheDagMeans) {
   for (const auto& [name, dag] : dags) {
     Lowered l = LowerDefault(dag, cuda);
     ASSERT_FALSE(l.launches.empty()) << name;
+    if (name == "gemm 128x128x64") {  // one block of 256 threads of 64 accumulators
+      EXPECT_EQ(Threads(l.launches[0]), 256);
+      EXPECT_EQ(Blocks(l.launches[0]), 1);
+    }
     EXPECT_LT(GpuError(l.program, 7), 1e-4) << name << "\n" << l.program.ToString();
     l.func.name = "k" + std::to_string(funcs.size());
     funcs.push_back(l.func);

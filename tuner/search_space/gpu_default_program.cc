@@ -74,16 +74,18 @@ int64_t LargestDivisorAtMost(int64_t n, int64_t cap) {
 }
 
 // A space tile with at most `register_cap` accumulators and `thread_cap` threads (the header's
-// rule): the innermost axis takes its threads first, up to kInnermostThreads, so that a warp's
-// stores and fetches cover runs of neighbouring elements; then the other axes round robin (the
+// rule): the innermost axis takes its threads first, the largest divisor of what is left of it
+// up to `innermost_cap` (kInnermostThreads: a warp's stores and fetches then cover runs of
+// neighbouring elements); then the other axes round robin (the
 // operands' tiles stay about square, which is where they are reused most); then all of them,
 // should the others run out before the cap.
-SpaceTile GrowSpaceTile(const std::vector<int64_t>& extents, int64_t register_cap, int64_t thread_cap) {
+SpaceTile GrowSpaceTile(const std::vector<int64_t>& extents, int64_t register_cap, int64_t thread_cap,
+                        int64_t innermost_cap) {
   SpaceTile t{std::vector<int64_t>(extents.size(), 1), std::vector<int64_t>(extents.size(), 1)};
   GrowRoundRobin(extents, register_cap, &t.registers);
   std::vector<int64_t> room(extents.size());
   for (size_t a = 0; a < extents.size(); ++a) room[a] = extents[a] / t.registers[a];
-  t.threads.back() = LargestDivisorAtMost(room.back(), std::min(kInnermostThreads, thread_cap));
+  t.threads.back() = LargestDivisorAtMost(room.back(), std::min(innermost_cap, thread_cap));
   std::vector<int64_t> others = room;
   others.back() = t.threads.back();  // nothing left of it for the round robin
   GrowRoundRobin(others, thread_cap, &t.threads);
@@ -103,9 +105,14 @@ absl::StatusOr<SpaceTile> ChooseSpaceTile(const std::vector<int64_t>& extents, c
   int64_t most = 0;
   for (int64_t register_cap : kRegisterTileCaps) {
     for (int64_t thread_cap : kBlockThreadCaps) {
-      const SpaceTile t = GrowSpaceTile(extents, register_cap, std::min(thread_cap, block_cap));
+      const int64_t cap = std::min(thread_cap, block_cap);
+      SpaceTile t = GrowSpaceTile(extents, register_cap, cap, kInnermostThreads);
+      const int64_t warp = std::min({kWarp, block_cap, points / Product(t.registers)});
+      // Small factors run out below a warp where a large one is left (1,002 = 6 x 167): the
+      // innermost axis then takes the largest divisor within the cap first.
+      if (Product(t.threads) < warp) t = GrowSpaceTile(extents, register_cap, cap, cap);
       const int64_t accumulators = Product(t.registers), threads = Product(t.threads);
-      if (threads < std::min({kWarp, block_cap, points / accumulators})) continue;  // a warp where it can
+      if (threads < warp) continue;  // a warp where the tile leaves one
       if (accumulators > target.AccumulatorsPerThread(threads)) continue;
       const int64_t blocks = points / (accumulators * threads);
       if (points / accumulators >= wanted && blocks >= sms) return t;
@@ -197,7 +204,12 @@ absl::StatusOr<State> GpuDefaultProgram(std::shared_ptr<const te::ComputeDag> da
     if (!IsFetchLanesSplit(sketch->steps(), step)) return std::nullopt;
     return std::vector<int64_t>{LanesThatFit(EstimateSharedTile(so_far, split.stage)).back()};
   };
-  absl::StatusOr<State> state;
+  const int64_t block = std::min<int64_t>(kPointwiseBlock, std::max(1, target.max_threads_per_block));
+  const GpuBindChoices choices{[&] { return block; }, [] { return false; }};
+  // Reduce steps from the longest down, until the shared tiles fit as estimated and then as
+  // lowering and the launch plan find them (CheckProgram: a grouped conv's tiles are known only
+  // there, and may overflow whatever the step).
+  absl::Status refused;
   for (int64_t step_cap : kReduceStepCaps) {
     absl::Status chosen;
     auto lengths = [&](const std::vector<TunableSplit>& splits) {
@@ -206,23 +218,23 @@ absl::StatusOr<State> GpuDefaultProgram(std::shared_ptr<const te::ComputeDag> da
       return l.ok() ? *std::move(l) : std::map<size_t, std::vector<int64_t>>{};
     };
     std::mt19937_64 rng(0);  // for splits of lengths known only during the replay: none in GPU sketches so far
-    state = FillTileSizes(*sketch, lengths, rng, lanes);
+    absl::StatusOr<State> state = FillTileSizes(*sketch, lengths, rng, lanes);
     if (!chosen.ok()) return PhaseError("tile sizes", chosen);
     if (!state.ok()) return PhaseError("tile sizes", state.status());
-    if (SharedTilesFit(*state, target)) break;
-    if (step_cap == 1) {
-      return absl::ResourceExhaustedError(
-          StrCat("the default tiles of ", dag->WorkloadKey(), " overflow shared memory even one reduce point a step"));
+    if (!SharedTilesFit(*state, target)) {
+      refused = absl::ResourceExhaustedError("its shared tiles overflow the block's shared memory");
+      continue;
     }
+    if (auto s = BindGpuStages(&*state, target, choices); !s.ok()) return PhaseError("bindings", s);
+    if (auto s = SetAutoUnroll(&*state, [] { return kAutoUnrollSteps; }); !s.ok()) return PhaseError("auto-unroll", s);
+    if (absl::Status s = CheckProgram(*state, target); !s.ok()) {
+      refused = PhaseError("lowering", s);
+      continue;
+    }
+    return state;
   }
-  const int64_t block = std::min<int64_t>(kPointwiseBlock, std::max(1, target.max_threads_per_block));
-  const GpuBindChoices choices{[&] { return block; }, [] { return false; }};
-  if (auto s = BindGpuStages(&*state, target, choices); !s.ok()) return PhaseError("bindings", s);
-  if (auto s = SetAutoUnroll(&*state, [] { return kAutoUnrollSteps; }); !s.ok()) return PhaseError("auto-unroll", s);
-  // What lowering and the launch plan refuse (a grouped conv's shared tiles are known only
-  // there, and may overflow whatever the step): an error, so callers fall back.
-  if (absl::Status s = CheckProgram(*state, target); !s.ok()) return PhaseError("lowering", s);
-  return state;
+  return absl::Status(refused.code(), StrCat("no default program of ", dag->WorkloadKey(),
+                                             " fits, even one reduce point a step: ", std::string(refused.message())));
 }
 
 }  // namespace tunefarm::tuner

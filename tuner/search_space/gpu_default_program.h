@@ -7,18 +7,21 @@
 //   - tile sizes  a gpu-tile stage's register tile grows over its space axes, round robin from
 //                 the innermost, each time by the smallest prime factor of what is left of the
 //                 axis; then its threads: the innermost axis first, up to 16 (so that a warp's
-//                 stores and fetches cover runs of neighbouring elements), then the others round
-//                 robin, then all of them should the others run out. The
+//                 stores and fetches cover runs of neighbouring elements; where small factors
+//                 run out below a warp, as for 1,002 = 6 x 167, the largest divisor up to the
+//                 cap), then the others round robin, then all of them should the others run
+//                 out. The
 //                 largest register tile (64, 32, ... 1 accumulators) and then the most threads
 //                 (256, 128, 64, 32) that keep the per-thread budgets of annotation, give at
 //                 least a warp a block (where the extents allow), kDefaultThreadsPerSm threads
 //                 per SM and a block per SM; where no tile does (too few points), one point a
-//                 thread in the most blocks; where no block of a warp divides the extents (long
-//                 prime extents), an error. The register tile of the innermost axis is made of
+//                 thread in the most blocks; where no block of a warp divides the extents (such
+//                 as primes over 256), an error. The register tile of the innermost axis is made of
 //                 virtual threads (up to kMaxVirtualThreads), so the threads of a warp read
 //                 neighbouring shared elements and store neighbouring outputs; each step along
 //                 the reduction covers up to 64 reduce points (fewer while the shared tiles
-//                 overflow); each fetch moves the most lanes its tile allows;
+//                 overflow, as estimated or as lowering finds them); each fetch moves the most
+//                 lanes its tile allows;
 //   - bindings    as annotation's, with blocks of 256 threads for the stages bound one thread
 //                 per point, and no padded rows (whether padding pays is not measured yet);
 //   - auto-unroll 64 steps.
