@@ -76,9 +76,9 @@ int64_t LargestDivisorAtMost(int64_t n, int64_t cap) {
 // A space tile with at most `register_cap` accumulators and `thread_cap` threads (the header's
 // rule): the innermost axis takes its threads first, the largest divisor of what is left of it
 // up to `innermost_cap` (kInnermostThreads: a warp's stores and fetches then cover runs of
-// neighbouring elements); then the other axes round robin (the
-// operands' tiles stay about square, which is where they are reused most); then all of them,
-// should the others run out before the cap.
+// neighbouring elements); then the other axes round robin (the operands' tiles stay about
+// square, which is where they are reused most); then all of them, should the others run out
+// before the cap.
 SpaceTile GrowSpaceTile(const std::vector<int64_t>& extents, int64_t register_cap, int64_t thread_cap,
                         int64_t innermost_cap) {
   SpaceTile t{std::vector<int64_t>(extents.size(), 1), std::vector<int64_t>(extents.size(), 1)};
