@@ -6,7 +6,6 @@
 #include "compiler/schedule/default_rules.h"
 #include "compiler/schedule/gpu_thread_per_point.h"
 #include "compiler/tir/gpu_barriers.h"
-#include "compiler/tir/gpu_launch.h"
 #include "compiler/tir/lower.h"
 
 namespace tunefarm::build {
@@ -47,17 +46,6 @@ std::optional<LoweredChoice> LowerStored(const Task& task, const BuildOptions& o
   return std::nullopt;
 }
 
-// What code generation would refuse in a GPU kernel: launches over the device's limits, shared
-// memory barriers that cannot be placed.
-absl::Status CheckGpuLaunches(const tir::PrimFunc& func, const codegen::Target& target) {
-  absl::StatusOr<std::vector<tir::GpuLaunch>> launches = tir::PlanGpuLaunches(func, codegen::GpuLimitsOf(target));
-  if (!launches.ok()) return launches.status();
-  for (const tir::GpuLaunch& launch : *launches)
-    if (absl::StatusOr<tir::Stmt> body = tir::InsertSharedMemoryBarriers(func, launch.body); !body.ok())
-      return body.status();
-  return absl::OkStatus();
-}
-
 // The caller's default schedule (BuildOptions::default_schedule), where it builds, lowers and,
 // on a GPU, plans its launches.
 std::optional<LoweredChoice> LowerCallersDefault(const Task& task, const BuildOptions& options) {
@@ -66,7 +54,8 @@ std::optional<LoweredChoice> LowerCallersDefault(const Task& task, const BuildOp
   absl::StatusOr<tir::PrimFunc> func =
       s.ok() ? tir::Lower(*s, task.kernel_name) : absl::StatusOr<tir::PrimFunc>(s.status());
   if (func.ok() && options.target.IsCuda())
-    if (absl::Status launches = CheckGpuLaunches(*func, options.target); !launches.ok()) func = launches;
+    if (absl::Status launches = tir::CheckGpuLaunches(*func, codegen::GpuLimitsOf(options.target)); !launches.ok())
+      func = launches;
   if (!func.ok()) {
     TF_LOG(WARN, "build") << "kernel " << task.kernel_name << ": falling back to the built-in rules, as its default"
                           << " schedule does not build (" << func.status().message() << ")";

@@ -132,4 +132,12 @@ absl::StatusOr<Stmt> InsertSharedMemoryBarriers(const PrimFunc& f, const Stmt& l
   return out;
 }
 
+absl::Status CheckGpuLaunches(const PrimFunc& f, const GpuLimits& limits) {
+  absl::StatusOr<std::vector<GpuLaunch>> launches = PlanGpuLaunches(f, limits);
+  if (!launches.ok()) return launches.status();
+  for (const GpuLaunch& launch : *launches)
+    if (absl::StatusOr<Stmt> body = InsertSharedMemoryBarriers(f, launch.body); !body.ok()) return body.status();
+  return absl::OkStatus();
+}
+
 }  // namespace tunefarm::tir

@@ -16,10 +16,16 @@
 #pragma once
 
 #include "absl/status/statusor.h"
+#include "compiler/tir/gpu_launch.h"
 #include "compiler/tir/stmt.h"
 
 namespace tunefarm::tir {
 
 absl::StatusOr<Stmt> InsertSharedMemoryBarriers(const PrimFunc& f, const Stmt& launch_body);
+
+// What code generation would refuse in a GPU kernel: launches over `limits` (PlanGpuLaunches),
+// barriers that cannot be placed. The tuner's candidate check and the build's check of a
+// caller's default schedule.
+absl::Status CheckGpuLaunches(const PrimFunc& f, const GpuLimits& limits);
 
 }  // namespace tunefarm::tir

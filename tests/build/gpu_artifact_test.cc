@@ -123,17 +123,25 @@ TEST(GpuArtifactDefaults, AFailingDefaultScheduleFallsBackToOneThreadPerPoint) {
   };
   auto plan = PlanModel(*graph, options);
   ASSERT_TRUE(plan.ok()) << plan.status();
+  ::testing::internal::CaptureStderr();
   auto artifact = BuildArtifact(&*plan, options);
+  const std::string warned = ::testing::internal::GetCapturedStderr();
   ASSERT_TRUE(artifact.ok()) << artifact.status();
   EXPECT_GT(asked, 0);
+  // Each fallback is named, with why.
+  EXPECT_NE(warned.find("falling back to the built-in rules, as its default schedule does not build (refused)"),
+            std::string::npos) << warned;
   EXPECT_EQ(artifact->find(".shared .align"), std::string::npos);
   EXPECT_NE(artifact->find(".entry"), std::string::npos);
   // One that lowers but whose launches the device refuses (blocks of 2,048 threads): the same.
   options.default_schedule = [](std::shared_ptr<const te::ComputeDag> dag) {
     return schedule::ApplyGpuThreadPerPointSchedule(std::move(dag), schedule::GpuRuleContext{2048});
   };
+  ::testing::internal::CaptureStderr();
   auto oversized = BuildArtifact(&*plan, options);
+  const std::string refused = ::testing::internal::GetCapturedStderr();
   EXPECT_TRUE(oversized.ok()) << oversized.status();
+  EXPECT_NE(refused.find("exceeds the limit 1024"), std::string::npos) << refused;  // the launch plan's reason
 }
 
 TEST_F(GpuArtifact, TheCpuExecutorRefusesItAndWithoutADriverTheLoaderSaysSo) {

@@ -201,7 +201,9 @@ TEST(GpuDefaultProgram, ComputesWhatTheDagMeans) {
   absl::StatusOr<std::string> ptx = codegen::BuildKernelLibrary(funcs, cuda);
   ASSERT_TRUE(ptx.ok()) << ptx.status();
   const std::string ptxas = testing::FindPtxas();
-  if (ptxas.empty()) GTEST_SKIP() << testing::kNoPtxasReason;  // only the assembly (tests/common/ptxas.h)
+  // Skipped only where the CUDA toolkit's ptxas is absent (the rule: CI has it): only the
+  // assembly step, after the lowering, launch and numerics checks above ran (tests/common/ptxas.h).
+  if (ptxas.empty()) GTEST_SKIP() << testing::kNoPtxasReason;
   EXPECT_EQ(testing::AssemblePtx(ptxas, *ptx, "sm_80"), "");
 }
 

@@ -52,11 +52,8 @@ absl::StatusOr<tir::PrimFunc> LowerProgram(const schedule::State& program, const
   if (target.gpu) {
     // What code generation would refuse: launches over the device's limits, a binding that
     // races, a barrier threads cannot all reach.
-    auto launches = tir::PlanGpuLaunches(*f, {target.max_threads_per_block, target.max_shared_bytes});
-    if (!launches.ok()) return Invalid(kInvalidGpuLaunch, std::string(launches.status().message()));
-    for (const tir::GpuLaunch& launch : *launches)
-      if (auto body = tir::InsertSharedMemoryBarriers(*f, launch.body); !body.ok())
-        return Invalid(kInvalidGpuLaunch, std::string(body.status().message()));
+    if (absl::Status s = tir::CheckGpuLaunches(*f, {target.max_threads_per_block, target.max_shared_bytes}); !s.ok())
+      return Invalid(kInvalidGpuLaunch, std::string(s.message()));
     return f;
   }
   for (const tir::Buffer& b : f->buffers)
