@@ -4,14 +4,18 @@
 // task of the shared models goes through it in gpu_model_tasks_test.cc.
 #include <gtest/gtest.h>
 
+#include <algorithm>
 #include <string>
 
 #include "compiler/codegen/codegen.h"
 #include "compiler/codegen/nvptx_codegen.h"
+#include "common/strings.h"
 #include "compiler/ops/conv2d.h"
+#include "compiler/ops/matmul.h"
 #include "compiler/tir/gpu_interpreter.h"
 #include "compiler/tir/gpu_launch.h"
 #include "compiler/tir/lower.h"
+#include "compiler/tir/shared_bank_conflicts.h"
 #include "tests/common/gpu_schedules.h"
 #include "tests/common/interpreted_error.h"
 #include "tests/common/ptxas.h"
@@ -59,8 +63,37 @@ bool HasScope(const State& s, const std::string& scope) {
   return false;
 }
 
+const schedule::Stage* StageNamed(const State& s, const std::string& name) {
+  for (const schedule::Stage& st : s.stages())
+    if (s.dag().tensor(st.tensor_id).name == name) return &st;
+  return nullptr;
+}
+
+// The points each thread of gpu-tile stage `local` computes along space axis `axis`: its
+// virtual threads and register levels ("iA.1", "iA.3", "iA.4"; gpu_annotation.h).
+int64_t RegisterTile(const State& s, const std::string& local, int axis) {
+  const schedule::Stage* st = StageNamed(s, local);
+  if (st == nullptr) return 0;
+  int64_t points = 1;
+  for (const schedule::IterNode& n : st->nodes)
+    for (int level : {1, 3, 4})
+      if (n.name == StrCat("i", axis, ".", level)) points *= n.extent;
+  return points;
+}
+
+// The most ways a warp replays a load of a shared buffer (tir/shared_bank_conflicts.h).
+int MostSharedLoadWays(const tir::PrimFunc& f) {
+  int ways = 0;
+  for (const tir::SharedAccess& a : tir::SharedBankConflicts(f, f.body))
+    if (!a.store) ways = std::max(ways, a.ways);
+  return ways;
+}
+
 // GEMM 4096^3 on an H100-like target: 256 threads of 8x8 accumulators each (the most the
-// register budget allows), 128x128 outputs a block, its tiles in shared memory.
+// register budget allows), 128x128 outputs a block, its tiles in shared memory. A warp's two
+// rows of threads read A's tile down a column 8 rows apart: rows of 32 words put them on one
+// bank (2 ways) unless A's rows are padded, which the default then does; B's are read along
+// rows and stay unpadded.
 TEST(GpuDefaultProgram, ABigGemmGetsLargeRegisterTilesAndSharedTiles) {
   const codegen::Target cuda = Cuda("cuda -arch=sm_90 -num-sms=132");
   Lowered l = LowerDefault(testing::GemmDag(4096, 4096, 4096), cuda);
@@ -71,13 +104,22 @@ TEST(GpuDefaultProgram, ABigGemmGetsLargeRegisterTilesAndSharedTiles) {
   EXPECT_EQ(Blocks(l.launches[0]), 4096 * 4096 / (256 * 64));
   EXPECT_GT(l.launches[0].shared_bytes, 0);
   EXPECT_LE(l.launches[0].shared_bytes, tir::kMaxStaticSharedBytes);
+  EXPECT_EQ(RegisterTile(l.program, "C.local", 0), 8);
+  EXPECT_EQ(RegisterTile(l.program, "C.local", 1), 8);
+  ASSERT_NE(StageNamed(l.program, "A.shared"), nullptr);
+  ASSERT_NE(StageNamed(l.program, "B.shared"), nullptr);
+  EXPECT_GT(StageNamed(l.program, "A.shared")->storage_align_factor, 0);
+  EXPECT_EQ(StageNamed(l.program, "B.shared")->storage_align_factor, 0);
+  EXPECT_EQ(MostSharedLoadWays(l.func), 1);
 }
 
 // ResNet-18's conv at 56x56 has too few points for 8 accumulators a thread to fill 132 SMs
-// with 8 warps each: it gets 4, and 200,704 / 4 threads; along the innermost axis 14 threads
-// (the largest divisor of what its register tile leaves, 56 / 2, up to 16) and 2 virtual
-// threads: a warp stores runs of 14 neighbouring outputs. The other axes share the rest: 4 rows
-// and 4 channels (16 x 14 = 224 threads).
+// with 8 warps each: it gets 4, and 200,704 / 4 threads. The output channels index only the
+// weights, the rows and columns only the input: 2 channels x 2 columns (virtual threads) load 2
+// weights and 2 inputs a reduce point, where 2 rows x 2 columns would load 4 inputs and a
+// weight (tile_operands.h). Along the innermost axis 14 threads (the largest divisor of what
+// its register tile leaves, 56 / 2, up to 16): a warp stores runs of 14 neighbouring outputs;
+// then 16 channels (a block's 32 channels share each input row), 16 x 14 = 224 threads.
 TEST(GpuDefaultProgram, AConvKeepsEnoughThreadsToFillTheGpu) {
   const codegen::Target cuda = Cuda("cuda -arch=sm_90 -num-sms=132");
   Lowered l = LowerDefault(testing::ConvBiasReluDag(64, 56, 64), cuda);
@@ -89,6 +131,24 @@ TEST(GpuDefaultProgram, AConvKeepsEnoughThreadsToFillTheGpu) {
   EXPECT_EQ(Threads(conv) * Blocks(conv), 64 * 56 * 56 / 4);
   EXPECT_EQ(Threads(conv), 224);
   EXPECT_TRUE(HasScope(l.program, "shared"));
+  EXPECT_EQ(RegisterTile(l.program, "conv2d.local", 1), 2);  // channels
+  EXPECT_EQ(RegisterTile(l.program, "conv2d.local", 2), 1);  // rows
+  EXPECT_EQ(RegisterTile(l.program, "conv2d.local", 3), 2);  // columns
+  EXPECT_EQ(MostSharedLoadWays(l.func), 1);
+}
+
+// A batched matmul's batch axis indexes both operands: its register tile and its block cover
+// rows and columns of one matrix, never several matrices (which would save no load).
+TEST(GpuDefaultProgram, ABatchAxisGetsNoRegisterTile) {
+  te::DagBuilder b;
+  auto a = b.Placeholder("a", te::DType::kFloat32, {4, 64, 32});
+  auto w = b.Placeholder("w", te::DType::kFloat32, {4, 32, 64});
+  auto dag = b.Build({ops::BatchMatmul(b, a, w, {}, "bmm").value()});
+  Lowered l = LowerDefault(dag, Cuda("cuda -arch=sm_80 -num-sms=4"));
+  ASSERT_EQ(l.launches.size(), 1u);
+  EXPECT_EQ(RegisterTile(l.program, "bmm.local", 0), 1);
+  EXPECT_GT(RegisterTile(l.program, "bmm.local", 1) * RegisterTile(l.program, "bmm.local", 2), 1);
+  EXPECT_LT(GpuError(l.program, 9), 1e-4);
 }
 
 // ResNet-18's classifier (1 x 512 -> 1000) has too few points for 256 threads per SM: one
@@ -118,10 +178,13 @@ TEST(GpuDefaultProgram, RefusesLongPrimeExtentsAndFitsSmallBlocks) {
   EXPECT_LT(GpuError(small.program, 5), 1e-4);
 }
 
-// A grouped conv's input tile is known only to lowering, which reserves every channel of it:
-// here more shared memory than a block has, whatever the step. An error naming it, so callers
-// fall back.
-TEST(GpuDefaultProgram, AGroupedConvWhoseTilesOverflowIsRefusedByName) {
+// A grouped conv: both its operands' indices use the output channel (the input's through the
+// group), so blocks span rows and columns of one channel, and their input tiles one group's
+// channels. (Tiles over several channels once made lowering reserve the input channels of
+// every group they touched: 185,472 bytes a block for this conv, more than a block has.) On a
+// device with too little shared memory for even one reduce point a step, an error naming it,
+// so callers fall back.
+TEST(GpuDefaultProgram, AGroupedConvGetsBlocksOfOneChannel) {
   te::DagBuilder b;
   ops::Conv2dParams p;
   p.padding = {1, 1, 1, 1};
@@ -129,11 +192,15 @@ TEST(GpuDefaultProgram, AGroupedConvWhoseTilesOverflowIsRefusedByName) {
   auto x = b.Placeholder("x", te::DType::kFloat32, {1, 256, 28, 28});
   auto w = b.Placeholder("w", te::DType::kFloat32, {256, 32, 3, 3}, true);
   auto dag = b.Build({ops::Conv2dNchw(b, x, w, p)});
-  auto program = GpuDefaultProgram(dag, SearchTarget::FromTarget(Cuda("cuda -arch=sm_90 -num-sms=132")));
-  ASSERT_FALSE(program.ok());
-  // Refused by the launch plan after lowering, at every reduce step.
-  EXPECT_NE(std::string(program.status().message()).find("bytes of shared memory per block"), std::string::npos)
-      << program.status();
+  Lowered l = LowerDefault(dag, Cuda("cuda -arch=sm_90 -num-sms=132"));
+  ASSERT_EQ(l.launches.size(), 1u);
+  EXPECT_EQ(RegisterTile(l.program, "conv2d.local", 1), 1);
+  EXPECT_LE(l.launches[0].shared_bytes, tir::kMaxStaticSharedBytes);
+  auto small = GpuDefaultProgram(dag, SearchTarget::FromTarget(Cuda("cuda -arch=sm_90 -max-shared-memory-per-block=2048")));
+  ASSERT_FALSE(small.ok());
+  EXPECT_NE(std::string(small.status().message()).find("shared tiles overflow the block's shared memory"),
+            std::string::npos)
+      << small.status();
 }
 
 // Fewer SMs leave room for larger register tiles.
@@ -173,6 +240,17 @@ TEST(GpuDefaultProgram, FewLongReductionsAreSharedByTheThreadsOfABlock) {
   EXPECT_LT(GpuError(*many, 4), 1e-3);
 }
 
+// relu-less conv2d NCHW 3x3 pad 1 of c channels at hw x hw in `groups` groups, c filters.
+std::shared_ptr<const te::ComputeDag> GroupedConvDag(int64_t c, int64_t hw, int64_t groups) {
+  te::DagBuilder b;
+  ops::Conv2dParams p;
+  p.padding = {1, 1, 1, 1};
+  p.groups = groups;
+  auto x = b.Placeholder("x", te::DType::kFloat32, {1, c, hw, hw});
+  auto w = b.Placeholder("w", te::DType::kFloat32, {c, c / groups, 3, 3}, true);
+  return b.Build({ops::Conv2dNchw(b, x, w, p)});
+}
+
 // Extents that divide well, that do not (primes), and convs with their padding, run as a GPU
 // runs them: the default program computes what the DAG means. One SM: the largest tiles
 // (64 accumulators, 8 virtual threads) on the 128 x 128 GEMM.
@@ -185,6 +263,7 @@ TEST(GpuDefaultProgram, ComputesWhatTheDagMeans) {
       {"gemm+bias 24x20x18", testing::GemmBiasDag(24, 20, 18)},
       {"conv 8x10x10", testing::ConvBiasReluDag(8, 10, 6)},
       {"conv 3x7x7", testing::ConvBiasReluDag(3, 7, 5)},
+      {"grouped conv 8x6x6 in 4 groups", GroupedConvDag(8, 6, 4)},
   };
   std::vector<tir::PrimFunc> funcs;
   for (const auto& [name, dag] : dags) {

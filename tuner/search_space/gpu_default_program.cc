@@ -7,11 +7,13 @@
 #include <vector>
 
 #include "common/strings.h"
+#include "compiler/tir/shared_bank_conflicts.h"
 #include "tuner/search_space/gpu_annotation.h"
 #include "tuner/search_space/gpu_sketch_rules.h"
 #include "tuner/search_space/initial_population.h"
 #include "tuner/search_space/random_annotation.h"
 #include "tuner/search_space/sketch_rules.h"
+#include "tuner/search_space/tile_operands.h"
 #include "tuner/search_space/tile_sizes.h"
 
 namespace tunefarm::tuner {
@@ -39,21 +41,35 @@ int64_t SmallestPrimeFactor(int64_t n) {
   return n;
 }
 
-// Grows each factor[a] (dividing room[a]) round robin from the last axis, each time by the
-// smallest prime factor of what is left of room[a], while the product stays within `cap`.
-void GrowRoundRobin(const std::vector<int64_t>& room, int64_t cap, std::vector<int64_t>* factor) {
+// Grows each factor[a] (dividing room[a]) while the product stays within `cap`, each time by
+// the smallest prime factor of what is left of room[a], on the axis where the tile
+// base[a] x factor[a] then reads the fewest operand elements per point (tile_operands.h); on a
+// tie, the axis of the smaller tile, then the inner one. Without operands that is round robin
+// from the innermost axis.
+void GrowForReuse(const std::vector<int64_t>& room, const std::vector<int64_t>& base, const TileOperands& operands,
+                  int64_t cap, std::vector<int64_t>* factor) {
   int64_t product = Product(*factor);
-  for (bool grew = true; grew;) {
-    grew = false;
+  for (;;) {
+    int best = -1;
+    int64_t best_prime = 1;
+    double best_loads = 0;
     for (int a = static_cast<int>(room.size()) - 1; a >= 0; --a) {
       const int64_t left = room[a] / (*factor)[a];
       if (left == 1) continue;
       const int64_t p = SmallestPrimeFactor(left);
       if (product * p > cap) continue;
-      (*factor)[a] *= p;
-      product *= p;
-      grew = true;
+      std::vector<int64_t> tile(room.size());
+      for (size_t i = 0; i < room.size(); ++i) tile[i] = base[i] * (*factor)[i];
+      tile[a] *= p;
+      const double loads = operands.LoadsPerPoint(tile);
+      const bool fewer = best < 0 || loads < best_loads * (1 - 1e-9);
+      const bool tie = best >= 0 && !fewer && loads <= best_loads * (1 + 1e-9);
+      if (fewer || (tie && base[a] * (*factor)[a] < base[best] * (*factor)[best]))
+        best = a, best_prime = p, best_loads = loads;
     }
+    if (best < 0) return;
+    (*factor)[best] *= best_prime;
+    product *= best_prime;
   }
 }
 
@@ -74,29 +90,31 @@ int64_t LargestDivisorAtMost(int64_t n, int64_t cap) {
 }
 
 // A space tile with at most `register_cap` accumulators and `thread_cap` threads (the header's
-// rule): the innermost axis takes its threads first, the largest divisor of what is left of it
-// up to `innermost_cap` (kInnermostThreads: a warp's stores and fetches then cover runs of
-// neighbouring elements); then the other axes round robin (the operands' tiles stay about
-// square, which is where they are reused most); then all of them, should the others run out
-// before the cap.
-SpaceTile GrowSpaceTile(const std::vector<int64_t>& extents, int64_t register_cap, int64_t thread_cap,
-                        int64_t innermost_cap) {
-  SpaceTile t{std::vector<int64_t>(extents.size(), 1), std::vector<int64_t>(extents.size(), 1)};
-  GrowRoundRobin(extents, register_cap, &t.registers);
+// rule): the register tile grows where it saves the most loads; the innermost axis takes its
+// threads first, the largest divisor of what is left of it up to `innermost_cap`
+// (kInnermostThreads: a warp's stores and fetches then cover runs of neighbouring elements);
+// then the other axes, where the block's tile saves the most loads; then all of them, should
+// the others run out before the cap.
+SpaceTile GrowSpaceTile(const std::vector<int64_t>& extents, const TileOperands& operands, int64_t register_cap,
+                        int64_t thread_cap, int64_t innermost_cap) {
+  const std::vector<int64_t> ones(extents.size(), 1);
+  SpaceTile t{ones, ones};
+  GrowForReuse(extents, ones, operands, register_cap, &t.registers);
   std::vector<int64_t> room(extents.size());
   for (size_t a = 0; a < extents.size(); ++a) room[a] = extents[a] / t.registers[a];
   t.threads.back() = LargestDivisorAtMost(room.back(), std::min(innermost_cap, thread_cap));
   std::vector<int64_t> others = room;
   others.back() = t.threads.back();  // nothing left of it for the round robin
-  GrowRoundRobin(others, thread_cap, &t.threads);
-  GrowRoundRobin(room, thread_cap, &t.threads);
+  GrowForReuse(others, t.registers, operands, thread_cap, &t.threads);
+  GrowForReuse(room, t.registers, operands, thread_cap, &t.threads);
   return t;
 }
 
 // A gpu-tile stage's space tile over axes of `extents` (the header's rule); an error where no
 // block of a warp or more divides them (long prime extents: one thread per point, in guarded
 // blocks, does better).
-absl::StatusOr<SpaceTile> ChooseSpaceTile(const std::vector<int64_t>& extents, const SearchTarget& target) {
+absl::StatusOr<SpaceTile> ChooseSpaceTile(const std::vector<int64_t>& extents, const TileOperands& operands,
+                                          const SearchTarget& target) {
   const int64_t points = Product(extents);
   const int64_t wanted = std::min(points, ThreadsWanted(target));
   const int64_t sms = target.num_sms > 0 ? target.num_sms : kAssumedSms;
@@ -106,11 +124,11 @@ absl::StatusOr<SpaceTile> ChooseSpaceTile(const std::vector<int64_t>& extents, c
   for (int64_t register_cap : kRegisterTileCaps) {
     for (int64_t thread_cap : kBlockThreadCaps) {
       const int64_t cap = std::min(thread_cap, block_cap);
-      SpaceTile t = GrowSpaceTile(extents, register_cap, cap, kInnermostThreads);
+      SpaceTile t = GrowSpaceTile(extents, operands, register_cap, cap, kInnermostThreads);
       const int64_t warp = std::min({kWarp, block_cap, points / Product(t.registers)});
       // Small factors run out below a warp where a large one is left (1,002 = 6 x 167): the
       // innermost axis then takes the largest divisor within the cap first.
-      if (Product(t.threads) < warp) t = GrowSpaceTile(extents, register_cap, cap, cap);
+      if (Product(t.threads) < warp) t = GrowSpaceTile(extents, operands, register_cap, cap, cap);
       const int64_t accumulators = Product(t.registers), threads = Product(t.threads);
       if (threads < warp) continue;  // a warp where the tile leaves one
       if (accumulators > target.AccumulatorsPerThread(threads)) continue;
@@ -138,8 +156,9 @@ int64_t ReductionThreads(int64_t extent, const SearchTarget& target) {
 // Every tunable split's lengths (the header's rule), each step along a tiled stage's reduction
 // covering at most `step_cap` reduce points.
 absl::StatusOr<std::map<size_t, std::vector<int64_t>>> DefaultLengths(const std::vector<TunableSplit>& splits,
-                                                                      const std::vector<schedule::Step>& steps,
-                                                                      const SearchTarget& target, int64_t step_cap) {
+                                                                      const State& sketch, const SearchTarget& target,
+                                                                      int64_t step_cap) {
+  const std::vector<schedule::Step>& steps = sketch.steps();
   std::map<size_t, std::vector<int64_t>> lengths;
   std::map<std::pair<int, int>, std::vector<const TunableSplit*>> space, reduce;  // a tiled stage's splits
   for (const TunableSplit& s : splits) {
@@ -158,8 +177,11 @@ absl::StatusOr<std::map<size_t, std::vector<int64_t>>> DefaultLengths(const std:
   }
   for (const auto& [stage, group] : space) {
     std::vector<int64_t> extents;
-    for (const TunableSplit* s : group) extents.push_back(s->extent);
-    const absl::StatusOr<SpaceTile> tile = ChooseSpaceTile(extents, target);
+    std::vector<size_t> split_steps;
+    for (const TunableSplit* s : group) extents.push_back(s->extent), split_steps.push_back(s->step);
+    const absl::StatusOr<TileOperands> operands = TileOperandsOf(sketch, split_steps);
+    if (!operands.ok()) return operands.status();
+    const absl::StatusOr<SpaceTile> tile = ChooseSpaceTile(extents, *operands, target);
     if (!tile.ok()) return tile.status();
     for (size_t a = 0; a < group.size(); ++a) {
       const bool innermost = a + 1 == group.size();
@@ -191,6 +213,34 @@ int CrossThreadScore(const State& sketch, const SearchTarget& target) {
   return score;
 }
 
+// The most ways a warp replays a load of the shared buffer of `stage` for bank conflicts
+// (tir/shared_bank_conflicts.h); 0 when it has none or the program does not lower.
+int LoadWays(const State& program, int stage, const SearchTarget& target) {
+  const absl::StatusOr<tir::PrimFunc> f = LowerProgram(program, target);
+  if (!f.ok()) return 0;
+  const std::string& name = program.dag().tensor(program.stage(stage).tensor_id).name;
+  int ways = 0;
+  for (const tir::SharedAccess& a : tir::SharedBankConflicts(*f, f->body))
+    if (!a.store && f->buffers[a.buffer].name == name) ways = std::max(ways, a.ways);
+  return ways;
+}
+
+// Pads the rows of each shared tile where that makes a warp's loads of it fewer ways (the
+// loads run once per register tile and reduce point, the stores once per step), the kernel's
+// tiles still fit and the program still lowers. A GEMM's tile of A read down a column by a
+// warp of two thread rows is the case (docs/gpu.md "Bank conflicts and padded rows").
+absl::Status PadConflictingTiles(State* program, const SearchTarget& target) {
+  for (int stage = 0; stage < static_cast<int>(program->stages().size()); ++stage) {
+    if (!HasPaddableRows(*program, stage)) continue;
+    State padded = *program;
+    if (absl::Status s = PadRows(&padded, stage); !s.ok()) return s;
+    if (!TileFitsSharedMemory(padded, padded.stage(stage).attach_stage, target)) continue;
+    if (LoadWays(padded, stage, target) >= LoadWays(*program, stage, target)) continue;
+    if (CheckProgram(padded, target).ok()) *program = std::move(padded);
+  }
+  return absl::OkStatus();
+}
+
 }  // namespace
 
 absl::StatusOr<State> GpuDefaultProgram(std::shared_ptr<const te::ComputeDag> dag, const SearchTarget& target) {
@@ -213,7 +263,7 @@ absl::StatusOr<State> GpuDefaultProgram(std::shared_ptr<const te::ComputeDag> da
   for (int64_t step_cap : kReduceStepCaps) {
     absl::Status chosen;
     auto lengths = [&](const std::vector<TunableSplit>& splits) {
-      absl::StatusOr<std::map<size_t, std::vector<int64_t>>> l = DefaultLengths(splits, sketch->steps(), target, step_cap);
+      absl::StatusOr<std::map<size_t, std::vector<int64_t>>> l = DefaultLengths(splits, *sketch, target, step_cap);
       chosen = l.status();
       return l.ok() ? *std::move(l) : std::map<size_t, std::vector<int64_t>>{};
     };
@@ -231,6 +281,7 @@ absl::StatusOr<State> GpuDefaultProgram(std::shared_ptr<const te::ComputeDag> da
       refused = PhaseError("lowering", s);
       continue;
     }
+    if (auto s = PadConflictingTiles(&*state, target); !s.ok()) return PhaseError("padding", s);
     return state;
   }
   return absl::Status(refused.code(), StrCat("no default program of ", dag->WorkloadKey(),

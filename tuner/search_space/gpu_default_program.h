@@ -4,13 +4,15 @@
 //   - sketch      a reduction gets the cross-thread sketch when one thread per output point
 //                 would leave the GPU nearly idle (fewer than kDefaultThreadsPerSm threads per
 //                 SM); otherwise it stays one thread per point;
-//   - tile sizes  a gpu-tile stage's register tile grows over its space axes, round robin from
-//                 the innermost, each time by the smallest prime factor of what is left of the
-//                 axis; then its threads: the innermost axis first, up to 16 (so that a warp's
-//                 stores and fetches cover runs of neighbouring elements; where small factors
-//                 run out below a warp, as for 1,002 = 6 x 167, the largest divisor up to the
-//                 cap), then the others round robin, then all of them should the others run
-//                 out. The
+//   - tile sizes  a gpu-tile stage's register tile grows over its space axes, each time by the
+//                 smallest prime factor of what is left of an axis, on the axis where it then
+//                 loads the fewest operand elements per point (tile_operands.h: a GEMM's rows
+//                 and columns in turn, a conv's output channels before its rows and columns,
+//                 a batch axis last); then its threads: the innermost axis first, up to 16 (so
+//                 that a warp's stores and fetches cover runs of neighbouring elements; where
+//                 small factors run out below a warp, as for 1,002 = 6 x 167, the largest
+//                 divisor up to the cap), then the others where the block's tile loads the
+//                 fewest elements per point, then all of them should the others run out. The
 //                 largest register tile (64, 32, ... 1 accumulators) and then the most threads
 //                 (256, 128, 64, 32) that keep the per-thread budgets of annotation, give at
 //                 least a warp a block (where the extents allow), kDefaultThreadsPerSm threads
@@ -23,10 +25,13 @@
 //                 overflow, as estimated or as lowering finds them); each fetch moves the most
 //                 lanes its tile allows;
 //   - bindings    as annotation's, with blocks of 256 threads for the stages bound one thread
-//                 per point, and no padded rows (whether padding pays is not measured yet);
+//                 per point;
+//   - padding     a shared tile's rows are padded where that makes a warp's loads of it fewer
+//                 ways of bank conflicts (computed for the lowered program by
+//                 tir/shared_bank_conflicts.h) and the tiles still fit: a big GEMM's tile of A;
 //   - auto-unroll 64 steps.
-// The program lowers and its launches fit the device (CheckProgram), or this is an error: a
-// grouped conv's shared tiles, known only to lowering, may overflow whatever the step. The
+// The program lowers and its launches fit the device (CheckProgram), or this is an error (its
+// shared tiles overflow even at one reduce point a step). The
 // one-thread-per-point schedule (compiler/schedule/gpu_thread_per_point.h) is what callers fall
 // back to, and the tuner's reference for GPU candidates: it shares no tiling, shared memory or
 // virtual threads with what it checks.
