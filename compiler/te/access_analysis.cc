@@ -29,6 +29,8 @@ bool HasExpensiveMath(const Expr& e) {
   return found;
 }
 
+}  // namespace
+
 std::set<int64_t> SpaceAxesUsed(const std::vector<Expr>& indices) {
   std::set<int64_t> used;
   for (const Expr& i : indices)
@@ -37,8 +39,6 @@ std::set<int64_t> SpaceAxesUsed(const std::vector<Expr>& indices) {
     });
   return used;
 }
-
-}  // namespace
 
 std::vector<StageAnalysis> AnalyzeStages(const ComputeDag& dag) {
   std::vector<StageAnalysis> out(dag.num_tensors());

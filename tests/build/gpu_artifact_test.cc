@@ -108,8 +108,8 @@ TEST_F(GpuArtifact, EmbedsThePlanTheParametersAndPtxThatPtxasAssembles) {
   EXPECT_EQ(tunefarm::testing::AssemblePtx(ptxas, std::string(*ptx), "sm_90"), "");
 }
 
-// A default schedule that fails (GpuDefaultProgram refuses, e.g., a grouped conv whose shared
-// tiles overflow) leaves its kernel to the built-in rule: one thread per output point, no
+// A default schedule that fails (GpuDefaultProgram refuses, e.g., extents no block of a warp
+// divides, or shared tiles that overflow even at one reduce point a step) leaves its kernel to the built-in rule: one thread per output point, no
 // shared memory; the build goes on.
 TEST(GpuArtifactDefaults, AFailingDefaultScheduleFallsBackToOneThreadPerPoint) {
   auto graph = frontend::ImportOnnxFile(kModel);

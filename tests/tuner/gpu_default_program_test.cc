@@ -69,17 +69,24 @@ const schedule::Stage* StageNamed(const State& s, const std::string& name) {
   return nullptr;
 }
 
-// The points each thread of gpu-tile stage `local` computes along space axis `axis`: its
-// virtual threads and register levels ("iA.1", "iA.3", "iA.4"; gpu_annotation.h).
-int64_t RegisterTile(const State& s, const std::string& local, int axis) {
+// The product of the extents of gpu-tile stage `local`'s levels `levels` of space axis `axis`
+// (gpu_annotation.h: "iA.1" virtual threads, "iA.2" threads, "iA.3" and "iA.4" registers); 0
+// when the stage or a level is missing.
+int64_t Levels(const State& s, const std::string& local, int axis, std::initializer_list<int> levels) {
   const schedule::Stage* st = StageNamed(s, local);
   if (st == nullptr) return 0;
   int64_t points = 1;
-  for (const schedule::IterNode& n : st->nodes)
-    for (int level : {1, 3, 4})
-      if (n.name == StrCat("i", axis, ".", level)) points *= n.extent;
+  for (int level : levels) {
+    const std::string name = StrCat("i", axis, ".", level);
+    auto n = std::find_if(st->nodes.begin(), st->nodes.end(), [&](const schedule::IterNode& n) { return n.name == name; });
+    if (n == st->nodes.end()) return 0;
+    points *= n->extent;
+  }
   return points;
 }
+// The points each thread computes along `axis`, and the block's threads along it.
+int64_t RegisterTile(const State& s, const std::string& local, int axis) { return Levels(s, local, axis, {1, 3, 4}); }
+int64_t ThreadsAlong(const State& s, const std::string& local, int axis) { return Levels(s, local, axis, {2}); }
 
 // The most ways a warp replays a load of a shared buffer (tir/shared_bank_conflicts.h).
 int MostSharedLoadWays(const tir::PrimFunc& f) {
@@ -134,7 +141,14 @@ TEST(GpuDefaultProgram, AConvKeepsEnoughThreadsToFillTheGpu) {
   EXPECT_EQ(RegisterTile(l.program, "conv2d.local", 1), 2);  // channels
   EXPECT_EQ(RegisterTile(l.program, "conv2d.local", 2), 1);  // rows
   EXPECT_EQ(RegisterTile(l.program, "conv2d.local", 3), 2);  // columns
+  EXPECT_EQ(ThreadsAlong(l.program, "conv2d.local", 1), 16);
+  EXPECT_EQ(ThreadsAlong(l.program, "conv2d.local", 3), 14);
   EXPECT_EQ(MostSharedLoadWays(l.func), 1);
+  // Read conflict-free as they are: neither tile is padded.
+  ASSERT_NE(StageNamed(l.program, "w.shared"), nullptr);
+  ASSERT_NE(StageNamed(l.program, "conv2d.pad.shared"), nullptr);
+  EXPECT_EQ(StageNamed(l.program, "w.shared")->storage_align_factor, 0);
+  EXPECT_EQ(StageNamed(l.program, "conv2d.pad.shared")->storage_align_factor, 0);
 }
 
 // A batched matmul's batch axis indexes both operands: its register tile and its block cover
@@ -147,6 +161,7 @@ TEST(GpuDefaultProgram, ABatchAxisGetsNoRegisterTile) {
   Lowered l = LowerDefault(dag, Cuda("cuda -arch=sm_80 -num-sms=4"));
   ASSERT_EQ(l.launches.size(), 1u);
   EXPECT_EQ(RegisterTile(l.program, "bmm.local", 0), 1);
+  EXPECT_EQ(ThreadsAlong(l.program, "bmm.local", 0), 1);
   EXPECT_GT(RegisterTile(l.program, "bmm.local", 1) * RegisterTile(l.program, "bmm.local", 2), 1);
   EXPECT_LT(GpuError(l.program, 9), 1e-4);
 }
@@ -195,6 +210,8 @@ TEST(GpuDefaultProgram, AGroupedConvGetsBlocksOfOneChannel) {
   Lowered l = LowerDefault(dag, Cuda("cuda -arch=sm_90 -num-sms=132"));
   ASSERT_EQ(l.launches.size(), 1u);
   EXPECT_EQ(RegisterTile(l.program, "conv2d.local", 1), 1);
+  EXPECT_EQ(ThreadsAlong(l.program, "conv2d.local", 1), 1);
+  EXPECT_EQ(Blocks(l.launches[0]) % 256, 0);  // a whole number of blocks a channel
   EXPECT_LE(l.launches[0].shared_bytes, tir::kMaxStaticSharedBytes);
   auto small = GpuDefaultProgram(dag, SearchTarget::FromTarget(Cuda("cuda -arch=sm_90 -max-shared-memory-per-block=2048")));
   ASSERT_FALSE(small.ok());

@@ -29,11 +29,10 @@ absl::StatusOr<State> MutateStorageAlign(const State& parent, const SearchTarget
       return ReplaySteps(parent.original_dag(), steps);
     }
   }
-  State next = parent;
-  if (auto s = PadRows(&next, stage); !s.ok()) return s;
-  if (!TileFitsSharedMemory(next, next.stage(stage).attach_stage, target))
-    return absl::OutOfRangeError("the padded tiles would overflow the block's shared memory");
-  return next;
+  absl::StatusOr<std::optional<State>> padded = PaddedIfItFits(parent, stage, target);
+  if (!padded.ok()) return padded.status();
+  if (!*padded) return absl::OutOfRangeError("the padded tiles would overflow the block's shared memory");
+  return **std::move(padded);
 }
 
 }  // namespace tunefarm::tuner

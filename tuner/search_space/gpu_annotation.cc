@@ -141,6 +141,13 @@ std::vector<int64_t> LanesThatFit(const absl::StatusOr<SharedTile>& tile) {
   return lanes;
 }
 
+absl::StatusOr<std::optional<State>> PaddedIfItFits(const State& s, int stage, const SearchTarget& target) {
+  State padded = s;
+  if (auto r = PadRows(&padded, stage); !r.ok()) return r;
+  if (!TileFitsSharedMemory(padded, padded.stage(stage).attach_stage, target)) return std::nullopt;
+  return padded;
+}
+
 absl::Status BindGpuStages(State* s, const SearchTarget& target, const GpuBindChoices& choices) {
   for (int stage = 0; stage < static_cast<int>(s->stages().size()); ++stage) {
     const schedule::Stage& st = s->stage(stage);
@@ -154,9 +161,9 @@ absl::Status BindGpuStages(State* s, const SearchTarget& target, const GpuBindCh
       if (lanes)
         if (auto r = s->Annotate(stage, loops - 1, IterAnnotation::kVectorize); !r.ok()) return r;
       if (HasPaddableRows(*s, stage) && choices.pad_rows()) {  // unless its kernel's padded tiles would not fit
-        State padded = *s;
-        if (auto r = PadRows(&padded, stage); !r.ok()) return r;
-        if (TileFitsSharedMemory(padded, padded.stage(stage).attach_stage, target)) *s = std::move(padded);
+        absl::StatusOr<std::optional<State>> padded = PaddedIfItFits(*s, stage, target);
+        if (!padded.ok()) return padded.status();
+        if (*padded) *s = **std::move(padded);
       }
       continue;
     }

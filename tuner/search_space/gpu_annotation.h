@@ -26,6 +26,7 @@
 
 #include <cstdint>
 #include <functional>
+#include <optional>
 #include <random>
 #include <vector>
 
@@ -62,6 +63,10 @@ std::vector<int64_t> LanesThatFit(const absl::StatusOr<SharedTile>& tile);
 bool TileFitsSharedMemory(const schedule::State& s, int local, const SearchTarget& target);
 // The same for every gpu-tile stage of the program.
 bool SharedTilesFit(const schedule::State& s, const SearchTarget& target);
+// `s` with the rows of its shared stage `stage` padded (PadRows), or nullopt where its kernel's
+// padded tiles would overflow the block's shared memory.
+absl::StatusOr<std::optional<schedule::State>> PaddedIfItFits(const schedule::State& s, int stage,
+                                                              const SearchTarget& target);
 
 // `program` after its tile sizes changed (the tile-size mutation): a fetch whose lanes no
 // longer fit its tile (FetchLanesFit) gets the most lanes of kFetchLanes that do, and padding of rows

@@ -44,8 +44,7 @@ int64_t SmallestPrimeFactor(int64_t n) {
 // Grows each factor[a] (dividing room[a]) while the product stays within `cap`, each time by
 // the smallest prime factor of what is left of room[a], on the axis where the tile
 // base[a] x factor[a] then reads the fewest operand elements per point (tile_operands.h); on a
-// tie, the axis of the smaller tile, then the inner one. Without operands that is round robin
-// from the innermost axis.
+// tie, the axis of the smaller tile, then the inner one (without operands: a balanced tile).
 void GrowForReuse(const std::vector<int64_t>& room, const std::vector<int64_t>& base, const TileOperands& operands,
                   int64_t cap, std::vector<int64_t>* factor) {
   int64_t product = Product(*factor);
@@ -97,10 +96,8 @@ int64_t LargestDivisorAtMost(int64_t n, int64_t cap) {
 // the others run out before the cap. For the block the measure counts the distinct shared
 // words its threads read a reduce point (threads that differ only along an axis an operand does
 // not use read the same word: within a warp, a broadcast), not what it fetches from global
-// memory a step (with a conv's halo rows): that happens once a step, the shared reads
-// once a reduce point. (Sized by the fetches, ResNet-18's 64x56x56 conv got blocks of 8
-// channels x 4 rows whose warps read its input tile 2 ways, and a grouped conv blocks across
-// groups whose tiles overflowed shared memory.)
+// memory a step (with a conv's halo rows): that happens once a step, the shared reads once a
+// reduce point.
 SpaceTile GrowSpaceTile(const std::vector<int64_t>& extents, const TileOperands& operands, int64_t register_cap,
                         int64_t thread_cap, int64_t innermost_cap) {
   const std::vector<int64_t> ones(extents.size(), 1);
@@ -110,7 +107,7 @@ SpaceTile GrowSpaceTile(const std::vector<int64_t>& extents, const TileOperands&
   for (size_t a = 0; a < extents.size(); ++a) room[a] = extents[a] / t.registers[a];
   t.threads.back() = LargestDivisorAtMost(room.back(), std::min(innermost_cap, thread_cap));
   std::vector<int64_t> others = room;
-  others.back() = t.threads.back();  // nothing left of it for the round robin
+  others.back() = t.threads.back();  // nothing left of it for the others' turn
   GrowForReuse(others, t.registers, operands, thread_cap, &t.threads);
   GrowForReuse(room, t.registers, operands, thread_cap, &t.threads);
   return t;
@@ -159,11 +156,26 @@ int64_t ReductionThreads(int64_t extent, const SearchTarget& target) {
   return threads;
 }
 
+// A tiled stage's split steps, keyed as TunableSplit::stage, and the operands of its tile.
+using OperandsOfTiles = std::map<std::pair<int, int>, TileOperands>;
+
+// The operands of the tile `split_steps` make, known once per sketch. They only guide the tile's
+// shape: where they cannot be read, no operands (every axis ties, and the tile stays balanced).
+const TileOperands& OperandsOf(const State& sketch, std::pair<int, int> stage, const std::vector<size_t>& split_steps,
+                               OperandsOfTiles* known) {
+  auto it = known->find(stage);
+  if (it == known->end()) {
+    absl::StatusOr<TileOperands> operands = TileOperandsOf(sketch, split_steps);
+    it = known->emplace(stage, operands.ok() ? *std::move(operands) : TileOperands{}).first;
+  }
+  return it->second;
+}
+
 // Every tunable split's lengths (the header's rule), each step along a tiled stage's reduction
 // covering at most `step_cap` reduce points.
 absl::StatusOr<std::map<size_t, std::vector<int64_t>>> DefaultLengths(const std::vector<TunableSplit>& splits,
                                                                       const State& sketch, const SearchTarget& target,
-                                                                      int64_t step_cap) {
+                                                                      int64_t step_cap, OperandsOfTiles* operands) {
   const std::vector<schedule::Step>& steps = sketch.steps();
   std::map<size_t, std::vector<int64_t>> lengths;
   std::map<std::pair<int, int>, std::vector<const TunableSplit*>> space, reduce;  // a tiled stage's splits
@@ -185,9 +197,8 @@ absl::StatusOr<std::map<size_t, std::vector<int64_t>>> DefaultLengths(const std:
     std::vector<int64_t> extents;
     std::vector<size_t> split_steps;
     for (const TunableSplit* s : group) extents.push_back(s->extent), split_steps.push_back(s->step);
-    const absl::StatusOr<TileOperands> operands = TileOperandsOf(sketch, split_steps);
-    if (!operands.ok()) return operands.status();
-    const absl::StatusOr<SpaceTile> tile = ChooseSpaceTile(extents, *operands, target);
+    const absl::StatusOr<SpaceTile> tile =
+        ChooseSpaceTile(extents, OperandsOf(sketch, stage, split_steps, operands), target);
     if (!tile.ok()) return tile.status();
     for (size_t a = 0; a < group.size(); ++a) {
       const bool innermost = a + 1 == group.size();
@@ -219,32 +230,46 @@ int CrossThreadScore(const State& sketch, const SearchTarget& target) {
   return score;
 }
 
-// The most ways a warp replays a load of the shared buffer of `stage` for bank conflicts
-// (tir/shared_bank_conflicts.h); 0 when it has none or the program does not lower.
-int LoadWays(const State& program, int stage, const SearchTarget& target) {
-  const absl::StatusOr<tir::PrimFunc> f = LowerProgram(program, target);
-  if (!f.ok()) return 0;
+// The most ways a warp replays a load of the shared buffer of `stage` in `f`, `program` lowered
+// (tir/shared_bank_conflicts.h); nullopt where that buffer is not known by its name alone (two
+// tiled stages may each have a copy of one tensor) or a load's index cannot be evaluated.
+std::optional<int> LoadWays(const State& program, int stage, const tir::PrimFunc& f) {
   const std::string& name = program.dag().tensor(program.stage(stage).tensor_id).name;
-  int ways = 0;
-  for (const tir::SharedAccess& a : tir::SharedBankConflicts(*f, f->body))
-    if (!a.store && f->buffers[a.buffer].name == name) ways = std::max(ways, a.ways);
+  int buffer = -1;
+  for (int b = 0; b < static_cast<int>(f.buffers.size()); ++b)
+    if (f.buffers[b].scope == tir::BufferScope::kShared && f.buffers[b].name == name) {
+      if (buffer >= 0) return std::nullopt;
+      buffer = b;
+    }
+  std::optional<int> ways;
+  for (const tir::SharedAccess& a : tir::SharedBankConflicts(f, f.body)) {
+    if (a.store || a.buffer != buffer) continue;
+    if (a.ways == 0) return std::nullopt;
+    ways = std::max(ways.value_or(0), a.ways);
+  }
   return ways;
 }
 
 // Pads the rows of each shared tile where that makes a warp's loads of it fewer ways (the
-// loads run once per register tile and reduce point, the stores once per step), the kernel's
+// loads run once per register tile and reduce point, the stores once per step: a padded row
+// may cost the 128-bit stores of a fetch, which then store one element a lane), the kernel's
 // tiles still fit and the program still lowers. A GEMM's tile of A read down a column by a
 // warp of two thread rows is the case (docs/gpu.md "Bank conflicts and padded rows").
-absl::Status PadConflictingTiles(State* program, const SearchTarget& target) {
+// `lowered` is `program` lowered, and stays so.
+void PadConflictingTiles(State* program, tir::PrimFunc* lowered, const SearchTarget& target) {
   for (int stage = 0; stage < static_cast<int>(program->stages().size()); ++stage) {
     if (!HasPaddableRows(*program, stage)) continue;
-    State padded = *program;
-    if (absl::Status s = PadRows(&padded, stage); !s.ok()) return s;
-    if (!TileFitsSharedMemory(padded, padded.stage(stage).attach_stage, target)) continue;
-    if (LoadWays(padded, stage, target) >= LoadWays(*program, stage, target)) continue;
-    if (CheckProgram(padded, target).ok()) *program = std::move(padded);
+    const std::optional<int> now = LoadWays(*program, stage, *lowered);
+    if (!now || *now <= 1) continue;
+    absl::StatusOr<std::optional<State>> padded = PaddedIfItFits(*program, stage, target);
+    if (!padded.ok() || !*padded) continue;
+    absl::StatusOr<tir::PrimFunc> f = LowerProgram(**padded, target);
+    if (!f.ok()) continue;
+    const std::optional<int> then = LoadWays(**padded, stage, *f);
+    if (!then || *then >= *now) continue;
+    *program = **std::move(padded);
+    *lowered = *std::move(f);
   }
-  return absl::OkStatus();
 }
 
 }  // namespace
@@ -266,10 +291,12 @@ absl::StatusOr<State> GpuDefaultProgram(std::shared_ptr<const te::ComputeDag> da
   // lowering and the launch plan find them (CheckProgram: a grouped conv's tiles are known only
   // there, and may overflow whatever the step).
   absl::Status refused;
+  OperandsOfTiles operands;
   for (int64_t step_cap : kReduceStepCaps) {
     absl::Status chosen;
     auto lengths = [&](const std::vector<TunableSplit>& splits) {
-      absl::StatusOr<std::map<size_t, std::vector<int64_t>>> l = DefaultLengths(splits, *sketch, target, step_cap);
+      absl::StatusOr<std::map<size_t, std::vector<int64_t>>> l =
+          DefaultLengths(splits, *sketch, target, step_cap, &operands);
       chosen = l.status();
       return l.ok() ? *std::move(l) : std::map<size_t, std::vector<int64_t>>{};
     };
@@ -283,11 +310,12 @@ absl::StatusOr<State> GpuDefaultProgram(std::shared_ptr<const te::ComputeDag> da
     }
     if (auto s = BindGpuStages(&*state, target, choices); !s.ok()) return PhaseError("bindings", s);
     if (auto s = SetAutoUnroll(&*state, [] { return kAutoUnrollSteps; }); !s.ok()) return PhaseError("auto-unroll", s);
-    if (absl::Status s = CheckProgram(*state, target); !s.ok()) {
-      refused = PhaseError("lowering", s);
+    absl::StatusOr<tir::PrimFunc> lowered = LowerProgram(*state, target);  // as CheckProgram
+    if (!lowered.ok()) {
+      refused = PhaseError("lowering", lowered.status());
       continue;
     }
-    if (auto s = PadConflictingTiles(&*state, target); !s.ok()) return PhaseError("padding", s);
+    PadConflictingTiles(&*state, &*lowered, target);
     return state;
   }
   return absl::Status(refused.code(), StrCat("no default program of ", dag->WorkloadKey(),

@@ -7,7 +7,7 @@
 //   - tile sizes  a gpu-tile stage's register tile grows over its space axes, each time by the
 //                 smallest prime factor of what is left of an axis, on the axis where it then
 //                 loads the fewest operand elements per point (tile_operands.h: a GEMM's rows
-//                 and columns in turn, a conv's output channels before its rows and columns,
+//                 and columns in turn, a conv's output channels and columns before its rows,
 //                 a batch axis last); then its threads: the innermost axis first, up to 16 (so
 //                 that a warp's stores and fetches cover runs of neighbouring elements; where
 //                 small factors run out below a warp, as for 1,002 = 6 x 167, the largest
@@ -30,8 +30,9 @@
 //                 ways of bank conflicts (computed for the lowered program by
 //                 tir/shared_bank_conflicts.h) and the tiles still fit: a big GEMM's tile of A;
 //   - auto-unroll 64 steps.
-// The program lowers and its launches fit the device (CheckProgram), or this is an error (its
-// shared tiles overflow even at one reduce point a step). The
+// The program lowers and its launches fit the device (CheckProgram), or this is an error: no
+// block of a warp divides the extents, the shared tiles overflow even at one reduce point a
+// step, or a phase (tile sizes, bindings, auto-unroll, lowering) fails. The
 // one-thread-per-point schedule (compiler/schedule/gpu_thread_per_point.h) is what callers fall
 // back to, and the tuner's reference for GPU candidates: it shares no tiling, shared memory or
 // virtual threads with what it checks.

@@ -2,23 +2,14 @@
 
 #include <algorithm>
 #include <set>
+#include <string>
 
 #include "common/strings.h"
+#include "compiler/te/access_analysis.h"
 #include "compiler/te/expr.h"
+#include "compiler/te/expr_text.h"
 
 namespace tunefarm::tuner {
-namespace {
-
-std::set<int64_t> SpaceAxesUsed(const std::vector<te::Expr>& indices) {
-  std::set<int64_t> used;
-  for (const te::Expr& i : indices)
-    te::Visit(i, [&](const te::Expr& n) {
-      if (n->kind == te::ExprKind::kAxis) used.insert(n->int_value);
-    });
-  return used;
-}
-
-}  // namespace
 
 double TileOperands::LoadsPerPoint(const std::vector<int64_t>& tile) const {
   double points = 1, loads = 0;
@@ -54,12 +45,17 @@ absl::StatusOr<TileOperands> TileOperandsOf(const schedule::State& s, const std:
       tensor = stage.tensor_id;
       axis_of[at - split_steps.begin()] = node;
       if (i == last)  // the reads as the DAG has them here
-        for (const auto& [operand, index_lists] : replay.dag().analysis(tensor).reads)
+        for (const auto& [operand, index_lists] : replay.dag().analysis(tensor).reads) {
+          std::set<std::string> seen;  // a body may read one element several times: one load
           for (const std::vector<te::Expr>& indices : index_lists) {
-            const std::set<int64_t> used = SpaceAxesUsed(indices);
+            std::string key;
+            for (const te::Expr& index : indices) key += te::ExprToText(index) + ",";
+            if (!seen.insert(key).second) continue;
+            const std::set<int64_t> used = te::SpaceAxesUsed(indices);
             std::vector<bool>& u = out.uses.emplace_back(split_steps.size());
             for (size_t a = 0; a < split_steps.size(); ++a) u[a] = used.count(axis_of[a]) > 0;
           }
+        }
     }
     if (absl::Status st = replay.Apply(s.steps()[i]); !st.ok()) return st;
   }
