@@ -207,7 +207,8 @@ std::string State::ToString() const {
     }
     if (s.auto_unroll_max_step) StrAppend(&out, " [auto_unroll_max_step=", s.auto_unroll_max_step, "]");
     if (s.storage_align_factor)
-      StrAppend(&out, " [row stride = ", s.storage_align_offset, " mod ", s.storage_align_factor, "]");
+      StrAppend(&out, " [rows of axis ", s.storage_align_axis, " = ", s.storage_align_offset, " mod ",
+                s.storage_align_factor, "]");
     if (s.location == ComputeLocation::kInlined) StrAppend(&out, " [inlined]");
     if (s.location == ComputeLocation::kAt)
       StrAppend(&out, " [at ", dag_->tensor(stages_[s.attach_stage].tensor_id).name, ".",

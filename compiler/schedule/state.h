@@ -74,21 +74,25 @@ struct Stage {
   std::vector<IterRelation> relations;
   std::vector<Iterator> iters;  // current loop order, outermost first
   int auto_unroll_max_step = 0;
-  // StorageAlignStep: the row stride of the stage's buffer is storage_align_offset modulo
+  // StorageAlignStep: dimension storage_align_axis + 1 of the stage's buffer (the rows of
+  // dimension storage_align_axis) is padded to a length that is storage_align_offset modulo
   // storage_align_factor (factor 0: a dense buffer).
-  int storage_align_factor = 0, storage_align_offset = 0;
+  int storage_align_axis = -1, storage_align_factor = 0, storage_align_offset = 0;
   ComputeLocation location = ComputeLocation::kRoot;
   std::string scope;  // cache stages: the scope they were created for ("local", "global")
   int attach_stage = -1;  // kAt: the consumer stage
   int attach_node = -1;   // kAt: the consumer's iterator node (stable across reorder)
 
   const IterNode& node_of(int iter) const { return nodes[iters[iter].node]; }
-  // The allocated length of a buffer row of `row` elements: `row` itself, or padded as the
-  // storage-align step asks (the least length >= row that is offset modulo factor).
-  int64_t AlignedRow(int64_t row) const {
-    if (storage_align_factor <= 0) return row;
-    const int64_t factor = storage_align_factor;
-    return row + ((storage_align_offset - row) % factor + factor) % factor;
+  // The allocated shape of a buffer whose region has `shape`: the region's, with the dimension
+  // the storage-align step pads padded to the least length >= its extent that is offset modulo
+  // factor.
+  std::vector<int64_t> AlignedShape(std::vector<int64_t> shape) const {
+    const size_t padded = static_cast<size_t>(storage_align_axis + 1);
+    if (storage_align_factor <= 0 || storage_align_axis < 0 || padded >= shape.size()) return shape;
+    const int64_t factor = storage_align_factor, row = shape[padded];
+    shape[padded] = row + ((storage_align_offset - row) % factor + factor) % factor;
+    return shape;
   }
   int num_space_axes = 0;   // nodes [0, num_space_axes) are the original space axes
   int num_reduce_axes = 0;  // the next num_reduce_axes nodes are the original reduce axes

@@ -18,15 +18,16 @@ absl::Status ApplyStorageAlign(const StorageAlignStep& step, State* state) {
   if (stage.location != ComputeLocation::kAt)
     return error("the stage must be computed at a loop of a reader: at the root its buffer is the whole tensor, "
                  "in the tensor's own layout");
-  if (stage.num_space_axes < 2 || step.axis != stage.num_space_axes - 2)
-    return error(StrCat("axis ", step.axis, " is not the row axis of the stage's ", stage.num_space_axes,
-                        "-dimensional buffer; only rows (the second innermost axis) are padded"));
+  if (step.axis < 0 || step.axis > stage.num_space_axes - 2)
+    return error(StrCat("axis ", step.axis, " has no rows in the stage's ", stage.num_space_axes,
+                        "-dimensional buffer (the innermost axis is a row itself)"));
   if (step.factor < 1 || step.factor > kMaxStorageAlignFactor)
     return error(StrCat("factor ", step.factor, " is not in [1, ", kMaxStorageAlignFactor, "]"));
   if (step.offset < 0 || step.offset >= step.factor)
     return error(StrCat("offset ", step.offset, " is not in [0, factor ", step.factor, ")"));
   if (stage.storage_align_factor != 0) return error("the stage's buffer is already aligned");
   Stage& out = state->mutable_stage(step.stage);
+  out.storage_align_axis = step.axis;
   out.storage_align_factor = step.factor;
   out.storage_align_offset = step.offset;
   return absl::OkStatus();

@@ -99,11 +99,11 @@ struct RfactorStep {
 struct LayoutRewriteStep {
   int stage = 0, reader = 0;
 };
-// The buffer of local or shared stage `stage` gets a row stride (the stride of its dimension
-// `axis`, the second innermost) of the least value >= the row's length that is `offset` modulo
-// `factor`: rows are padded, e.g. to an odd number of words so that a warp reading down a
-// column of a shared tile hits 32 banks (TVM's storage_align). Changes the layout, never the
-// values.
+// The buffer of local or shared stage `stage` gets its dimension `axis` + 1 (the rows of
+// dimension `axis`, any but the innermost) padded to the least length >= its extent that is
+// `offset` modulo `factor`; where the dimensions after it are of length 1 that is the stride of
+// `axis`. E.g. rows of an odd number of words, so that a warp reading down a column of a shared
+// tile hits 32 banks (TVM's storage_align). Changes the layout, never the values.
 struct StorageAlignStep {
   int stage = 0, axis = 0;
   int factor = 1, offset = 0;

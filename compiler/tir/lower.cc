@@ -350,8 +350,7 @@ class StageLowering {
   static std::vector<int64_t> PaddedShape(const std::vector<AxisRegion>& region, const Stage& stage) {
     std::vector<int64_t> shape;
     for (const AxisRegion& r : region) shape.push_back(r.extent);
-    if (!shape.empty()) shape.back() = stage.AlignedRow(shape.back());
-    return shape;
+    return stage.AlignedShape(std::move(shape));
   }
 
   // For each loop that stages are attached at: the region of each of them that one iteration

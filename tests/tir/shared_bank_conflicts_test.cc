@@ -99,7 +99,8 @@ TEST(SharedBankConflicts, StorageAlignRefusesWhatItCannotPad) {
     EXPECT_NE(std::string(st.message()).find(why), std::string::npos) << st;
   };
   refused(testing::kVThreadGemmC, 0, 2, 1, "only a local or shared stage");
-  refused(testing::kSharedGemmA, 1, 2, 1, "not the row axis");
+  refused(testing::kSharedGemmA, 1, 2, 1, "axis 1 has no rows");
+  refused(testing::kSharedGemmA, -1, 2, 1, "axis -1 has no rows");
   refused(testing::kSharedGemmA, 0, 0, 0, "factor 0");
   refused(testing::kSharedGemmA, 0, 2, 2, "offset 2");
   ASSERT_TRUE(s.StorageAlign(testing::kSharedGemmA, 0, 2, 1).ok());

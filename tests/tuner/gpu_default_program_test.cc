@@ -151,6 +151,33 @@ TEST(GpuDefaultProgram, AConvKeepsEnoughThreadsToFillTheGpu) {
   EXPECT_EQ(StageNamed(l.program, "conv2d.pad.shared")->storage_align_factor, 0);
 }
 
+// A 1x1 conv's weight tile [K, C, 1, 1] has rows of C: threads along K read down a column of
+// it. Its rows are padded (storage align along axis 0, the dimension before C), which the
+// bank-conflict analysis says removes the conflicts of those reads; the program without that
+// step reads the weights more ways.
+TEST(GpuDefaultProgram, APointwiseConvsWeightRowsArePadded) {
+  te::DagBuilder b;
+  auto x = b.Placeholder("x", te::DType::kFloat32, {1, 64, 55, 55});
+  auto w = b.Placeholder("w", te::DType::kFloat32, {16, 64, 1, 1}, true);
+  auto dag = b.Build({ops::Conv2dNchw(b, x, w, ops::Conv2dParams{})});
+  const codegen::Target cuda = Cuda("cuda -arch=sm_90 -num-sms=132");
+  Lowered l = LowerDefault(dag, cuda);
+  ASSERT_EQ(l.launches.size(), 1u);
+  const schedule::Stage* weights = StageNamed(l.program, "w.shared");
+  ASSERT_NE(weights, nullptr);
+  EXPECT_EQ(weights->storage_align_factor, 2);
+  EXPECT_EQ(weights->storage_align_axis, 0);
+  EXPECT_EQ(MostSharedLoadWays(l.func), 1);
+  std::vector<schedule::Step> unpadded;
+  for (const schedule::Step& step : l.program.steps())
+    if (!std::holds_alternative<schedule::StorageAlignStep>(step)) unpadded.push_back(step);
+  schedule::State plain(dag);
+  for (const schedule::Step& step : unpadded) ASSERT_TRUE(plain.Apply(step).ok());
+  auto f = tir::Lower(plain, "k");
+  ASSERT_TRUE(f.ok()) << f.status();
+  EXPECT_GT(MostSharedLoadWays(*f), 1);
+}
+
 // A batched matmul's batch axis indexes both operands: its register tile and its block cover
 // rows and columns of one matrix, never several matrices (which would save no load).
 TEST(GpuDefaultProgram, ABatchAxisGetsNoRegisterTile) {

@@ -69,10 +69,9 @@ int CheckDrawnTiles(const std::shared_ptr<const te::ComputeDag>& dag, int draws,
           ADD_FAILURE() << what << ": " << tile.status() << "\n" << p->ToString();
           continue;
         }
-        std::vector<int64_t> allocated = tile->extents;
-        allocated.back() = tile->row_stride;
+        const std::vector<int64_t>& allocated = tile->allocated;
         if (!tile->exact) {
-          EXPECT_EQ(tile->row_stride, lowered->shape.back()) << what << ", " << name << "\n" << p->ToString();
+          EXPECT_EQ(allocated.back(), lowered->shape.back()) << what << ", " << name << "\n" << p->ToString();
           EXPECT_GE(tile->bytes, lowered->NumBytes()) << what << ", " << name << "\n" << p->ToString();
           continue;
         }
@@ -178,7 +177,9 @@ TEST(SharedTiles, AnnotationDrawsLanesPaddingAndTileSizesForTheTiles) {
         selects += !tile->plain_copy;
         if (st.storage_align_factor == 0) continue;
         ++padded;
-        EXPECT_EQ(tile->row() % 2, 0) << name << ": padded rows of odd length " << tile->row();
+        const int64_t row = tile->extents[tile->RowDim()];
+        EXPECT_EQ(row % 2, 0) << name << ": padded rows of odd length " << row;
+        EXPECT_EQ(st.storage_align_axis, tile->RowDim() - 1) << name;
       }
     }
     if (name == "conv 64x56x56")

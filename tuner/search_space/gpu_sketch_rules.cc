@@ -201,11 +201,15 @@ bool HasPaddableRows(const State& s, int stage) {
   const schedule::Stage& st = s.stage(stage);
   if (st.scope != "shared" || st.num_space_axes < 2 || st.location != schedule::ComputeLocation::kAt) return false;
   absl::StatusOr<SharedTile> tile = EstimateSharedTile(s, stage);
-  return !tile.ok() || tile->row() % kRowPadFactor != kRowPadOffset;  // else padding leaves it as it is
+  if (!tile.ok()) return true;  // only lowering knows its shape
+  // Else padding would leave it as it is: no rows, or rows of odd length.
+  return tile->RowDim() > 0 && tile->extents[tile->RowDim()] % kRowPadFactor != kRowPadOffset;
 }
 
 absl::Status PadRows(State* s, int stage) {
-  return s->StorageAlign(stage, s->stage(stage).num_space_axes - 2, kRowPadFactor, kRowPadOffset);
+  absl::StatusOr<SharedTile> tile = EstimateSharedTile(*s, stage);
+  const int axis = tile.ok() ? tile->RowDim() - 1 : s->stage(stage).num_space_axes - 2;
+  return s->StorageAlign(stage, axis, kRowPadFactor, kRowPadOffset);
 }
 
 bool IsCrossThreadReduction(const State& s, int stage) {

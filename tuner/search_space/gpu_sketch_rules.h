@@ -78,15 +78,17 @@ bool FetchLanesFit(const SharedTile& tile, int64_t lanes);
 // from kFetchLanes, never the tile-size mutation's.
 bool IsFetchLanesSplit(const std::vector<schedule::Step>& steps, size_t i);
 
-// Bank-conflict padding of a shared tile (schedule step "SA"): its rows get an odd stride, so
-// that the 32 lanes of a warp reading one column of 32 rows hit 32 different banks
+// Bank-conflict padding of a shared tile (schedule step "SA"): its rows (its innermost
+// dimension longer than 1: a 1x1 conv's weights [K, C, 1, 1] have rows of C) get an odd
+// stride, so that the 32 lanes of a warp reading one column of 32 rows hit 32 different banks
 // (tir/shared_bank_conflicts.h). Annotation draws it for each shared stage with probability
 // 1/2, evolution toggles it (mutate_storage_align.cc): whether it pays depends on how the
 // threads read the tile, which the tile sizes decide.
 inline constexpr int kRowPadFactor = 2, kRowPadOffset = 1;
 // A shared stage of at least two dimensions computed at a reader's loop (a tile), whose rows
-// padding would change: not those of an odd length already (shared_tiles.h estimates them from
-// the split lengths), which padding leaves as they are (another record of the same kernel).
+// padding would change: not those of an odd length already, nor a tile of one row
+// (shared_tiles.h estimates them from the split lengths), which padding leaves as they are
+// (another record of the same kernel).
 bool HasPaddableRows(const schedule::State& s, int stage);
 absl::Status PadRows(schedule::State* s, int stage);
 

@@ -100,7 +100,7 @@ absl::StatusOr<SharedTile> EstimateSharedTile(const State& s, int stage) {
       tile.exact = tile.exact && tir::RangeOverVars(index, covered, &lo, &hi);
     }
   for (const tir::AxisRegion& d : tir::InferRegion(accesses, covered, tensor.shape)) tile.extents.push_back(d.extent);
-  tile.row_stride = st.AlignedRow(tile.row());
+  tile.allocated = st.AlignedShape(tile.extents);
   tile.element_bytes = te::DTypeBytes(tensor.dtype);
   // Its source: inlined already, or to be (the GPU sketch inlines every strictly inlinable
   // stage, after it made this copy).
@@ -110,8 +110,8 @@ absl::StatusOr<SharedTile> EstimateSharedTile(const State& s, int stage) {
         (from.location == schedule::ComputeLocation::kInlined || s.dag().analysis(source).strictly_inlinable))
       tile.plain_copy = false;
   }
-  tile.bytes = tile.row_stride * te::DTypeBytes(tensor.dtype);
-  for (size_t d = 0; d + 1 < tile.extents.size(); ++d) tile.bytes *= tile.extents[d];
+  tile.bytes = te::DTypeBytes(tensor.dtype);
+  for (int64_t d : tile.allocated) tile.bytes *= d;
   return tile;
 }
 

@@ -13,6 +13,7 @@
 // uses (tir/region_inference.h); tests check it against the lowered buffers.
 #pragma once
 
+#include <algorithm>
 #include <cstdint>
 #include <vector>
 
@@ -28,14 +29,22 @@ struct SharedTile {
   // channel, ff / k_per_group * cg + rc): the estimate then takes the whole dimension, where
   // lowering, which knows the block's offsets, may bound it. Its bytes are then an upper bound.
   bool exact = true;
-  int64_t row_stride = 0;        // the last dimension's allocated length: its extent, or padded ("SA")
+  std::vector<int64_t> allocated;  // the buffer's shape: `extents`, a dimension padded ("SA")
   int element_bytes = 4;
   // Whether its fetch is one plain load a lane: it copies a placeholder or a stage of its own,
   // not one inlined into it (a conv's padding, which the GPU sketch inlines, makes the fetch a
   // select, which code generation never moves several lanes at once).
   bool plain_copy = true;
   int64_t bytes = 0;             // allocated, padding included
+  // The innermost dimension: what a fetch's lanes cover.
   int64_t row() const { return extents.empty() ? 1 : extents.back(); }
+  // The innermost dimension longer than 1 (0 when there is none): the rows that padding
+  // spreads over the banks. A 1x1 conv's weights [K, C, 1, 1] have rows of C.
+  int RowDim() const {
+    int d = static_cast<int>(extents.size()) - 1;
+    while (d > 0 && extents[d] == 1) --d;
+    return std::max(d, 0);
+  }
 };
 
 // The tile of `stage`, a shared stage computed at a loop of a gpu-tile X.local. Every split
