@@ -151,6 +151,16 @@ TEST(GpuDefaultProgram, AConvKeepsEnoughThreadsToFillTheGpu) {
   EXPECT_EQ(StageNamed(l.program, "conv2d.pad.shared")->storage_align_factor, 0);
 }
 
+// `program` without its storage-align steps, lowered.
+tir::PrimFunc WithoutStorageAlign(const State& program) {
+  State plain(program.original_dag());
+  for (const schedule::Step& step : program.steps())
+    if (!std::holds_alternative<schedule::StorageAlignStep>(step)) EXPECT_TRUE(plain.Apply(step).ok());
+  absl::StatusOr<tir::PrimFunc> f = tir::Lower(plain, "k");
+  EXPECT_TRUE(f.ok()) << f.status();
+  return f.ok() ? *f : tir::PrimFunc{};
+}
+
 // A 1x1 conv's weight tile [K, C, 1, 1] has rows of C: threads along K read down a column of
 // it. Its rows are padded (storage align along axis 0, the dimension before C), which the
 // bank-conflict analysis says removes the conflicts of those reads; the program without that
@@ -168,14 +178,27 @@ TEST(GpuDefaultProgram, APointwiseConvsWeightRowsArePadded) {
   EXPECT_EQ(weights->storage_align_factor, 2);
   EXPECT_EQ(weights->storage_align_axis, 0);
   EXPECT_EQ(MostSharedLoadWays(l.func), 1);
-  std::vector<schedule::Step> unpadded;
-  for (const schedule::Step& step : l.program.steps())
-    if (!std::holds_alternative<schedule::StorageAlignStep>(step)) unpadded.push_back(step);
-  schedule::State plain(dag);
-  for (const schedule::Step& step : unpadded) ASSERT_TRUE(plain.Apply(step).ok());
-  auto f = tir::Lower(plain, "k");
-  ASSERT_TRUE(f.ok()) << f.status();
-  EXPECT_GT(MostSharedLoadWays(*f), 1);
+  EXPECT_GT(MostSharedLoadWays(WithoutStorageAlign(l.program)), 1);
+}
+
+// A depthwise conv's input tile (MobileNetV2's 384 channels at 14x14): a warp's lanes cover a
+// few rows of 16 elements, which odd rows do not separate; rows of 7 modulo 32 do.
+TEST(GpuDefaultProgram, ADepthwiseConvsInputRowsArePaddedToSevenModuloThirtyTwo) {
+  te::DagBuilder b;
+  ops::Conv2dParams p;
+  p.padding = {1, 1, 1, 1};
+  p.groups = 384;
+  auto x = b.Placeholder("x", te::DType::kFloat32, {1, 384, 14, 14});
+  auto w = b.Placeholder("w", te::DType::kFloat32, {384, 1, 3, 3}, true);
+  auto dag = b.Build({ops::Conv2dNchw(b, x, w, p)});
+  Lowered l = LowerDefault(dag, Cuda("cuda -arch=sm_90 -num-sms=132"));
+  ASSERT_EQ(l.launches.size(), 1u);
+  const schedule::Stage* input = StageNamed(l.program, "conv2d.pad.shared");
+  ASSERT_NE(input, nullptr);
+  EXPECT_EQ(input->storage_align_factor, 32);
+  EXPECT_EQ(input->storage_align_offset, 7);
+  EXPECT_EQ(MostSharedLoadWays(l.func), 1);
+  EXPECT_GT(MostSharedLoadWays(WithoutStorageAlign(l.program)), 1);
 }
 
 // A batched matmul's batch axis indexes both operands: its register tile and its block cover

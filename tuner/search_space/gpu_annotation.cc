@@ -141,9 +141,10 @@ std::vector<int64_t> LanesThatFit(const absl::StatusOr<SharedTile>& tile) {
   return lanes;
 }
 
-absl::StatusOr<std::optional<State>> PaddedIfItFits(const State& s, int stage, const SearchTarget& target) {
+absl::StatusOr<std::optional<State>> PaddedIfItFits(const State& s, int stage, const SearchTarget& target,
+                                                    int factor, int offset) {
   State padded = s;
-  if (auto r = PadRows(&padded, stage); !r.ok()) return r;
+  if (auto r = PadRows(&padded, stage, factor, offset); !r.ok()) return r;
   if (!TileFitsSharedMemory(padded, padded.stage(stage).attach_stage, target)) return std::nullopt;
   return padded;
 }

@@ -32,6 +32,7 @@
 
 #include "absl/status/statusor.h"
 #include "compiler/schedule/state.h"
+#include "tuner/search_space/gpu_sketch_rules.h"
 #include "tuner/search_space/search_target.h"
 #include "tuner/search_space/shared_tiles.h"
 
@@ -66,7 +67,8 @@ bool SharedTilesFit(const schedule::State& s, const SearchTarget& target);
 // `s` with the rows of its shared stage `stage` padded (PadRows), or nullopt where its kernel's
 // padded tiles would overflow the block's shared memory.
 absl::StatusOr<std::optional<schedule::State>> PaddedIfItFits(const schedule::State& s, int stage,
-                                                              const SearchTarget& target);
+                                                              const SearchTarget& target,
+                                                              int factor = kRowPadFactor, int offset = kRowPadOffset);
 
 // `program` after its tile sizes changed (the tile-size mutation): a fetch whose lanes no
 // longer fit its tile (FetchLanesFit) gets the most lanes of kFetchLanes that do, and padding of rows

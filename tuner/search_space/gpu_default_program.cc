@@ -250,25 +250,39 @@ std::optional<int> LoadWays(const State& program, int stage, const tir::PrimFunc
   return ways;
 }
 
-// Pads the rows of each shared tile where that makes a warp's loads of it fewer ways (the
-// loads run once per register tile and reduce point, the stores once per step: a padded row
-// may cost the 128-bit stores of a fetch, which then store one element a lane), the kernel's
-// tiles still fit and the program still lowers. A GEMM's tile of A read down a column by a
-// warp of two thread rows is the case (docs/gpu.md "Bank conflicts and padded rows").
-// `lowered` is `program` lowered, and stays so.
+// Row lengths a conflicting tile's rows are padded to, tried in order: odd (a warp reading down
+// a column), then 7, 14 and 16 modulo 32, which separate the lanes of a warp spread over a few
+// rows of a depthwise or strided conv's input tile (in MobileNetV2's default programs, the
+// analysis finds one of them removes or halves each such conflict, and odd lengths none).
+struct RowPad {
+  int factor, offset;
+};
+constexpr RowPad kRowPads[] = {{kRowPadFactor, kRowPadOffset}, {32, 7}, {32, 14}, {32, 16}};
+
+// Pads the rows of each shared tile whose loads a warp replays for bank conflicts, to the first
+// of kRowPads that makes them fewest (the loads run once per register tile and reduce point,
+// the stores once per step: a padded row may cost the 128-bit stores of a fetch, which then
+// store one element a lane), where the kernel's tiles still fit and the program still lowers.
+// A GEMM's tile of A read down a column by a warp of two thread rows is the classic case
+// (docs/gpu.md "Bank conflicts and padded rows"). `lowered` is `program` lowered, and stays so.
 void PadConflictingTiles(State* program, tir::PrimFunc* lowered, const SearchTarget& target) {
   for (int stage = 0; stage < static_cast<int>(program->stages().size()); ++stage) {
-    if (!HasPaddableRows(*program, stage)) continue;
-    const std::optional<int> now = LoadWays(*program, stage, *lowered);
-    if (!now || *now <= 1) continue;
-    absl::StatusOr<std::optional<State>> padded = PaddedIfItFits(*program, stage, target);
-    if (!padded.ok() || !*padded) continue;
-    absl::StatusOr<tir::PrimFunc> f = LowerProgram(**padded, target);
-    if (!f.ok()) continue;
-    const std::optional<int> then = LoadWays(**padded, stage, *f);
-    if (!then || *then >= *now) continue;
-    *program = **std::move(padded);
-    *lowered = *std::move(f);
+    if (!HasRows(*program, stage)) continue;
+    std::optional<int> fewest = LoadWays(*program, stage, *lowered);
+    if (!fewest) continue;
+    const State unpadded = *program;  // each pad is tried on it
+    for (const RowPad& pad : kRowPads) {
+      if (*fewest <= 1) break;
+      absl::StatusOr<std::optional<State>> padded = PaddedIfItFits(unpadded, stage, target, pad.factor, pad.offset);
+      if (!padded.ok() || !*padded) continue;
+      absl::StatusOr<tir::PrimFunc> f = LowerProgram(**padded, target);
+      if (!f.ok()) continue;
+      const std::optional<int> ways = LoadWays(**padded, stage, *f);
+      if (!ways || *ways >= *fewest) continue;
+      fewest = ways;
+      *program = **std::move(padded);
+      *lowered = *std::move(f);
+    }
   }
 }
 

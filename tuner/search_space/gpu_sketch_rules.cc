@@ -197,19 +197,23 @@ bool FetchLanesFit(const SharedTile& tile, int64_t lanes) {
   return lanes == 1 || (tile.row() % lanes == 0 && tile.element_bytes == kFetchLaneBytes && tile.plain_copy);
 }
 
-bool HasPaddableRows(const State& s, int stage) {
+bool HasRows(const State& s, int stage) {
   const schedule::Stage& st = s.stage(stage);
   if (st.scope != "shared" || st.num_space_axes < 2 || st.location != schedule::ComputeLocation::kAt) return false;
   absl::StatusOr<SharedTile> tile = EstimateSharedTile(s, stage);
-  if (!tile.ok()) return true;  // only lowering knows its shape
-  // Else padding would leave it as it is: no rows, or rows of odd length.
-  return tile->RowDim() > 0 && tile->extents[tile->RowDim()] % kRowPadFactor != kRowPadOffset;
+  return !tile.ok() || tile->RowDim() > 0;  // unknown: only lowering knows its shape
 }
 
-absl::Status PadRows(State* s, int stage) {
+bool HasPaddableRows(const State& s, int stage) {
+  if (!HasRows(s, stage)) return false;
+  absl::StatusOr<SharedTile> tile = EstimateSharedTile(s, stage);
+  return !tile.ok() || tile->extents[tile->RowDim()] % kRowPadFactor != kRowPadOffset;
+}
+
+absl::Status PadRows(State* s, int stage, int factor, int offset) {
   absl::StatusOr<SharedTile> tile = EstimateSharedTile(*s, stage);
   const int axis = tile.ok() ? tile->RowDim() - 1 : s->stage(stage).num_space_axes - 2;
-  return s->StorageAlign(stage, axis, kRowPadFactor, kRowPadOffset);
+  return s->StorageAlign(stage, axis, factor, offset);
 }
 
 bool IsCrossThreadReduction(const State& s, int stage) {

@@ -85,12 +85,15 @@ bool IsFetchLanesSplit(const std::vector<schedule::Step>& steps, size_t i);
 // 1/2, evolution toggles it (mutate_storage_align.cc): whether it pays depends on how the
 // threads read the tile, which the tile sizes decide.
 inline constexpr int kRowPadFactor = 2, kRowPadOffset = 1;
-// A shared stage of at least two dimensions computed at a reader's loop (a tile), whose rows
-// padding would change: not those of an odd length already, nor a tile of one row
-// (shared_tiles.h estimates them from the split lengths), which padding leaves as they are
-// (another record of the same kernel).
+// A shared stage of at least two dimensions computed at a reader's loop (a tile) with rows: a
+// dimension longer than 1 before its innermost one longer than 1 (shared_tiles.h estimates them
+// from the split lengths; a tile of unknown shape may have them).
+bool HasRows(const schedule::State& s, int stage);
+// A tile with rows whose rows padding would change: not those of an odd length already, which
+// padding leaves as they are (another record of the same kernel).
 bool HasPaddableRows(const schedule::State& s, int stage);
-absl::Status PadRows(schedule::State* s, int stage);
+// Pads the rows of `stage`'s tile to a length that is `offset` modulo `factor`.
+absl::Status PadRows(schedule::State* s, int stage, int factor = kRowPadFactor, int offset = kRowPadOffset);
 
 // A stage the cross-thread rule shaped: at the root, its loops [space fused,] reduce outer,
 // reduce inner (named "<fused>.1"), the last one for threadIdx.x.
