@@ -2,6 +2,7 @@
 
 #include "common/strings.h"
 #include "compiler/schedule/gpu_thread_per_point.h"
+#include "tuner/search_space/gpu_annotation.h"
 #include "tuner/search_space/gpu_default_program.h"
 #include "tuner/search_space/initial_population.h"
 #include "tuner/search_space/random_annotation.h"
@@ -68,7 +69,14 @@ absl::StatusOr<CandidateGenerator> CandidateGenerator::Create(
 }
 
 absl::StatusOr<schedule::State> CandidateGenerator::Draw() {
-  if (sketches_.empty() || rng_() % 4 == 0) return ReplayWithMutations(dag_, default_.state.steps(), rng_, mutation_);
+  if (sketches_.empty() || rng_() % 4 == 0) {
+    absl::StatusOr<schedule::State> replayed = ReplayWithMutations(dag_, default_.state.steps(), rng_, mutation_);
+    // A GPU replay's fetch lanes and padded rows refitted to its mutated tiles, as the tile-size
+    // mutation refits them (rows padded to 16 modulo 32 that shrank to 2 would take 8 times
+    // their tile's memory).
+    if (replayed.ok() && target_.gpu) return FitFetchesToTiles(*replayed);
+    return replayed;
+  }
   const schedule::State& sketch = sketches_[rng_() % sketches_.size()];
   return AnnotateRandomly(sketch, target_, rng_);
 }

@@ -342,8 +342,9 @@ class StageLowering {
     return FlatIndex(offsets, AllocatedShape(stage_.tensor_id));
   }
 
-  // A local or shared buffer's shape: its region's, with the rows padded as a storage_align
-  // step asks (the row length is then the stride, the padding never read).
+  // A local or shared buffer's shape: its region's, with a dimension padded as a storage_align
+  // step asks (the padding is never read; with only dimensions of 1 after it, its padded length
+  // is the stride of the dimension before it).
   const std::vector<int64_t>& AllocatedShape(int tensor) const {
     return ctx_.plan.buffers[ctx_.plan.buffer_of_tensor[tensor]].shape;
   }

@@ -119,7 +119,8 @@ inline RandomScheduleStats ApplyRandomSteps(schedule::State* state, std::mt19937
         break;
       }
       case 13: {
-        // Pad the rows of a local stage's buffer, mostly on its row axis (others are refused).
+        // Pad the rows of a local stage's buffer, mostly those of its second innermost axis (any
+        // but the innermost is accepted, the innermost and beyond refused).
         std::vector<int> locals;
         for (int t = 0; t < static_cast<int>(state->stages().size()); ++t)
           if (state->stage(t).scope == "local") locals.push_back(t);

@@ -12,6 +12,7 @@
 #include "tests/common/test_dags.h"
 #include "tuner/candidate_generator.h"
 #include "tuner/search_space/gpu_default_program.h"
+#include "tuner/search_space/shared_tiles.h"
 
 namespace tunefarm::tuner {
 namespace {
@@ -99,6 +100,35 @@ TEST(CandidateGenerator, OnAGpuTheFirstCandidateIsTheDefaultProgram) {
   ASSERT_EQ(first.size(), 1u);
   EXPECT_EQ(first[0].hash, expected->Hash());
   EXPECT_NE(first[0].json.find("shared"), std::string::npos);
+}
+
+// A quarter of a GPU task's candidates replay the default program with mutated tile sizes: its
+// padded rows follow (FitFetchesToTiles). A 1x1 conv's default pads its weight tile's rows
+// (axis 0); in every candidate a padded tile still pads its rows, to a length it changes.
+TEST(CandidateGenerator, OnAGpuReplaysOfTheDefaultProgramKeepPaddingOnTheTilesRows) {
+  te::DagBuilder b;
+  auto x = b.Placeholder("x", te::DType::kFloat32, {1, 64, 55, 55});
+  auto w = b.Placeholder("w", te::DType::kFloat32, {16, 64, 1, 1}, true);
+  auto dag = b.Build({ops::Conv2dNchw(b, x, w, ops::Conv2dParams{})});
+  SearchTarget gpu = SearchTarget::FromTarget(codegen::Target::Parse("cuda -arch=sm_90 -num-sms=132").value());
+  auto gen = CandidateGenerator::Create(dag, Rules(), gpu, 3);
+  ASSERT_TRUE(gen.ok()) << gen.status();
+  std::set<std::string> seen;
+  std::vector<Candidate> cs = gen->Next(48, &seen);
+  ASSERT_GE(cs.size(), 24u);
+  int padded = 0;
+  for (const Candidate& c : cs)
+    for (int st = 0; st < static_cast<int>(c.state.stages().size()); ++st) {
+      const schedule::Stage& stage = c.state.stage(st);
+      if (stage.storage_align_factor == 0) continue;
+      absl::StatusOr<SharedTile> tile = EstimateSharedTile(c.state, st);
+      ASSERT_TRUE(tile.ok()) << tile.status();
+      EXPECT_EQ(stage.storage_align_axis, tile->RowDim() - 1) << c.state.ToString();
+      EXPECT_NE(tile->extents[tile->RowDim()] % stage.storage_align_factor, stage.storage_align_offset)
+          << c.state.ToString();
+      ++padded;
+    }
+  EXPECT_GT(padded, 0);
 }
 
 TEST(CandidateGenerator, CandidatesAreValidDistinctAndComputeTheDefaultsResult) {

@@ -179,6 +179,7 @@ TEST(GpuDefaultProgram, APointwiseConvsWeightRowsArePadded) {
   EXPECT_EQ(weights->storage_align_axis, 0);
   EXPECT_EQ(MostSharedLoadWays(l.func), 1);
   EXPECT_GT(MostSharedLoadWays(WithoutStorageAlign(l.program)), 1);
+  EXPECT_LT(GpuError(l.program, 12), 1e-4);  // run as a GPU runs it, through the padded rows
 }
 
 // A depthwise conv's input tile (MobileNetV2's 384 channels at 14x14): a warp's lanes cover a
@@ -199,6 +200,7 @@ TEST(GpuDefaultProgram, ADepthwiseConvsInputRowsArePaddedToSevenModuloThirtyTwo)
   EXPECT_EQ(input->storage_align_offset, 7);
   EXPECT_EQ(MostSharedLoadWays(l.func), 1);
   EXPECT_GT(MostSharedLoadWays(WithoutStorageAlign(l.program)), 1);
+  EXPECT_LT(GpuError(l.program, 13), 1e-4);
 }
 
 // A batched matmul's batch axis indexes both operands: its register tile and its block cover

@@ -17,8 +17,9 @@ bool HostsStages(const State& s, int stage) {
 bool Relocatable(const State& s, int stage) {
   const schedule::Stage& st = s.stage(stage);
   const te::StageAnalysis& a = s.dag().analysis(st.tensor_id);
-  return !st.is_placeholder && st.scope != schedule::kLayoutScope && st.location != ComputeLocation::kInlined && !a.is_output &&
-         !a.needs_multi_level_tiling && s.IsUntouched(stage) && !HostsStages(s, stage);
+  return !st.is_placeholder && st.scope != schedule::kLayoutScope && st.scope != "shared" &&
+         st.location != ComputeLocation::kInlined && !a.is_output && !a.needs_multi_level_tiling && s.IsUntouched(stage) &&
+         !HostsStages(s, stage);
 }
 
 std::vector<Step> ComputeLocationChoices(const State& s, int stage) {

@@ -12,8 +12,9 @@ namespace tunefarm::tuner {
 // Some stage is computed at one of `stage`'s loops.
 bool HostsStages(const schedule::State& s, int stage);
 
-// A compute stage left untiled, not an output, not reuse-heavy, untouched and hosting no
-// other stage: annotation chooses its place.
+// A compute stage left untiled, not an output, not reuse-heavy, untouched, hosting no other
+// stage and not a shared tile (the GPU sketch places those, at the step loop of the tile that
+// reads them): annotation chooses its place.
 bool Relocatable(const schedule::State& s, int stage);
 
 // Its choices: inline (when it has no reduction), root, and each loop outside the first reduce

@@ -248,10 +248,12 @@ absl::StatusOr<State> FitFetchesToTiles(const State& program) {
       }
     }
     if (const auto* align = std::get_if<schedule::StorageAlignStep>(&steps[i])) {
-      // A no-op now: left out (annotation's steps come last, so no follow split names a step
-      // after it and nothing needs renumbering).
+      // No longer the tile's rows, or a no-op now: left out (annotation's steps come last, so no
+      // follow split names a step after it and nothing needs renumbering).
       absl::StatusOr<SharedTile> tile = EstimateSharedTile(out, align->stage);
-      if (tile.ok() && tile->row() % align->factor == align->offset) {
+      const size_t padded = static_cast<size_t>(align->axis) + 1;
+      if (tile.ok() && (align->axis != tile->RowDim() - 1 || padded >= tile->extents.size() ||
+                        tile->extents[padded] % align->factor == align->offset)) {
         changed = true;
         continue;
       }

@@ -70,10 +70,11 @@ absl::StatusOr<std::optional<schedule::State>> PaddedIfItFits(const schedule::St
                                                               const SearchTarget& target,
                                                               int factor = kRowPadFactor, int offset = kRowPadOffset);
 
-// `program` after its tile sizes changed (the tile-size mutation): a fetch whose lanes no
-// longer fit its tile (FetchLanesFit) gets the most lanes of kFetchLanes that do, and padding of rows
-// that became odd (which it would leave as they are) is dropped. The program itself when
-// nothing changes.
+// `program` after its tile sizes changed (the tile-size mutation, a replay of the default
+// program with mutated splits): a fetch whose lanes no longer fit its tile (FetchLanesFit) gets
+// the most lanes of kFetchLanes that do, and padding that no longer pads the tile's rows
+// (shared_tiles.h RowDim), or that would leave them as they are, is dropped. The program itself
+// when nothing changes.
 absl::StatusOr<schedule::State> FitFetchesToTiles(const schedule::State& program);
 
 }  // namespace tunefarm::tuner

@@ -26,9 +26,10 @@
 //                 lanes its tile allows;
 //   - bindings    as annotation's, with blocks of 256 threads for the stages bound one thread
 //                 per point;
-//   - padding     a shared tile's rows are padded where that makes a warp's loads of it fewer
-//                 ways of bank conflicts (computed for the lowered program by
-//                 tir/shared_bank_conflicts.h) and the tiles still fit: a big GEMM's tile of A;
+//   - padding     a shared tile's rows are padded (odd, or 7, 14 or 16 modulo 32) where that
+//                 makes a warp's loads of it fewer ways of bank conflicts (computed for the
+//                 lowered program by tir/shared_bank_conflicts.h) and the tiles still fit: a big
+//                 GEMM's tile of A, 1x1 convs' weight tiles, depthwise convs' input tiles;
 //   - auto-unroll 64 steps.
 // The program lowers and its launches fit the device (CheckProgram), or this is an error: no
 // block of a warp divides the extents, the shared tiles overflow even at one reduce point a

@@ -201,7 +201,9 @@ bool HasRows(const State& s, int stage) {
   const schedule::Stage& st = s.stage(stage);
   if (st.scope != "shared" || st.num_space_axes < 2 || st.location != schedule::ComputeLocation::kAt) return false;
   absl::StatusOr<SharedTile> tile = EstimateSharedTile(s, stage);
-  return !tile.ok() || tile->RowDim() > 0;  // unknown: only lowering knows its shape
+  if (!tile.ok()) return true;  // only lowering knows its shape
+  const auto outer = tile->extents.begin() + tile->RowDim();
+  return std::any_of(tile->extents.begin(), outer, [](int64_t e) { return e > 1; });  // two rows or more
 }
 
 bool HasPaddableRows(const State& s, int stage) {

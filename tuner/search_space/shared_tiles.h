@@ -1,8 +1,9 @@
 // The shared tiles of a program drawn from the gpu-tile sketch (gpu_sketch_rules.h), known from
 // its split lengths before it is lowered. Annotation needs them to draw what depends on a
-// tile's shape: fetch lanes that divide its rows (else the 128-bit copy falls back to one
-// access per element), padding only for rows of even length (an odd row is left as it is, so
-// padding it would only give a second record of the same kernel), and tile sizes whose tiles
+// tile's shape: fetch lanes that divide its innermost dimension (row(): else the 128-bit copy
+// falls back to one access per element), padding only for rows of even length (RowDim(): the
+// innermost dimension longer than 1; an odd row is left as it is, so padding it would only give
+// a second record of the same kernel), and tile sizes whose tiles
 // fit the block's shared memory (else lowering refuses the program, after the whole cost of
 // lowering it: three of four draws of a GEMM 4096^3).
 //
