@@ -43,6 +43,26 @@ inline std::shared_ptr<const te::ComputeDag> GemmBiasDag(int64_t m, int64_t n, i
   return b.Build({out});
 }
 
+// conv2d NCHW 3x3 pad 1 of a 1 x c x hw x hw input in `groups` groups (group g's outputs read
+// input channels [g*c/groups, (g+1)*c/groups)), k filters, weights constant; no bias.
+inline std::shared_ptr<const te::ComputeDag> GroupedConvDag(int64_t c, int64_t k, int64_t groups, int64_t hw) {
+  te::DagBuilder b;
+  ops::Conv2dParams p;
+  p.padding = {1, 1, 1, 1};
+  p.groups = groups;
+  auto x = b.Placeholder("x", te::DType::kFloat32, {1, c, hw, hw});
+  auto w = b.Placeholder("w", te::DType::kFloat32, {k, c / groups, 3, 3}, true);
+  return b.Build({ops::Conv2dNchw(b, x, w, p)});
+}
+
+// conv2d NCHW 1x1 (a pointwise conv) of a 1 x c x hw x hw input, k filters, weights constant.
+inline std::shared_ptr<const te::ComputeDag> PointwiseConvDag(int64_t c, int64_t k, int64_t hw) {
+  te::DagBuilder b;
+  auto x = b.Placeholder("x", te::DType::kFloat32, {1, c, hw, hw});
+  auto w = b.Placeholder("w", te::DType::kFloat32, {k, c, 1, 1}, true);
+  return b.Build({ops::Conv2dNchw(b, x, w, ops::Conv2dParams{})});
+}
+
 // out = relu(x * y + x)  over [rows, cols], three stages
 inline std::shared_ptr<const te::ComputeDag> ElementwiseChainDag(int64_t rows, int64_t cols) {
   te::DagBuilder b;

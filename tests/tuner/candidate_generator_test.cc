@@ -106,10 +106,7 @@ TEST(CandidateGenerator, OnAGpuTheFirstCandidateIsTheDefaultProgram) {
 // padded rows follow (FitFetchesToTiles). A 1x1 conv's default pads its weight tile's rows
 // (axis 0); in every candidate a padded tile still pads its rows, to a length it changes.
 TEST(CandidateGenerator, OnAGpuReplaysOfTheDefaultProgramKeepPaddingOnTheTilesRows) {
-  te::DagBuilder b;
-  auto x = b.Placeholder("x", te::DType::kFloat32, {1, 64, 55, 55});
-  auto w = b.Placeholder("w", te::DType::kFloat32, {16, 64, 1, 1}, true);
-  auto dag = b.Build({ops::Conv2dNchw(b, x, w, ops::Conv2dParams{})});
+  auto dag = tunefarm::testing::PointwiseConvDag(64, 16, 55);
   SearchTarget gpu = SearchTarget::FromTarget(codegen::Target::Parse("cuda -arch=sm_90 -num-sms=132").value());
   auto gen = CandidateGenerator::Create(dag, Rules(), gpu, 3);
   ASSERT_TRUE(gen.ok()) << gen.status();

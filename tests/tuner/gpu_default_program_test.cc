@@ -166,10 +166,7 @@ tir::PrimFunc WithoutStorageAlign(const State& program) {
 // bank-conflict analysis says removes the conflicts of those reads; the program without that
 // step reads the weights more ways.
 TEST(GpuDefaultProgram, APointwiseConvsWeightRowsArePadded) {
-  te::DagBuilder b;
-  auto x = b.Placeholder("x", te::DType::kFloat32, {1, 64, 55, 55});
-  auto w = b.Placeholder("w", te::DType::kFloat32, {16, 64, 1, 1}, true);
-  auto dag = b.Build({ops::Conv2dNchw(b, x, w, ops::Conv2dParams{})});
+  const auto dag = testing::PointwiseConvDag(64, 16, 55);
   const codegen::Target cuda = Cuda("cuda -arch=sm_90 -num-sms=132");
   Lowered l = LowerDefault(dag, cuda);
   ASSERT_EQ(l.launches.size(), 1u);
@@ -185,14 +182,7 @@ TEST(GpuDefaultProgram, APointwiseConvsWeightRowsArePadded) {
 // A depthwise conv's input tile (MobileNetV2's 384 channels at 14x14): a warp's lanes cover a
 // few rows of 16 elements, which odd rows do not separate; rows of 7 modulo 32 do.
 TEST(GpuDefaultProgram, ADepthwiseConvsInputRowsArePaddedToSevenModuloThirtyTwo) {
-  te::DagBuilder b;
-  ops::Conv2dParams p;
-  p.padding = {1, 1, 1, 1};
-  p.groups = 384;
-  auto x = b.Placeholder("x", te::DType::kFloat32, {1, 384, 14, 14});
-  auto w = b.Placeholder("w", te::DType::kFloat32, {384, 1, 3, 3}, true);
-  auto dag = b.Build({ops::Conv2dNchw(b, x, w, p)});
-  Lowered l = LowerDefault(dag, Cuda("cuda -arch=sm_90 -num-sms=132"));
+  Lowered l = LowerDefault(testing::GroupedConvDag(384, 384, 384, 14), Cuda("cuda -arch=sm_90 -num-sms=132"));
   ASSERT_EQ(l.launches.size(), 1u);
   const schedule::Stage* input = StageNamed(l.program, "conv2d.pad.shared");
   ASSERT_NE(input, nullptr);
@@ -252,13 +242,7 @@ TEST(GpuDefaultProgram, RefusesLongPrimeExtentsAndFitsSmallBlocks) {
 // device with too little shared memory for even one reduce point a step, an error naming it,
 // so callers fall back.
 TEST(GpuDefaultProgram, AGroupedConvGetsBlocksOfOneChannel) {
-  te::DagBuilder b;
-  ops::Conv2dParams p;
-  p.padding = {1, 1, 1, 1};
-  p.groups = 8;
-  auto x = b.Placeholder("x", te::DType::kFloat32, {1, 256, 28, 28});
-  auto w = b.Placeholder("w", te::DType::kFloat32, {256, 32, 3, 3}, true);
-  auto dag = b.Build({ops::Conv2dNchw(b, x, w, p)});
+  const auto dag = testing::GroupedConvDag(256, 256, 8, 28);
   Lowered l = LowerDefault(dag, Cuda("cuda -arch=sm_90 -num-sms=132"));
   ASSERT_EQ(l.launches.size(), 1u);
   EXPECT_EQ(RegisterTile(l.program, "conv2d.local", 1), 1);
@@ -309,17 +293,6 @@ TEST(GpuDefaultProgram, FewLongReductionsAreSharedByTheThreadsOfABlock) {
   EXPECT_LT(GpuError(*many, 4), 1e-3);
 }
 
-// relu-less conv2d NCHW 3x3 pad 1 of c channels at hw x hw in `groups` groups, c filters.
-std::shared_ptr<const te::ComputeDag> GroupedConvDag(int64_t c, int64_t hw, int64_t groups) {
-  te::DagBuilder b;
-  ops::Conv2dParams p;
-  p.padding = {1, 1, 1, 1};
-  p.groups = groups;
-  auto x = b.Placeholder("x", te::DType::kFloat32, {1, c, hw, hw});
-  auto w = b.Placeholder("w", te::DType::kFloat32, {c, c / groups, 3, 3}, true);
-  return b.Build({ops::Conv2dNchw(b, x, w, p)});
-}
-
 // Extents that divide well, that do not (primes), and convs with their padding, run as a GPU
 // runs them: the default program computes what the DAG means. One SM: the largest tiles
 // (64 accumulators, 8 virtual threads) on the 128 x 128 GEMM.
@@ -332,7 +305,7 @@ TEST(GpuDefaultProgram, ComputesWhatTheDagMeans) {
       {"gemm+bias 24x20x18", testing::GemmBiasDag(24, 20, 18)},
       {"conv 8x10x10", testing::ConvBiasReluDag(8, 10, 6)},
       {"conv 3x7x7", testing::ConvBiasReluDag(3, 7, 5)},
-      {"grouped conv 8x6x6 in 4 groups", GroupedConvDag(8, 6, 4)},
+      {"grouped conv 8x6x6 in 4 groups", testing::GroupedConvDag(8, 8, 4, 6)},
   };
   std::vector<tir::PrimFunc> funcs;
   for (const auto& [name, dag] : dags) {

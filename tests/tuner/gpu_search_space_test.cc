@@ -356,10 +356,7 @@ TEST(GpuEvolution, TileSizeMutantsFetchWithLanesAndPaddingThatFitTheirTiles) {
 // as the tile sizes change (once the innermost dimension counted as the rows, and every
 // mutation dropped that padding).
 TEST(GpuEvolution, TileSizeMutantsOfAPointwiseConvKeepItsWeightRowsPadded) {
-  te::DagBuilder b;
-  auto x = b.Placeholder("x", te::DType::kFloat32, {1, 16, 6, 6});
-  auto w = b.Placeholder("w", te::DType::kFloat32, {8, 16, 1, 1}, true);
-  EXPECT_GT(CheckTileSizeMutants(b.Build({ops::Conv2dNchw(b, x, w, ops::Conv2dParams{})}), 19), 0);
+  EXPECT_GT(CheckTileSizeMutants(testing::PointwiseConvDag(16, 8, 6), 19), 0);
 }
 
 // Tile-size mutants of GEMM 4096^3 whose shared tiles would overflow the block's shared memory

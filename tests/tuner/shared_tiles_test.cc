@@ -28,17 +28,6 @@ namespace {
 
 SearchTarget Gpu() { return SearchTarget::FromTarget(codegen::Target::Parse("cuda -arch=sm_90").value()); }
 
-// A grouped conv: group g's outputs read input channels [g*C/G, (g+1)*C/G).
-std::shared_ptr<const te::ComputeDag> GroupedConvDag(int64_t c, int64_t k, int64_t groups, int64_t hw) {
-  te::DagBuilder b;
-  ops::Conv2dParams p;
-  p.padding = {1, 1, 1, 1};
-  p.groups = groups;
-  auto x = b.Placeholder("x", te::DType::kFloat32, {1, c, hw, hw});
-  auto w = b.Placeholder("w", te::DType::kFloat32, {k, c / groups, 3, 3}, true);
-  return b.Build({ops::Conv2dNchw(b, x, w, p)});
-}
-
 // Draws `draws` programs of every sketch of `dag` (shared memory unchecked: tir::Lower does not
 // plan launches) and compares each shared tile with its lowered buffer: equal when the estimate
 // says it is exact; else its rows equal and its bytes at least the lowered ones. Returns the
@@ -97,12 +86,12 @@ TEST(SharedTiles, EstimatesMatchLoweredBuffersOfGemmsAndConvs) {
 // shared-memory check leaves the program to lowering instead of redrawing tiles that fit (a
 // review found a ResNeXt-like conv's draws about 9 times slower for that).
 TEST(SharedTiles, AGroupedConvsChannelsAreAnUpperBoundThatTheFitCheckLeavesToLowering) {
-  EXPECT_GE(CheckDrawnTiles(GroupedConvDag(16, 16, 2, 16), 40, 5, "grouped conv g=2"), 0);
-  EXPECT_GE(CheckDrawnTiles(GroupedConvDag(32, 64, 32, 14), 40, 6, "depthwise conv x2"), 0);
+  EXPECT_GE(CheckDrawnTiles(testing::GroupedConvDag(16, 16, 2, 16), 40, 5, "grouped conv g=2"), 0);
+  EXPECT_GE(CheckDrawnTiles(testing::GroupedConvDag(32, 64, 32, 14), 40, 6, "depthwise conv x2"), 0);
   const SearchTarget target = Gpu();
   std::mt19937_64 rng(7);
   int inexact = 0;
-  for (const schedule::State& sketch : GenerateSketches(GroupedConvDag(16, 16, 2, 16), target))
+  for (const schedule::State& sketch : GenerateSketches(testing::GroupedConvDag(16, 16, 2, 16), target))
     for (int d = 0; d < 20; ++d) {
       absl::StatusOr<schedule::State> p = AnnotateRandomly(sketch, target, rng);
       ASSERT_TRUE(p.ok()) << p.status();
