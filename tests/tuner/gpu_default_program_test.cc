@@ -161,36 +161,38 @@ tir::PrimFunc WithoutStorageAlign(const State& program) {
   return f.ok() ? *f : tir::PrimFunc{};
 }
 
+struct Padding {
+  int axis, factor, offset;
+};
+
+// `dag`'s default program pads shared tile `tile` so, every shared load is then 1 way (more
+// without the padding), and it computes what the DAG means, run as a GPU runs it.
+void ExpectPaddedAndConflictFree(std::shared_ptr<const te::ComputeDag> dag, const std::string& tile,
+                                 Padding padding, uint64_t seed) {
+  Lowered l = LowerDefault(dag, Cuda("cuda -arch=sm_90 -num-sms=132"));
+  ASSERT_EQ(l.launches.size(), 1u);
+  const schedule::Stage* st = StageNamed(l.program, tile);
+  ASSERT_NE(st, nullptr) << l.program.ToString();
+  EXPECT_EQ(st->storage_align_axis, padding.axis) << l.program.ToString();
+  EXPECT_EQ(st->storage_align_factor, padding.factor) << l.program.ToString();
+  EXPECT_EQ(st->storage_align_offset, padding.offset) << l.program.ToString();
+  EXPECT_EQ(MostSharedLoadWays(l.func), 1);
+  EXPECT_GT(MostSharedLoadWays(WithoutStorageAlign(l.program)), 1);
+  EXPECT_LT(GpuError(l.program, seed), 1e-4);  // through the padded rows
+}
+
 // A 1x1 conv's weight tile [K, C, 1, 1] has rows of C: threads along K read down a column of
 // it. Its rows are padded (storage align along axis 0, the dimension before C), which the
 // bank-conflict analysis says removes the conflicts of those reads; the program without that
 // step reads the weights more ways.
 TEST(GpuDefaultProgram, APointwiseConvsWeightRowsArePadded) {
-  const auto dag = testing::PointwiseConvDag(64, 16, 55);
-  const codegen::Target cuda = Cuda("cuda -arch=sm_90 -num-sms=132");
-  Lowered l = LowerDefault(dag, cuda);
-  ASSERT_EQ(l.launches.size(), 1u);
-  const schedule::Stage* weights = StageNamed(l.program, "w.shared");
-  ASSERT_NE(weights, nullptr);
-  EXPECT_EQ(weights->storage_align_factor, 2);
-  EXPECT_EQ(weights->storage_align_axis, 0);
-  EXPECT_EQ(MostSharedLoadWays(l.func), 1);
-  EXPECT_GT(MostSharedLoadWays(WithoutStorageAlign(l.program)), 1);
-  EXPECT_LT(GpuError(l.program, 12), 1e-4);  // run as a GPU runs it, through the padded rows
+  ExpectPaddedAndConflictFree(testing::PointwiseConvDag(64, 16, 55), "w.shared", {0, 2, 1}, 12);
 }
 
 // A depthwise conv's input tile (MobileNetV2's 384 channels at 14x14): a warp's lanes cover a
 // few rows of 16 elements, which odd rows do not separate; rows of 7 modulo 32 do.
 TEST(GpuDefaultProgram, ADepthwiseConvsInputRowsArePaddedToSevenModuloThirtyTwo) {
-  Lowered l = LowerDefault(testing::GroupedConvDag(384, 384, 384, 14), Cuda("cuda -arch=sm_90 -num-sms=132"));
-  ASSERT_EQ(l.launches.size(), 1u);
-  const schedule::Stage* input = StageNamed(l.program, "conv2d.pad.shared");
-  ASSERT_NE(input, nullptr);
-  EXPECT_EQ(input->storage_align_factor, 32);
-  EXPECT_EQ(input->storage_align_offset, 7);
-  EXPECT_EQ(MostSharedLoadWays(l.func), 1);
-  EXPECT_GT(MostSharedLoadWays(WithoutStorageAlign(l.program)), 1);
-  EXPECT_LT(GpuError(l.program, 13), 1e-4);
+  ExpectPaddedAndConflictFree(testing::GroupedConvDag(384, 384, 384, 14), "conv2d.pad.shared", {2, 32, 7}, 13);
 }
 
 // A batched matmul's batch axis indexes both operands: its register tile and its block cover
