@@ -269,7 +269,7 @@ void PadConflictingTiles(State* program, tir::PrimFunc* lowered, const SearchTar
   for (int stage = 0; stage < static_cast<int>(program->stages().size()); ++stage) {
     if (!HasRows(*program, stage)) continue;
     std::optional<int> fewest = LoadWays(*program, stage, *lowered);
-    if (!fewest) continue;
+    if (!fewest || *fewest <= 1) continue;
     const State unpadded = *program;  // each pad is tried on it
     for (const RowPad& pad : kRowPads) {
       if (*fewest <= 1) break;
