@@ -53,7 +53,7 @@ struct UnaryParams {
   UnaryOp op = UnaryOp::kRelu;
   // kLeakyRelu: alpha (ONNX default 0.01). kHardSigmoid: alpha, beta (ONNX defaults 0.2, 0.5).
   // kElu: alpha (1). kSelu: alpha and gamma, passed as beta (ONNX defaults 1.6733, 1.0507).
-  std::optional<double> alpha, beta;
+  std::optional<double> alpha = {}, beta = {};
 };
 
 absl::StatusOr<Tensor> Unary(DagBuilder& b, const Tensor& x, const UnaryParams& p, std::string name = "");

@@ -128,7 +128,7 @@ struct Buffer {
   // kArg inputs only, usually empty: the entry of the same library that makes this argument
   // from the tensor it replaces (a tuning kernel's weights in a rewritten layout; the kernel
   // metadata's "prepared_by", docs/kernel-abi.md).
-  std::string prepared_by;
+  std::string prepared_by = {};  // an initializer, so aggregates may leave it out without a warning
   int64_t NumElements() const;
   int64_t NumBytes() const;
 };

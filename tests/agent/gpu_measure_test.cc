@@ -28,7 +28,7 @@ struct FakeEntry {
   std::string name;
   std::vector<std::string> launches;  // JSON objects
   std::vector<std::string> kernels;   // the .entry names they launch
-  std::string x_prepared_by;          // the entry that makes x from its source, if any
+  std::string x_prepared_by = {};     // the entry that makes x from its source, if any
 };
 
 std::string Launch(const std::string& kernel, const std::string& grid = "[2,1,1]",

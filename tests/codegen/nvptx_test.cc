@@ -240,7 +240,9 @@ TEST(Nvptx, AVectorizedCopyIsOneVectorAccessPerSideWhereItsIndexIsAligned) {
     absl::StatusOr<std::string> ptx = BuildKernelLibrary({VectorCopy(c.stride, c.offset)}, Cuda());
     ASSERT_TRUE(ptx.ok()) << ptx.status();
     EXPECT_NE(ptx->find(c.ptx_load), std::string::npos) << *ptx;
-    if (std::string(c.ptx_load) != "ld.global.nc.v4.f32") EXPECT_EQ(ptx->find(".v4.f32 \t{"), std::string::npos) << *ptx;
+    if (std::string(c.ptx_load) != "ld.global.nc.v4.f32") {
+      EXPECT_EQ(ptx->find(".v4.f32 \t{"), std::string::npos) << *ptx;
+    }
     EXPECT_NE(ptx->find("st.global.v4.f32"), std::string::npos) << *ptx;  // out[t*4 + v]: always aligned
     ExpectPtxasAssembles(*ptx, "sm_90");
   }

@@ -119,11 +119,13 @@ TEST(Conformance, WholeSuiteNeverWrongAndAboveItsFloor) {
     ++counts[static_cast<int>(r.outcome)];
     EXPECT_NE(r.outcome, Outcome::kFailed) << c->name << ": " << r.reason;
     const bool listed = exempt.count(c->name) || open.count(c->name);
-    if (r.outcome == Outcome::kPassed)
+    if (r.outcome == Outcome::kPassed) {
       EXPECT_FALSE(listed) << c->name << " passes: remove it from whole_suite_exemptions.txt / whole_suite_open.txt";
-    if (r.outcome == Outcome::kUnsupported)
+    }
+    if (r.outcome == Outcome::kUnsupported) {
       EXPECT_TRUE(listed) << c->name << " is unsupported but in neither whole_suite_exemptions.txt nor "
                           << "whole_suite_open.txt: " << r.reason;
+    }
   }
   const int passed = counts[static_cast<int>(Outcome::kPassed)];
   const int floor = ReadFloor("whole_suite_floor.txt");

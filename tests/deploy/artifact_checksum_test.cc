@@ -25,7 +25,7 @@ Status Verify(const std::string& bytes) {
 }
 
 TEST(ArtifactChecksum, ASealedImageVerifies) {
-  for (const std::string image : {std::string(), std::string("x"), std::string(1000, 'a'), std::string(4097, '\7')}) {
+  for (const std::string& image : {std::string(), std::string("x"), std::string(1000, 'a'), std::string(4097, '\7')}) {
     EXPECT_TRUE(Verify(AppendArtifactTrailer(image)).ok()) << image.size();
   }
 }

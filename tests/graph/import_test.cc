@@ -51,9 +51,9 @@ TEST_P(ModelTest, ImportsWithStaticTypesAndManifestOutputs) {
   EXPECT_EQ(g->output_names()[0], entry["output_name"].get<std::string>());
   EXPECT_EQ(g->type(g->outputs()[0]).shape, entry["output_shape"].get<std::vector<int64_t>>());
   for (const char* op : {"Shape", "Gather", "Concat", "ConstantOfShape", "Unsqueeze", "Constant"})
-    if (GetParam() == "transformer_encoder") EXPECT_EQ(g->OpCounts().count(op), 0u) << op << " left after import";
+    if (GetParam() == "transformer_encoder") { EXPECT_EQ(g->OpCounts().count(op), 0u) << op << " left after import"; }
   for (const auto& n : g->nodes())
-    if (n.op == "Reshape") EXPECT_EQ(n.inputs.size(), 1u);
+    if (n.op == "Reshape") { EXPECT_EQ(n.inputs.size(), 1u); }
 }
 
 INSTANTIATE_TEST_SUITE_P(Shared, ModelTest,

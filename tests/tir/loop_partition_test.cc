@@ -80,7 +80,7 @@ TEST(LoopPartition, APaddedRowLosesItsTestsAndClampsInTheInterior) {
   int interior = 0;
   for (const StoreShape& st : stores) {
     if (st.loop_extent == 10 && !st.tests && !st.clamps) ++interior;
-    if (st.loop_extent != 10) EXPECT_FALSE(st.tests) << "a border iteration still tests";
+    if (st.loop_extent != 10) { EXPECT_FALSE(st.tests) << "a border iteration still tests"; }
   }
   EXPECT_EQ(interior, 1) << PrimFuncToString(*f);
   EXPECT_LT(testing::InterpretedError(s, 3), 1e-6);

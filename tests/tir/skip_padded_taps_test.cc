@@ -202,7 +202,7 @@ TEST(SkipPaddedTaps, RandomSchedulesOfAPaddedConvMatchTheReference) {
     const int64_t pad = 1 + static_cast<int64_t>(rng() % 2), hw = 3 + static_cast<int64_t>(rng() % 5);
     State s(PaddedConvDag(1 + static_cast<int64_t>(rng() % 3), hw, 1 + static_cast<int64_t>(rng() % 4), pad));
     const bool inlined = rng() % 4 != 0;
-    if (inlined) ASSERT_TRUE(s.ComputeInline(kPad).ok());
+    if (inlined) { ASSERT_TRUE(s.ComputeInline(kPad).ok()); }
     testing::ApplyRandomSteps(&s, &rng, 6);
     auto f = Lower(s, "conv");
     ASSERT_TRUE(f.ok()) << f.status() << "\n" << s.ToString();

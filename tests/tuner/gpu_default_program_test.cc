@@ -155,7 +155,7 @@ TEST(GpuDefaultProgram, AConvKeepsEnoughThreadsToFillTheGpu) {
 tir::PrimFunc WithoutStorageAlign(const State& program) {
   State plain(program.original_dag());
   for (const schedule::Step& step : program.steps())
-    if (!std::holds_alternative<schedule::StorageAlignStep>(step)) EXPECT_TRUE(plain.Apply(step).ok());
+    if (!std::holds_alternative<schedule::StorageAlignStep>(step)) { EXPECT_TRUE(plain.Apply(step).ok()); }
   absl::StatusOr<tir::PrimFunc> f = tir::Lower(plain, "k");
   EXPECT_TRUE(f.ok()) << f.status();
   return f.ok() ? *f : tir::PrimFunc{};

@@ -193,7 +193,7 @@ TEST_P(GpuSampledPrograms, PlanTheirLaunchesAndMatchTheReferenceRunAsAGpu) {
   EXPECT_GT(bound_tiles, 0) << "no program used shared memory";
   // Half the shared tiles drawn get padded rows, so the padded layout is checked here too (a
   // cross-thread reduction's one-dimensional buffer has no rows).
-  if (paddable > 0) EXPECT_GT(padded, 0);
+  if (paddable > 0) { EXPECT_GT(padded, 0); }
 }
 
 INSTANTIATE_TEST_SUITE_P(
@@ -235,8 +235,9 @@ TEST(GpuEvolution, MutantsAreValidAndMatchTheReferenceRunAsAGpu) {
   ASSERT_EQ(r.programs.size(), 8u) << r.stats.Summary();
   EXPECT_GT(r.stats.mutations.rules[0].applied, 0) << r.stats.Summary();
   for (size_t rule = 0; rule < MutationRules().size(); ++rule)
-    if (MutationRules()[rule].name == "storage align")
+    if (MutationRules()[rule].name == "storage align") {
       EXPECT_GT(r.stats.mutations.rules[rule].applied, 0) << r.stats.Summary();
+    }
   for (size_t i = 0; i < r.programs.size(); ++i) {
     ASSERT_TRUE(CheckProgram(r.programs[i], target).ok()) << CheckProgram(r.programs[i], target);
     EXPECT_LT(GpuError(r.programs[i], 40 + i), 1e-3) << r.programs[i].ToString();
@@ -266,7 +267,7 @@ TEST(GpuEvolution, ComputeLocationLeavesSharedTilesWhereTheSketchPutThem) {
       if (!mutant.ok()) continue;
       ++mutants;
       for (const schedule::Stage& st : mutant->stages())
-        if (st.scope == "shared") EXPECT_EQ(st.location, schedule::ComputeLocation::kAt) << mutant->ToString();
+        if (st.scope == "shared") { EXPECT_EQ(st.location, schedule::ComputeLocation::kAt) << mutant->ToString(); }
     }
   EXPECT_GT(mutants, 0);
 }
@@ -338,7 +339,7 @@ int CheckTileSizeMutants(std::shared_ptr<const te::ComputeDag> dag, uint64_t see
                       before.storage_align_factor != stage.storage_align_factor;
       }
       fitted += needed_fit;
-      if (checked < 6 && needed_fit) EXPECT_LT(GpuError(*mutant, 80 + checked++), 1e-3) << mutant->ToString();
+      if (checked < 6 && needed_fit) { EXPECT_LT(GpuError(*mutant, 80 + checked++), 1e-3) << mutant->ToString(); }
       p = *std::move(mutant);
     }
   }
@@ -544,7 +545,7 @@ TEST(GpuFeatures, PaddedRowsTakeConflictsOutOfTheColumnReadsOfDrawnGemms) {
     ASSERT_TRUE(plain.ok()) << plain.status();
     State padded = *plain;
     for (int st = 0; st < static_cast<int>(padded.stages().size()); ++st)
-      if (HasPaddableRows(padded, st)) ASSERT_TRUE(PadRows(&padded, st).ok());
+      if (HasPaddableRows(padded, st)) { ASSERT_TRUE(PadRows(&padded, st).ok()); }
     std::map<std::string, int> before = read_ways(*plain), after = read_ways(padded);
     ASSERT_EQ(before.size(), 2u) << plain->ToString();
     EXPECT_LE(after["A.shared"], before["A.shared"]) << plain->ToString();
