@@ -6,6 +6,7 @@
 #include <random>
 #include <vector>
 
+#include "compiler/ops/binary.h"
 #include "compiler/ops/conv2d.h"
 #include "compiler/ops/elementwise.h"
 #include "compiler/ops/matmul.h"
@@ -30,6 +31,21 @@ inline std::shared_ptr<const te::ComputeDag> ConvBiasReluDag(int64_t c, int64_t 
   auto w = b.Placeholder("w", te::DType::kFloat32, {k, c, 3, 3}, true);
   auto bias = b.Placeholder("bias", te::DType::kFloat32, {k}, true);
   return b.Build({ops::Relu(b, ops::BiasAdd(b, ops::Conv2dNchw(b, x, w, p), bias, 1))});
+}
+
+// ResNet's residual block tail: relu(conv 3x3 pad 1 (c -> c channels, 1 x c x hw x hw) + bias
+// + skip). The Add is ONNX's broadcasting one, which reads the 1-long batch dimension at 0
+// (ops::BroadcastRead), as the graph compiler builds it.
+inline std::shared_ptr<const te::ComputeDag> ResidualConvDag(int64_t c, int64_t hw) {
+  te::DagBuilder b;
+  ops::Conv2dParams p;
+  p.padding = {1, 1, 1, 1};
+  auto x = b.Placeholder("x", te::DType::kFloat32, {1, c, hw, hw});
+  auto w = b.Placeholder("w", te::DType::kFloat32, {c, c, 3, 3}, true);
+  auto bias = b.Placeholder("bias", te::DType::kFloat32, {c}, true);
+  auto skip = b.Placeholder("skip", te::DType::kFloat32, {1, c, hw, hw});
+  auto conv = ops::BiasAdd(b, ops::Conv2dNchw(b, x, w, p), bias, 1);
+  return b.Build({ops::Relu(b, ops::Binary(b, conv, skip, ops::BinaryOp::kAdd, "residual").value())});
 }
 
 // C = A[m,k] * B[k,n] + bias[n]

@@ -258,6 +258,19 @@ TEST(GpuDefaultProgram, AGroupedConvGetsBlocksOfOneChannel) {
       << small.status();
 }
 
+// ResNet-18's residual conv (64 channels at 56x56, + bias + skip, ReLU) is one kernel: the sum
+// and the ReLU are computed from the accumulators, so the conv's output never goes through
+// global memory. (Its Add reads the batch at 0, which once made it two launches.) Its numerics
+// are checked small in ComputesWhatTheDagMeans.
+TEST(GpuDefaultProgram, AResidualConvIsOneKernel) {
+  Lowered l = LowerDefault(testing::ResidualConvDag(64, 56), Cuda("cuda -arch=sm_90 -num-sms=132"));
+  ASSERT_EQ(l.launches.size(), 1u) << l.program.ToString();
+  EXPECT_GT(l.launches[0].shared_bytes, 0);
+  const schedule::Stage* conv = StageNamed(l.program, "conv2d");  // the accumulators' copy-out
+  ASSERT_NE(conv, nullptr);
+  EXPECT_EQ(conv->location, schedule::ComputeLocation::kInlined) << l.program.ToString();
+}
+
 // Fewer SMs leave room for larger register tiles.
 TEST(GpuDefaultProgram, FewerSmsGiveEachThreadMoreOutputs) {
   Lowered big = LowerDefault(testing::ConvBiasReluDag(64, 56, 64), Cuda("cuda -arch=sm_90 -num-sms=132"));
@@ -308,6 +321,7 @@ TEST(GpuDefaultProgram, ComputesWhatTheDagMeans) {
       {"conv 8x10x10", testing::ConvBiasReluDag(8, 10, 6)},
       {"conv 3x7x7", testing::ConvBiasReluDag(3, 7, 5)},
       {"grouped conv 8x6x6 in 4 groups", testing::GroupedConvDag(8, 8, 4, 6)},
+      {"residual conv 8x8x8", testing::ResidualConvDag(8, 8)},
   };
   std::vector<tir::PrimFunc> funcs;
   for (const auto& [name, dag] : dags) {

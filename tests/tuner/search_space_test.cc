@@ -110,6 +110,7 @@ std::vector<Workload> Workloads() {
     auto bias = b.Placeholder("bias", DType::kFloat32, {4}, true);
     return b.Build({relu_bias(b, ops::Conv2dNchw(b, x, w, p), bias, 1)});
   });
+  add("conv2d_3x3_residual_relu", [](te::DagBuilder&) { return testing::ResidualConvDag(4, 6); });
   add("conv2d_1x1_bias", [](te::DagBuilder& b) {
     auto x = b.Placeholder("x", DType::kFloat32, {1, 5, 6, 6});
     auto w = b.Placeholder("w", DType::kFloat32, {7, 5, 1, 1}, true);
@@ -300,6 +301,27 @@ TEST(Sketches, GemmWithAnEpilogueIsFusedIntoIt) {
     EXPECT_TRUE(pattern == "S0 S0 S1 S1" || pattern == "S0 S0 S1 S1 S2 S2") << pattern;
   }
   EXPECT_EQ(fused, 2);
+}
+
+// A residual block's Add reads the conv at (0, c, y, x), its 1-long batch at 0: still the same
+// point, so the conv is fused into the ReLU's tiles as into any epilogue, and never goes through
+// memory whole. (It was not: such an Add read like a gather, and ResNet-18's residual convs got
+// only a cache_write, their sum a pass of its own, on CPUs and GPUs alike.)
+TEST(Sketches, AResidualAddReadingTheBatchAtZeroIsFusedLikeAnyEpilogue) {
+  DagPtr dag = testing::ResidualConvDag(4, 6);
+  const int conv = StageNamed(State(dag), "conv2d"), relu = StageNamed(State(dag), "relu");
+  ASSERT_GE(conv, 0);
+  ASSERT_GE(relu, 0);
+  std::vector<State> sketches = Sketches(dag);
+  int fused = 0;
+  for (const State& s : sketches) {
+    EXPECT_EQ(s.stage(StageNamed(s, "residual")).location, ComputeLocation::kInlined);
+    EXPECT_LT(StageNamed(s, "conv2d.local"), 0) << "the fused sketches need no cache stage\n" << s.ToString();
+    if (s.stage(conv).location != ComputeLocation::kAt) continue;
+    EXPECT_EQ(s.stage(conv).attach_stage, relu);
+    ++fused;
+  }
+  EXPECT_EQ(fused, 2) << "fused at S0 and at S1";
 }
 
 TEST(Sketches, PaddingIsInlinedAndTheConvTiled) {
@@ -533,9 +555,9 @@ TEST_P(SampledPrograms, MatchTheReference) {
   EXPECT_EQ(failures, 0);
   // Annotation rewrites the constant weights of a tiled stage in about half the draws (a
   // batch matmul's B is an input; a transposed conv reads its weights flipped, at no axis).
-  static const std::set<std::string> kRewritable = {"matmul", "matmul_bias_relu", "dense_bias_relu",
-                                                    "conv2d_3x3_bias_relu", "conv2d_1x1_bias",
-                                                    "grouped_conv2d_relu", "conv2d_nchwc_relu"};
+  static const std::set<std::string> kRewritable = {"matmul",          "matmul_bias_relu",         "dense_bias_relu",
+                                                    "conv2d_3x3_bias_relu", "conv2d_3x3_residual_relu", "conv2d_1x1_bias",
+                                                    "grouped_conv2d_relu",  "conv2d_nchwc_relu"};
   if (kRewritable.count(w.name)) {
     EXPECT_GT(rewritten, 50);
     EXPECT_LT(rewritten, 150);

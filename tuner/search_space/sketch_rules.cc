@@ -32,9 +32,16 @@ namespace {
 
 bool IsCacheStage(const State& s, int stage) { return !s.stage(stage).scope.empty(); }
 
-bool IsIdentityRead(const std::vector<te::Expr>& indices) {
-  for (size_t d = 0; d < indices.size(); ++d)
-    if (indices[d]->kind != te::ExprKind::kAxis || indices[d]->int_value != static_cast<int64_t>(d)) return false;
+// Each dimension d read at axis d, or at 0 where the dimension is 1 long: broadcasting ops read a
+// tensor's 1-long dimensions at 0 (ops::BroadcastRead), so a residual Add of batch 1 reads its
+// conv as (0, c, y, x), the same point.
+bool IsIdentityRead(const std::vector<te::Expr>& indices, const std::vector<int64_t>& shape) {
+  for (size_t d = 0; d < indices.size(); ++d) {
+    const te::Expr& i = indices[d];
+    const bool own_axis = i->kind == te::ExprKind::kAxis && i->int_value == static_cast<int64_t>(d);
+    const bool zero_of_one = i->kind == te::ExprKind::kIntImm && i->int_value == 0 && shape[d] == 1;
+    if (!own_axis && !zero_of_one) return false;
+  }
   return true;
 }
 
@@ -51,7 +58,7 @@ ReadKind HowReads(const State& s, int reader, int producer) {
     if (via == ReadKind::kNone) continue;
     if (via == ReadKind::kOther || s.dag().tensor(tensor).shape != s.dag().tensor(reader).shape) return ReadKind::kOther;
     for (const auto& indices : index_lists)
-      if (!IsIdentityRead(indices)) return ReadKind::kOther;
+      if (!IsIdentityRead(indices, s.dag().tensor(reader).shape)) return ReadKind::kOther;
     kind = ReadKind::kElementwise;
   }
   return kind;
