@@ -255,18 +255,28 @@ struct DivModResult {
   Expr div, mod;
 };
 
-DivModResult SimplifyDivMod(const Analyzer& an, const LinearForm& num, int64_t c) {
-  // L = c*Q + R with Q collecting the terms whose coefficient c divides.
-  LinearForm q, r;
-  for (const auto& [key, tc] : num.terms) {
-    if (tc.second % c == 0) {
-      q.AddKeyed(key, tc.first, tc.second / c);
+// L = d*Q + R: Q collects the terms whose coefficient d divides (divided by d) and floor(constant
+// / d), R the other terms and constant mod d.
+struct Divided {
+  LinearForm quotient, rest;
+};
+
+Divided DivideTerms(const LinearForm& l, int64_t d) {
+  Divided out;
+  for (const auto& [key, tc] : l.terms) {
+    if (tc.second % d == 0) {
+      out.quotient.AddKeyed(key, tc.first, tc.second / d);
     } else {
-      r.AddKeyed(key, tc.first, tc.second);
+      out.rest.AddKeyed(key, tc.first, tc.second);
     }
   }
-  q.constant = FloorDiv(num.constant, c);
-  r.constant = FloorMod(num.constant, c);
+  out.quotient.constant = FloorDiv(l.constant, d);
+  out.rest.constant = FloorMod(l.constant, d);
+  return out;
+}
+
+DivModResult SimplifyDivMod(const Analyzer& an, const LinearForm& num, int64_t c) {
+  auto [q, r] = DivideTerms(num, c);
   Expr r_expr = FromLinear(r);
   Interval rb = an.Bound(r_expr);
   if (!IsUnbounded(rb) && FloorDiv(rb.min, c) == FloorDiv(rb.max, c)) {
@@ -282,16 +292,7 @@ DivModResult SimplifyDivMod(const Analyzer& an, const LinearForm& num, int64_t c
   for (const auto& [key, tc] : r.terms) {
     int64_t d = std::gcd(c, tc.second < 0 ? -tc.second : tc.second);
     if (d <= best_d) continue;
-    LinearForm b, s;
-    for (const auto& [k2, t2] : r.terms) {
-      if (t2.second % d == 0) {
-        b.AddKeyed(k2, t2.first, t2.second / d);
-      } else {
-        s.AddKeyed(k2, t2.first, t2.second);
-      }
-    }
-    b.constant = FloorDiv(r.constant, d);
-    s.constant = FloorMod(r.constant, d);
+    auto [b, s] = DivideTerms(r, d);
     Interval sb = an.Bound(FromLinear(s));
     if (sb.min >= 0 && sb.max < d) {
       best_d = d;
