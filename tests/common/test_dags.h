@@ -22,15 +22,20 @@ inline std::shared_ptr<const te::ComputeDag> GemmDag(int64_t m, int64_t n, int64
   return b.Build({ops::Matmul(b, a, w, false, "C")});
 }
 
-// relu(conv2d NCHW 3x3 pad 1 + bias): 1 x c x hw x hw input, k filters, weights constant.
-inline std::shared_ptr<const te::ComputeDag> ConvBiasReluDag(int64_t c, int64_t hw, int64_t k) {
-  te::DagBuilder b;
+// conv2d NCHW 3x3 pad 1 + bias of a placeholder 1 x c x hw x hw input, k filters, weights constant.
+inline te::DagBuilder::Tensor ConvBias(te::DagBuilder& b, int64_t c, int64_t hw, int64_t k) {
   ops::Conv2dParams p;
   p.padding = {1, 1, 1, 1};
   auto x = b.Placeholder("x", te::DType::kFloat32, {1, c, hw, hw});
   auto w = b.Placeholder("w", te::DType::kFloat32, {k, c, 3, 3}, true);
   auto bias = b.Placeholder("bias", te::DType::kFloat32, {k}, true);
-  return b.Build({ops::Relu(b, ops::BiasAdd(b, ops::Conv2dNchw(b, x, w, p), bias, 1))});
+  return ops::BiasAdd(b, ops::Conv2dNchw(b, x, w, p), bias, 1);
+}
+
+// relu(conv2d NCHW 3x3 pad 1 + bias): 1 x c x hw x hw input, k filters, weights constant.
+inline std::shared_ptr<const te::ComputeDag> ConvBiasReluDag(int64_t c, int64_t hw, int64_t k) {
+  te::DagBuilder b;
+  return b.Build({ops::Relu(b, ConvBias(b, c, hw, k))});
 }
 
 // ResNet's residual block tail: relu(conv 3x3 pad 1 (c -> c channels, 1 x c x hw x hw) + bias
@@ -38,13 +43,8 @@ inline std::shared_ptr<const te::ComputeDag> ConvBiasReluDag(int64_t c, int64_t 
 // (ops::BroadcastRead), as the graph compiler builds it.
 inline std::shared_ptr<const te::ComputeDag> ResidualConvDag(int64_t c, int64_t hw) {
   te::DagBuilder b;
-  ops::Conv2dParams p;
-  p.padding = {1, 1, 1, 1};
-  auto x = b.Placeholder("x", te::DType::kFloat32, {1, c, hw, hw});
-  auto w = b.Placeholder("w", te::DType::kFloat32, {c, c, 3, 3}, true);
-  auto bias = b.Placeholder("bias", te::DType::kFloat32, {c}, true);
+  auto conv = ConvBias(b, c, hw, c);
   auto skip = b.Placeholder("skip", te::DType::kFloat32, {1, c, hw, hw});
-  auto conv = ops::BiasAdd(b, ops::Conv2dNchw(b, x, w, p), bias, 1);
   return b.Build({ops::Relu(b, ops::Binary(b, conv, skip, ops::BinaryOp::kAdd, "residual").value())});
 }
 
