@@ -9,6 +9,7 @@
 //
 // --programs also prints every task's schedule.
 #include <algorithm>
+#include <array>
 #include <cstdio>
 #include <string>
 #include <variant>
@@ -34,7 +35,7 @@ std::string Label(const te::ComputeDag& dag) {
     const std::string& name = dag.tensor(id).name;  // an ONNX node's path: keep its last part
     StrAppend(&stages, stages.empty() ? "" : "+", name.substr(name.rfind('/') + 1));
   }
-  if (stages.size() > 40) stages = stages.substr(0, 37) + "...";
+  if (stages.size() > 36) stages = stages.substr(0, 33) + "...";
   std::string shape;
   for (int64_t d : dag.tensor(dag.outputs().front()).shape) StrAppend(&shape, shape.empty() ? "" : "x", d);
   return StrCat(stages, " ", shape);
@@ -47,16 +48,21 @@ std::string Dims(const std::array<int64_t, 3>& d) {
   return s;
 }
 
+// The most ways of any shared load (store); -1 where an access's ways cannot be computed.
 struct Conflicts {
   int load_ways = 0, store_ways = 0;
 };
 
 Conflicts MostWays(const tir::PrimFunc& f) {
   Conflicts c;
-  for (const tir::SharedAccess& a : tir::SharedBankConflicts(f, f.body))
-    (a.store ? c.store_ways : c.load_ways) = std::max(a.store ? c.store_ways : c.load_ways, a.ways);
+  for (const tir::SharedAccess& a : tir::SharedBankConflicts(f, f.body)) {
+    int& most = a.store ? c.store_ways : c.load_ways;
+    if (most >= 0) most = a.ways == 0 ? -1 : std::max(most, a.ways);
+  }
   return c;
 }
+
+std::string Ways(int ways) { return ways < 0 ? "?" : StrCat(ways); }
 
 int PaddedTiles(const schedule::State& s) {
   int n = 0;
@@ -77,7 +83,7 @@ int Report(const std::string& model, const codegen::Target& target, bool program
   std::printf("%s: %zu tasks for %s\n", model.c_str(), tasks->size(), target.ToString().c_str());
   std::printf("%4s %6s  %-50s %8s %8s %10s %7s %8s %7s %6s %6s %7s\n", "task", "weight", "stages and output",
               "GFLOP", "launches", "grid", "block", "shared B", "local B", "padded", "loads", "stores");
-  int failed = 0, conflicted = 0;
+  int failed = 0, conflicted = 0, unknown = 0;
   for (size_t t = 0; t < tasks->size(); ++t) {
     const TuningTask& task = (*tasks)[t];
     absl::StatusOr<schedule::State> program = GpuDefaultProgram(task.dag, SearchTarget::FromTarget(target));
@@ -85,6 +91,7 @@ int Report(const std::string& model, const codegen::Target& target, bool program
         program.ok() ? tir::Lower(*program, StrCat("t", t)) : absl::StatusOr<tir::PrimFunc>(program.status());
     absl::StatusOr<std::vector<tir::GpuLaunch>> launches =
         f.ok() ? tir::PlanGpuLaunches(*f, codegen::GpuLimitsOf(target)) : f.status();
+    if (launches.ok() && launches->empty()) launches = absl::InternalError("its kernel launches nothing");
     if (!launches.ok()) {
       std::printf("%4zu %6g  %-50s  no default program: %s\n", t, task.weight, Label(*task.dag).c_str(),
                   std::string(launches.status().message()).c_str());
@@ -101,14 +108,16 @@ int Report(const std::string& model, const codegen::Target& target, bool program
         });
     const Conflicts c = MostWays(*f);
     conflicted += c.load_ways > 1;
-    std::printf("%4zu %6g  %-50s %8.3f %8zu %10s %7s %8lld %7lld %6d %6d %7d\n", t, task.weight,
+    unknown += c.load_ways < 0;
+    std::printf("%4zu %6g  %-50s %8.4f %8zu %10s %7s %8lld %7lld %6d %6s %7s\n", t, task.weight,
                 Label(*task.dag).c_str(), task.dag->TotalFlops() / 1e9, launches->size(), Dims(main.grid).c_str(),
                 Dims(main.block).c_str(), static_cast<long long>(main.shared_bytes),
-                static_cast<long long>(main.local_bytes), PaddedTiles(*program), c.load_ways, c.store_ways);
+                static_cast<long long>(main.local_bytes), PaddedTiles(*program), Ways(c.load_ways).c_str(),
+                Ways(c.store_ways).c_str());
     if (programs) std::printf("%s\n", program->ToString().c_str());
   }
-  std::printf("%s: %zu tasks, %d without a default program, %d with shared loads of more than 1 way\n\n",
-              model.c_str(), tasks->size(), failed, conflicted);
+  std::printf("%s: %zu tasks, %d without a default program, %d with shared loads of more than 1 way, %d of "
+              "unknown ways\n\n", model.c_str(), tasks->size(), failed, conflicted, unknown);
   return failed;
 }
 
@@ -125,7 +134,7 @@ int main(int argc, char** argv) {
       target_text = argv[++i];
     } else if (arg == "--programs") {
       programs = true;
-    } else if (arg.rfind("--", 0) == 0) {
+    } else if (arg.rfind("-", 0) == 0) {
       std::fprintf(stderr, "usage: %s [--target \"cuda -arch=sm_XX ...\"] [--programs] MODEL.onnx...\n", argv[0]);
       return 2;
     } else {

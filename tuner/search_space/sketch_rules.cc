@@ -58,7 +58,7 @@ ReadKind HowReads(const State& s, int reader, int producer) {
     if (via == ReadKind::kNone) continue;
     if (via == ReadKind::kOther || s.dag().tensor(tensor).shape != s.dag().tensor(reader).shape) return ReadKind::kOther;
     for (const auto& indices : index_lists)
-      if (!IsIdentityRead(indices, s.dag().tensor(reader).shape)) return ReadKind::kOther;
+      if (!IsIdentityRead(indices, s.dag().tensor(tensor).shape)) return ReadKind::kOther;
     kind = ReadKind::kElementwise;
   }
   return kind;
