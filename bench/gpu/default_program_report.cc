@@ -3,7 +3,8 @@
 // its launches (more than one: a stage left out of the tiled kernel, whose input then goes
 // through global memory) and the largest one's shape, shared and local memory, how many of its shared tiles are padded, and the
 // most ways any warp's shared loads and stores conflict (compiler/tir/shared_bank_conflicts.h).
-// Nothing is timed; docs/gpu.md quotes these figures.
+// Nothing is timed; docs/gpu.md quotes these figures. Built with the tests (which run it on
+// SqueezeNet: tests/tuner/CMakeLists.txt) or the benchmarks.
 //
 //   gpu_default_program_report [--target "cuda -arch=sm_90 -num-sms=132"] [--programs] MODEL.onnx...
 //
