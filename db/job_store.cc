@@ -62,6 +62,27 @@ absl::Status RefuseIfFinal(const Connection& connection, const Job& job) {
                                                      " is already ", JobStateName(job.state)));
 }
 
+// The job, read inside the caller's transaction, unless it is final: a final state is final (a
+// cancelled job must not come back on a restart).
+absl::StatusOr<Job> LoadLiveJob(Connection& connection, int schema_version, std::string_view job_id) {
+  absl::StatusOr<Job> job = LoadJob(connection, schema_version, job_id);
+  if (!job.ok()) return job.status();
+  if (absl::Status status = RefuseIfFinal(connection, *job); !status.ok()) return status;
+  return job;
+}
+
+// Runs `sql`, an UPDATE of the jobs table whose ?1 is the job id, with `values` bound to ?2, ?3...
+template <typename... Values>
+absl::Status UpdateJob(Connection& connection, std::string_view sql, std::string_view job_id,
+                       const Values&... values) {
+  absl::StatusOr<StatementLease> update = connection.Prepare(sql);
+  if (!update.ok()) return update.status();
+  (*update)->Bind(1, job_id);
+  int index = 2;
+  ((*update)->Bind(index++, values), ...);
+  return (*update)->Run();
+}
+
 }  // namespace
 
 absl::StatusOr<Job> TuningDatabase::CreateJob(std::string_view spec_json, int64_t trials_total) {
@@ -126,18 +147,10 @@ absl::Status TuningDatabase::UpdateJobProgress(std::string_view job_id, int64_t 
   }
   absl::StatusOr<WriteTransaction> transaction = WriteTransaction::Begin(*connection_);
   if (!transaction.ok()) return transaction.status();
-  absl::StatusOr<Job> job = LoadJob(*connection_, schema_version_, job_id);
-  if (!job.ok()) return job.status();
-  if (absl::Status status = RefuseIfFinal(*connection_, *job); !status.ok()) return status;
-  {
-    absl::StatusOr<StatementLease> update = connection_->Prepare(
-        "UPDATE jobs SET trials_done = ?2, updated_unix_ms = ?3 WHERE job_id = ?1");
-    if (!update.ok()) return update.status();
-    (*update)->Bind(1, job_id);
-    (*update)->Bind(2, trials_done);
-    (*update)->Bind(3, internal::NowUnixMs());
-    if (absl::Status status = (*update)->Run(); !status.ok()) return status;
-  }
+  if (absl::StatusOr<Job> job = LoadLiveJob(*connection_, schema_version_, job_id); !job.ok()) return job.status();
+  constexpr std::string_view kUpdate = "UPDATE jobs SET trials_done = ?2, updated_unix_ms = ?3 WHERE job_id = ?1";
+  if (absl::Status status = UpdateJob(*connection_, kUpdate, job_id, trials_done, internal::NowUnixMs()); !status.ok())
+    return status;
   return transaction->Commit();
 }
 
@@ -145,20 +158,13 @@ absl::Status TuningDatabase::SetJobState(std::string_view job_id, JobState state
                                          std::string_view error_message) {
   absl::StatusOr<WriteTransaction> transaction = WriteTransaction::Begin(*connection_);
   if (!transaction.ok()) return transaction.status();
-  absl::StatusOr<Job> job = LoadJob(*connection_, schema_version_, job_id);
-  if (!job.ok()) return job.status();
-  // A final state is final: a cancelled job must not come back on a restart.
-  if (absl::Status status = RefuseIfFinal(*connection_, *job); !status.ok()) return status;
-  {
-    absl::StatusOr<StatementLease> update = connection_->Prepare(
-        "UPDATE jobs SET state = ?2, error_message = ?3, updated_unix_ms = ?4 WHERE job_id = ?1");
-    if (!update.ok()) return update.status();
-    (*update)->Bind(1, job_id);
-    (*update)->Bind(2, JobStateName(state));
-    (*update)->Bind(3, error_message);
-    (*update)->Bind(4, internal::NowUnixMs());
-    if (absl::Status status = (*update)->Run(); !status.ok()) return status;
-  }
+  if (absl::StatusOr<Job> job = LoadLiveJob(*connection_, schema_version_, job_id); !job.ok()) return job.status();
+  constexpr std::string_view kUpdate =
+      "UPDATE jobs SET state = ?2, error_message = ?3, updated_unix_ms = ?4 WHERE job_id = ?1";
+  if (absl::Status status =
+          UpdateJob(*connection_, kUpdate, job_id, JobStateName(state), error_message, internal::NowUnixMs());
+      !status.ok())
+    return status;
   return transaction->Commit();
 }
 
@@ -167,22 +173,15 @@ absl::StatusOr<bool> TuningDatabase::ClaimJob(std::string_view job_id, std::stri
   if (owner.empty()) return absl::InvalidArgumentError(internal::Cat(path(), ": claiming job ", job_id, " without an owner"));
   absl::StatusOr<WriteTransaction> transaction = WriteTransaction::Begin(*connection_);
   if (!transaction.ok()) return transaction.status();
-  absl::StatusOr<Job> job = LoadJob(*connection_, schema_version_, job_id);
+  absl::StatusOr<Job> job = LoadLiveJob(*connection_, schema_version_, job_id);
   if (!job.ok()) return job.status();
-  if (absl::Status status = RefuseIfFinal(*connection_, *job); !status.ok()) return status;
   const int64_t now = internal::NowUnixMs();
   const bool free = job->owner.empty() || job->owner == owner || job->lease_until_unix_ms < now ||
                     (!dead_owner.empty() && job->owner == dead_owner);
   if (!free) return false;
-  {
-    absl::StatusOr<StatementLease> update =
-        connection_->Prepare("UPDATE jobs SET owner = ?2, lease_until_unix_ms = ?3 WHERE job_id = ?1");
-    if (!update.ok()) return update.status();
-    (*update)->Bind(1, job_id);
-    (*update)->Bind(2, owner);
-    (*update)->Bind(3, now + lease_ms);
-    if (absl::Status status = (*update)->Run(); !status.ok()) return status;
-  }
+  constexpr std::string_view kUpdate = "UPDATE jobs SET owner = ?2, lease_until_unix_ms = ?3 WHERE job_id = ?1";
+  if (absl::Status status = UpdateJob(*connection_, kUpdate, job_id, owner, now + lease_ms); !status.ok())
+    return status;
   if (absl::Status status = transaction->Commit(); !status.ok()) return status;
   return true;
 }
