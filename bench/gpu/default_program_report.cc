@@ -1,8 +1,9 @@
 // What an untuned model runs on a GPU, computed without one: for every task of a model, its
 // default GPU program (tuner/search_space/gpu_default_program.h) lowered for a cuda target, with
 // its launches (more than one: a stage left out of the tiled kernel, whose input then goes
-// through global memory) and the largest one's shape, shared and local memory, how many of its shared tiles are padded, and the
-// most ways any warp's shared loads and stores conflict (compiler/tir/shared_bank_conflicts.h).
+// through global memory) and the largest one's shape, shared and local memory, how many of its
+// shared tiles are padded, and the most ways any warp's shared loads and stores conflict
+// (compiler/tir/shared_bank_conflicts.h).
 // Nothing is timed; docs/gpu.md quotes these figures. Built with the tests (which run it on
 // SqueezeNet: tests/tuner/CMakeLists.txt) or the benchmarks.
 //
@@ -125,6 +126,11 @@ int Report(const std::string& model, const codegen::Target& target, bool program
 }  // namespace
 }  // namespace tunefarm::tuner
 
+int Usage(const char* program) {
+  std::fprintf(stderr, "usage: %s [--target \"cuda -arch=sm_XX ...\"] [--programs] MODEL.onnx...\n", program);
+  return 2;
+}
+
 int main(int argc, char** argv) {
   std::string target_text = "cuda -arch=sm_90 -num-sms=132";
   std::vector<std::string> models;
@@ -136,8 +142,7 @@ int main(int argc, char** argv) {
     } else if (arg == "--programs") {
       programs = true;
     } else if (arg.rfind("-", 0) == 0) {
-      std::fprintf(stderr, "usage: %s [--target \"cuda -arch=sm_XX ...\"] [--programs] MODEL.onnx...\n", argv[0]);
-      return 2;
+      return Usage(argv[0]);
     } else {
       models.push_back(arg);
     }
@@ -148,10 +153,7 @@ int main(int argc, char** argv) {
                  target.ok() ? "" : ": ", target.ok() ? "" : std::string(target.status().message()).c_str());
     return 2;
   }
-  if (models.empty()) {
-    std::fprintf(stderr, "usage: %s [--target \"cuda -arch=sm_XX ...\"] [--programs] MODEL.onnx...\n", argv[0]);
-    return 2;
-  }
+  if (models.empty()) return Usage(argv[0]);
   int failed = 0;
   for (const std::string& m : models) failed += tunefarm::tuner::Report(m, *target, programs);
   return failed == 0 ? 0 : 1;
