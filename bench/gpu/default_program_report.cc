@@ -126,8 +126,11 @@ int Report(const std::string& model, const codegen::Target& target, bool program
 }  // namespace
 }  // namespace tunefarm::tuner
 
-int Usage(const char* program) {
-  std::fprintf(stderr, "usage: %s [--target \"cuda -arch=sm_XX ...\"] [--programs] MODEL.onnx...\n", program);
+constexpr char kUsage[] = "[--target \"cuda -arch=sm_XX ...\"] [--programs] MODEL.onnx...";
+
+// Says what was wrong with the command line, then how to use it.
+int Usage(const char* program, const std::string& why) {
+  std::fprintf(stderr, "%s\nusage: %s %s\n", why.c_str(), program, kUsage);
   return 2;
 }
 
@@ -141,8 +144,13 @@ int main(int argc, char** argv) {
       target_text = argv[++i];
     } else if (arg == "--programs") {
       programs = true;
+    } else if (arg == "-h" || arg == "--help") {
+      std::printf("usage: %s %s\n", argv[0], kUsage);
+      return 0;
+    } else if (arg == "--target") {
+      return Usage(argv[0], "--target needs a value");
     } else if (arg.rfind("-", 0) == 0) {
-      return Usage(argv[0]);
+      return Usage(argv[0], "unknown option '" + arg + "'");
     } else {
       models.push_back(arg);
     }
@@ -153,7 +161,7 @@ int main(int argc, char** argv) {
                  target.ok() ? "" : ": ", target.ok() ? "" : std::string(target.status().message()).c_str());
     return 2;
   }
-  if (models.empty()) return Usage(argv[0]);
+  if (models.empty()) return Usage(argv[0], "no model given");
   int failed = 0;
   for (const std::string& m : models) failed += tunefarm::tuner::Report(m, *target, programs);
   return failed == 0 ? 0 : 1;
