@@ -271,8 +271,13 @@ class FunctionEmitter : private tir::StmtVisitor {
         EmitLaneChunk(loop, b_.CreateMul(c, b_.getInt64(chunk), "", true, true), plan.chunk_lanes);
       });
     }
-    if (plan.tail_lanes > 0) {
-      EmitLaneChunk(loop, b_.getInt64(plan.num_full_chunks * chunk), plan.tail_lanes);
+    // The tail in chunks of a power of two registers, as the full ones (vector_plan.h).
+    int64_t base = plan.num_full_chunks * chunk;
+    for (int left = plan.tail_lanes; left > 0;) {
+      const int lanes = static_cast<int>(PowerOfTwoChunk(left, plan.native_lanes));
+      EmitLaneChunk(loop, b_.getInt64(base), lanes);
+      base += lanes;
+      left -= lanes;
     }
   }
 

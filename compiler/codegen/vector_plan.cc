@@ -61,6 +61,13 @@ bool UsesVar(const Expr& e, int64_t var_id) {
   return found;
 }
 
+int64_t PowerOfTwoChunk(int64_t lanes, int native) {
+  if (lanes <= native) return lanes;
+  int64_t chunk = native;
+  while (chunk * 2 <= lanes) chunk *= 2;
+  return chunk;
+}
+
 VectorPlan PlanVectorLoop(const tir::StmtNode& loop, const Target& target) {
   TF_CHECK(loop.kind == tir::StmtKind::kFor, "not a loop");
   VectorPlan plan;
@@ -83,7 +90,7 @@ VectorPlan PlanVectorLoop(const tir::StmtNode& loop, const Target& target) {
   int64_t max_lanes = static_cast<int64_t>(native) * kMaxVectorsPerChunk;
   plan.vectorize = true;
   plan.native_lanes = native;
-  plan.chunk_lanes = static_cast<int>(std::min(extent, max_lanes));
+  plan.chunk_lanes = static_cast<int>(PowerOfTwoChunk(std::min(extent, max_lanes), native));
   plan.num_full_chunks = extent / plan.chunk_lanes;
   plan.tail_lanes = static_cast<int>(extent % plan.chunk_lanes);
   return plan;

@@ -33,6 +33,13 @@ inline constexpr int kMaxVectorsPerChunk = 4;
 
 VectorPlan PlanVectorLoop(const tir::StmtNode& loop, const Target& target);
 
+// The lanes of a chunk of at most `lanes`: `lanes` itself within one register of `native`
+// lanes, else the most native registers, in a power of two, that it holds. LLVM legalizes a
+// vector of three registers' worth (<48 x float> with AVX-512) by splitting it lane by lane
+// where rows of a register tile are unrolled around it: such a GEMM tile ran 20-40x slower than
+// one of four registers. A loop of 48 lanes is a chunk of 32 and one of 16.
+int64_t PowerOfTwoChunk(int64_t lanes, int native);
+
 // True if `e` reads the loop variable `var_id`.
 bool UsesVar(const te::Expr& e, int64_t var_id);
 
