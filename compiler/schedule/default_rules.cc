@@ -83,11 +83,6 @@ int64_t VectorFactor(int64_t extent, int lanes) {
   return lanes;
 }
 
-// Rows of the register tile: with four vectors per row, eight rows fill 32 vector registers.
-int64_t RowFactor(int64_t extent) {
-  if (extent <= 8) return extent;
-  return extent % 8 == 0 ? 8 : 4;
-}
 
 // Splits space axis `axis` by `factor` unless the factor covers it; returns the inner name.
 absl::Status SplitAxis(State* s, int stage, int axis, int64_t factor, std::string* inner) {
@@ -186,14 +181,48 @@ bool ChooseStream(const State& s, int stage, const RuleContext& ctx, Tiling* t) 
   return false;
 }
 
+// Most rows of a tile of several vectors a row: with four vectors, eight rows already ask for
+// 37 registers.
+constexpr int64_t kMaxTileRows = 8;
+
+// A tile of several vectors a row (a GEMM: rows of A broadcast, columns of B in vectors) holds
+// rows x vectors accumulators; with a vector of B and a broadcast of A they must fit the vector
+// registers, else LLVM spills accumulators inside the reduce loop. The widths tried are
+// VectorFactor's, then four, three, two and one vectors where they divide the axis; the one
+// whose tile does the most FMAs per load (rows * vectors / (rows + vectors)) wins, ties keeping
+// the wider. Rows divide their axis (no tail guards). The transformer's 128 x 768 projection
+// with AVX-512 (32 registers): 8 rows x 3 vectors, where 8 x 4 (32 accumulators) spilled; with
+// AVX2 (16 registers): 4 x 3.
+void ChooseMultiVectorTile(int64_t row_extent, int64_t vector_extent, const RuleContext& ctx, Tiling* t) {
+  const int64_t lanes = ctx.vector_lanes, registers = ctx.Registers();
+  const int64_t widest = t->vector_factor;
+  double best_ratio = 0;
+  for (int64_t width : {widest, 4 * lanes, 3 * lanes, 2 * lanes, lanes}) {
+    if (width > widest || (width != widest && vector_extent % width != 0)) continue;
+    const int64_t vectors = (width + lanes - 1) / lanes;
+    const int64_t fit = (registers - vectors - 1) / vectors;
+    if (fit < 1) continue;
+    const int64_t rows = LargestDivisorAtMost(row_extent, std::min(kMaxTileRows, fit));
+    const double ratio = static_cast<double>(rows * vectors) / static_cast<double>(rows + vectors);
+    if (ratio > best_ratio * (1 + 1e-9)) {
+      best_ratio = ratio;
+      t->row_factor = rows;
+      t->vector_factor = width;
+    }
+  }
+}
+
 Tiling ChooseTiling(const State& s, int reuse_stage, const RuleContext& ctx) {
   Tiling t;
   if (ChooseStream(s, reuse_stage, ctx, &t)) return t;
   const auto& shape = s.dag().tensor(reuse_stage).shape;
   t.row_axis = RowAxis(s, reuse_stage);
   t.vector_factor = VectorFactor(shape.back(), ctx.vector_lanes);
-  if (t.row_axis >= 0) t.row_factor = RowFactor(shape[t.row_axis]);
-  if (t.row_axis >= 0 && t.vector_factor <= ctx.vector_lanes) ChooseOneVectorTile(s, reuse_stage, ctx, &t);
+  if (t.row_axis < 0) return t;
+  if (t.vector_factor <= ctx.vector_lanes)
+    ChooseOneVectorTile(s, reuse_stage, ctx, &t);
+  else
+    ChooseMultiVectorTile(shape[t.row_axis], shape.back(), ctx, &t);
   return t;
 }
 

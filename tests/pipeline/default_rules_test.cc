@@ -266,6 +266,29 @@ TEST(DefaultRules, ElementwiseStagesFuseOnlyTheOuterLoopsTheirThreadsNeed) {
   EXPECT_EQ(it[2].annotation, IterAnnotation::kVectorize) << state.ToString();
 }
 
+// A GEMM's register tile (rows of A x vectors of B) fits the vector registers with a vector of
+// B and a broadcast of A, where 8 rows x 4 vectors (32 accumulators) spilled; of the widths
+// that do, the one with the most FMAs per load.
+TEST(DefaultRules, AGemmTileFitsTheRegisterFile) {
+  auto dag = GemmBiasDag(128, 768, 64);
+  auto tile = [&](int lanes, int registers) {
+    schedule::State s(dag);
+    EXPECT_LT(DefaultScheduleError(dag, &s, lanes, registers), 1e-4);
+    const int gemm = dag->outputs()[0] - 1;
+    const auto& it = s.stage(gemm).iters;
+    const int n = static_cast<int>(it.size());
+    EXPECT_EQ(it[n - 1].annotation, IterAnnotation::kVectorize) << s.ToString();
+    return std::make_pair(s.stage(gemm).node_of(n - 2).extent, s.stage(gemm).node_of(n - 1).extent);
+  };
+  const auto [avx512_rows, avx512_width] = tile(16, 32);
+  EXPECT_EQ(avx512_rows, 8);
+  EXPECT_EQ(avx512_width, 48);  // 24 accumulators; 8 x 64 would be 32
+  const auto [avx2_rows, avx2_width] = tile(8, 16);
+  const int64_t avx2_vectors = avx2_width / 8;
+  EXPECT_LE(avx2_rows * avx2_vectors + avx2_vectors + 1, 16);
+  EXPECT_EQ(avx2_rows * avx2_vectors, 12);  // 4 x 3: 12 FMAs for 7 loads
+}
+
 TEST(DefaultRules, LargeGemmAndChainAreCorrect) {
   EXPECT_LT(DefaultScheduleError(GemmBiasDag(67, 45, 33)), 1e-4);
   EXPECT_LT(DefaultScheduleError(GemmBiasDag(1, 1000, 64)), 1e-4);  // the dense layer shape
