@@ -280,6 +280,13 @@ TEST(DefaultRules, AGemmTileFitsTheRegisterFile) {
     EXPECT_EQ(it[n - 1].annotation, IterAnnotation::kVectorize) << s.ToString();
     return std::make_pair(s.stage(gemm).node_of(n - 2).extent, s.stage(gemm).node_of(n - 1).extent);
   };
+  {  // columns outermost: B's strip stays in cache across the row tiles
+    schedule::State s(dag);
+    DefaultScheduleError(dag, &s, 16, 32);
+    const int out = dag->outputs()[0];
+    EXPECT_EQ(s.stage(out).node_of(0).name.rfind("i1.0@i0.0", 0), 0u) << s.ToString();
+    EXPECT_EQ(s.stage(out).iters[0].annotation, IterAnnotation::kParallel) << s.ToString();
+  }
   const auto [avx512_rows, avx512_width] = tile(16, 32);
   EXPECT_EQ(avx512_rows, 8);
   EXPECT_EQ(avx512_width, 48);  // 24 accumulators; 8 x 64 would be 32
