@@ -10,7 +10,9 @@
 //                      registers inside it
 //   3. tile            a reuse-heavy stage with no such consumer: tiled for registers itself
 //                      (a tile one vector wide, as in an NCHW[x]c conv, also tiles a second
-//                      reused axis: col x row vectors sized to the register file)
+//                      reused axis: col x row vectors sized to the register file; a tile of
+//                      several vectors a row, as in a GEMM, is rows x vectors sized to it, its
+//                      column strips outermost when it is wider than tall)
 //   4. reduction       a reduction without reuse (pooling, row sums): outer loops parallel,
 //                      the innermost space loop moved inside the reduce loops and vectorized
 //   5. elementwise     anything else at the root: the innermost axis split by the vector
