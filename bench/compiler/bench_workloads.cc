@@ -91,7 +91,7 @@ std::vector<Workload> WinogradStageWorkloads(WorkloadInputs& inputs, const ConvS
 }
 
 std::unique_ptr<Compiled> BuildDefaultKernel(const Workload& w, const codegen::Target& target, int threads) {
-  auto rule = schedule::ApplyDefaultSchedule(w.dag, {target.VectorLanes(te::DType::kFloat32), threads});
+  auto rule = schedule::ApplyDefaultSchedule(w.dag, {target.VectorLanes(te::DType::kFloat32), threads, target.VectorRegisters()});
   if (!rule.ok()) {
     std::fprintf(stderr, "%s: default schedule: %s\n", w.name.c_str(), std::string(rule.status().message()).c_str());
     return nullptr;

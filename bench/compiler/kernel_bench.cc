@@ -61,7 +61,7 @@ void RunRow(Row& row) {
     return;
   int64_t out_elems = row.dag->tensor(row.dag->outputs()[0]).NumElements();
   auto naive = Build("naive", schedule::State(row.dag));
-  auto rule = schedule::ApplyDefaultSchedule(row.dag, {g_target.VectorLanes(te::DType::kFloat32), 2});
+  auto rule = schedule::ApplyDefaultSchedule(row.dag, {g_target.VectorLanes(te::DType::kFloat32), 2, g_target.VectorRegisters()});
   auto dflt = rule.ok() ? Build("default", *rule) : nullptr;
   // Each template with its own arguments: one that rewrote the weights' layout reads them so.
   struct HandKernel {

@@ -23,7 +23,7 @@ struct VectorPlan {
   std::string reason;         // why the loop stays scalar (for logs and tests)
   int chunk_lanes = 0;        // lanes of each full chunk
   int64_t num_full_chunks = 0;
-  int tail_lanes = 0;         // lanes of the final partial chunk, 0 if none
+  int tail_lanes = 0;         // lanes after the full chunks, 0 if none (emitted in PowerOfTwoChunk pieces)
   int native_lanes = 0;       // lanes of the widest element type in one register
 };
 
@@ -33,11 +33,11 @@ inline constexpr int kMaxVectorsPerChunk = 4;
 
 VectorPlan PlanVectorLoop(const tir::StmtNode& loop, const Target& target);
 
-// The lanes of a chunk of at most `lanes`: `lanes` itself within one register of `native`
+// The lanes of a chunk of at most `lanes`: `lanes` itself when it fits one register of `native`
 // lanes, else the most native registers, in a power of two, that it holds. LLVM legalizes a
 // vector of three registers' worth (<48 x float> with AVX-512) by splitting it lane by lane
-// where rows of a register tile are unrolled around it: such a GEMM tile ran 20-40x slower than
-// one of four registers. A loop of 48 lanes is a chunk of 32 and one of 16.
+// where rows of a register tile are unrolled around it: such a GEMM tile ran 25-40x slower than
+// with chunks of 32 and 16 lanes. A loop of 48 lanes is a chunk of 32 and one of 16.
 int64_t PowerOfTwoChunk(int64_t lanes, int native);
 
 // True if `e` reads the loop variable `var_id`.

@@ -3,6 +3,7 @@
 #include <algorithm>
 #include <set>
 
+#include "common/check.h"
 #include "common/strings.h"
 #include "compiler/schedule/iter_lookup.h"
 #include "compiler/schedule/padding_placement.h"
@@ -100,8 +101,8 @@ struct Tiling {
   int row_axis = -1, col_axis = -1;
   int64_t row_factor = 1, col_factor = 1, vector_factor = 1;
   bool unroll_inner_reduce = false;  // a short innermost reduce loop (a channel block) unrolled
-  // The vector axis's outer loop runs outermost (ChooseMultiVectorTile says when).
-  bool columns_outermost = false;
+  // The vector axis's outer loop runs just outside the row axis's (ChooseMultiVectorTile says when).
+  bool columns_outside_rows = false;
   // A single output row (a dense layer on one input): nothing to reuse across rows, so the
   // stage streams its operand row by row instead (TileAsStream).
   bool stream = false;
@@ -187,21 +188,29 @@ bool ChooseStream(const State& s, int stage, const RuleContext& ctx, Tiling* t) 
 // 37 registers.
 constexpr int64_t kMaxTileRows = 8;
 
+// Rows of a tile where no divisor of the row axis up to the cap is this large (a prime M such as
+// ViT's 197 tokens): this many, the last row tile guarded, as the rule before the register
+// budget had it, rather than a tile of one row.
+constexpr int64_t kGuardedTileRows = 4;
+
 // A tile of several vectors a row (a GEMM: rows of A broadcast, columns of B in vectors) holds
-// rows x vectors accumulators; with a vector of B and a broadcast of A they must fit the vector
-// registers, else LLVM spills accumulators inside the reduce loop. The widths tried are
-// VectorFactor's, then four, three, two and one vectors where they divide the axis; the one
+// rows x vectors accumulators; with the row of B's vectors and a broadcast of A they must fit
+// the vector registers, else LLVM spills accumulators inside the reduce loop. The widths tried
+// are VectorFactor's, then four, three, two and one vectors where they divide the axis; the one
 // whose tile does the most FMAs per load (rows * vectors / (rows + vectors)) wins, ties keeping
-// the wider. Rows divide their axis (no tail guards). The transformer's 128 x 768 projection
-// with AVX-512 (32 registers): 8 rows x 3 vectors, where 8 x 4 (32 accumulators) spilled; with
-// AVX2 (16 registers): 4 x 3.
+// the wider. Rows divide their axis where a divisor of at least kGuardedTileRows fits. The
+// transformer's 128 x 768 projection with AVX-512 (32 registers): 8 rows x 3 vectors, where
+// 8 x 4 (32 accumulators) spilled; with AVX2 (16 registers): 4 x 3.
 //
-// A tile wider than it is tall runs its column tiles outermost. Each outer loop streams the
-// operand it does not keep: rows outermost read all of B (K x N) once per row tile, M / rows
-// times; columns outermost read A (M x K) once per column strip, N / width times, and B's strip
+// A GEMM-like tile (nothing but 1-long axes between its row and vector axes) wider than it is
+// tall runs its column strips just outside its row tiles. Each of those loops streams the
+// operand it does not keep: rows outside read all of B (K x N) once per row tile, M / rows
+// times; columns outside read A (M x K) once per column strip, N / width times, and B's strip
 // stays in cache across the row tiles. The untuned transformer (its GEMMs 128 rows by 256 to
-// 1,024) ran 1.17-1.30x faster so, at 1 and 2 threads, timed in turns.
-void ChooseMultiVectorTile(int64_t row_extent, int64_t vector_extent, const RuleContext& ctx, Tiling* t) {
+// 1,024) ran 1.17-1.30x faster so, at 1 and 2 threads, timed in turns. Not for an NCHW conv,
+// whose output rows lie between its channel (row) and column axes.
+void ChooseMultiVectorTile(const std::vector<int64_t>& shape, const RuleContext& ctx, Tiling* t) {
+  const int64_t row_extent = shape[t->row_axis], vector_extent = shape.back();
   const int64_t lanes = ctx.vector_lanes, registers = ctx.Registers();
   const int64_t widest = t->vector_factor;
   double best_ratio = 0;
@@ -210,7 +219,9 @@ void ChooseMultiVectorTile(int64_t row_extent, int64_t vector_extent, const Rule
     const int64_t vectors = (width + lanes - 1) / lanes;
     const int64_t fit = (registers - vectors - 1) / vectors;
     if (fit < 1) continue;
-    const int64_t rows = LargestDivisorAtMost(row_extent, std::min(kMaxTileRows, fit));
+    const int64_t cap = std::min(kMaxTileRows, fit);
+    int64_t rows = LargestDivisorAtMost(row_extent, cap);
+    if (rows < std::min(kGuardedTileRows, cap) && row_extent > cap) rows = std::min(kGuardedTileRows, cap);
     const double ratio = static_cast<double>(rows * vectors) / static_cast<double>(rows + vectors);
     if (ratio > best_ratio * (1 + 1e-9)) {
       best_ratio = ratio;
@@ -218,7 +229,9 @@ void ChooseMultiVectorTile(int64_t row_extent, int64_t vector_extent, const Rule
       t->vector_factor = width;
     }
   }
-  t->columns_outermost = t->vector_factor > t->row_factor;
+  bool gemm_like = true;
+  for (size_t a = t->row_axis + 1; a + 1 < shape.size(); ++a) gemm_like = gemm_like && shape[a] == 1;
+  t->columns_outside_rows = gemm_like && t->vector_factor > t->row_factor;
 }
 
 Tiling ChooseTiling(const State& s, int reuse_stage, const RuleContext& ctx) {
@@ -231,7 +244,7 @@ Tiling ChooseTiling(const State& s, int reuse_stage, const RuleContext& ctx) {
   if (t.vector_factor <= ctx.vector_lanes)
     ChooseOneVectorTile(s, reuse_stage, ctx, &t);
   else
-    ChooseMultiVectorTile(shape[t.row_axis], shape.back(), ctx, &t);
+    ChooseMultiVectorTile(shape, ctx, &t);
   return t;
 }
 
@@ -276,8 +289,9 @@ absl::StatusOr<int> TileAsStream(State* s, int stage, const Tiling& t) {
 
 // Splits the col, row and vector axes, then orders loops as
 //   [outer space parts] [reduce axes] [col tile] [row tile] [vector tile]
-// with the col and row tiles unrolled and the vector tile vectorized. Returns the number of
-// outer loops.
+// with the col and row tiles unrolled and the vector tile vectorized; the outer parts in axis
+// order, but a GEMM-like tile's column strips just outside its row tiles
+// (Tiling::columns_outside_rows). Returns the number of outer loops.
 absl::StatusOr<int> TileForRegisters(State* s, int stage, const Tiling& t) {
   if (t.stream) return TileAsStream(s, stage, t);
   int n = NumSpace(*s, stage);
@@ -294,10 +308,13 @@ absl::StatusOr<int> TileForRegisters(State* s, int stage, const Tiling& t) {
     if (node.name == col_inner || node.name == row_inner || node.name == vec_inner) continue;
     (node.kind == IterKind::kReduce ? reduce : outer).push_back(i);
   }
-  if (t.columns_outermost && vec_inner != StrCat("i", n - 1)) {
+  // Both split (else a whole axis is inside the tile, and the order of the others is moot).
+  if (t.columns_outside_rows && vec_inner != StrCat("i", n - 1) && row_inner != StrCat("i", t.row_axis)) {
     const int columns = FindIter(*s, stage, StrCat("i", n - 1, ".0"));
+    const int rows = FindIter(*s, stage, StrCat("i", t.row_axis, ".0"));
+    TF_CHECK(columns >= 0 && rows >= 0, "the split column and row loops");
     outer.erase(std::find(outer.begin(), outer.end(), columns));
-    outer.insert(outer.begin(), columns);
+    outer.insert(std::find(outer.begin(), outer.end(), rows), columns);
   }
   if (!col_inner.empty()) inner.push_back(FindIter(*s, stage, col_inner));
   if (!row_inner.empty()) inner.push_back(FindIter(*s, stage, row_inner));

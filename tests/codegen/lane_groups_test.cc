@@ -172,18 +172,6 @@ TEST(LaneGroupsPlan, SaysWhyALoopIsNotWidened) {
             std::string::npos);
 }
 
-// A vectorized loop's chunks are a power of two registers, or less than one: LLVM splits a
-// <48 x float> lane by lane inside an unrolled register tile (vector_plan.h).
-TEST(VectorPlan, ChunksAreAPowerOfTwoRegisters) {
-  EXPECT_EQ(PowerOfTwoChunk(48, 16), 32);  // then 16
-  EXPECT_EQ(PowerOfTwoChunk(56, 16), 32);  // then 16 and 8
-  EXPECT_EQ(PowerOfTwoChunk(24, 8), 16);
-  EXPECT_EQ(PowerOfTwoChunk(64, 16), 64);
-  EXPECT_EQ(PowerOfTwoChunk(16, 16), 16);
-  EXPECT_EQ(PowerOfTwoChunk(12, 16), 12);  // within one register: as it is
-  EXPECT_EQ(PowerOfTwoChunk(5, 8), 5);
-}
-
 TEST(LaneGroupsPlan, AffineCoefficients) {
   Expr i = te::MakeVar("i", 1), j = te::MakeVar("j", 2);
   EXPECT_EQ(AffineCoefficient(i * 8 + j, 1), 8);

@@ -266,34 +266,35 @@ TEST(DefaultRules, ElementwiseStagesFuseOnlyTheOuterLoopsTheirThreadsNeed) {
   EXPECT_EQ(it[2].annotation, IterAnnotation::kVectorize) << state.ToString();
 }
 
-// A GEMM's register tile (rows of A x vectors of B) fits the vector registers with a vector of
-// B and a broadcast of A, where 8 rows x 4 vectors (32 accumulators) spilled; of the widths
-// that do, the one with the most FMAs per load.
+// A GEMM's register tile (rows of A x vectors of B) fits the vector registers with the row of
+// B's vectors and a broadcast of A, where 8 rows x 4 vectors (32 accumulators) spilled; of the
+// widths that do, the one with the most FMAs per load. Its column strips run outside its row
+// tiles (B's strip stays in cache across them).
 TEST(DefaultRules, AGemmTileFitsTheRegisterFile) {
-  auto dag = GemmBiasDag(128, 768, 64);
-  auto tile = [&](int lanes, int registers) {
+  auto tile = [&](std::shared_ptr<const te::ComputeDag> dag, int lanes, int registers) {
     schedule::State s(dag);
     EXPECT_LT(DefaultScheduleError(dag, &s, lanes, registers), 1e-4);
     const int gemm = dag->outputs()[0] - 1;
     const auto& it = s.stage(gemm).iters;
     const int n = static_cast<int>(it.size());
     EXPECT_EQ(it[n - 1].annotation, IterAnnotation::kVectorize) << s.ToString();
-    return std::make_pair(s.stage(gemm).node_of(n - 2).extent, s.stage(gemm).node_of(n - 1).extent);
+    return std::make_tuple(s.stage(gemm).node_of(n - 2).extent, s.stage(gemm).node_of(n - 1).extent, s);
   };
-  {  // columns outermost: B's strip stays in cache across the row tiles
-    schedule::State s(dag);
-    DefaultScheduleError(dag, &s, 16, 32);
-    const int out = dag->outputs()[0];
-    EXPECT_EQ(s.stage(out).node_of(0).name.rfind("i1.0@i0.0", 0), 0u) << s.ToString();
-    EXPECT_EQ(s.stage(out).iters[0].annotation, IterAnnotation::kParallel) << s.ToString();
-  }
-  const auto [avx512_rows, avx512_width] = tile(16, 32);
+  const auto [avx512_rows, avx512_width, avx512] = tile(GemmBiasDag(128, 768, 64), 16, 32);
   EXPECT_EQ(avx512_rows, 8);
   EXPECT_EQ(avx512_width, 48);  // 24 accumulators; 8 x 64 would be 32
-  const auto [avx2_rows, avx2_width] = tile(8, 16);
+  const schedule::Stage& out = avx512.stage(avx512.dag().outputs()[0]);
+  EXPECT_EQ(out.node_of(0).name.rfind("i1.0@i0.0", 0), 0u) << avx512.ToString();
+  EXPECT_EQ(out.iters[0].annotation, IterAnnotation::kParallel) << avx512.ToString();
+
+  const auto [avx2_rows, avx2_width, avx2] = tile(GemmBiasDag(128, 768, 64), 8, 16);
   const int64_t avx2_vectors = avx2_width / 8;
   EXPECT_LE(avx2_rows * avx2_vectors + avx2_vectors + 1, 16);
   EXPECT_EQ(avx2_rows * avx2_vectors, 12);  // 4 x 3: 12 FMAs for 7 loads
+
+  // 197 rows (ViT's tokens), prime: 4 rows a tile, the last one guarded, not 1.
+  const auto [prime_rows, prime_width, prime] = tile(GemmBiasDag(197, 768, 64), 16, 32);
+  EXPECT_EQ(prime_rows, 4) << prime.ToString();
 }
 
 TEST(DefaultRules, LargeGemmAndChainAreCorrect) {
