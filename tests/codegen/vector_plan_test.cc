@@ -12,25 +12,14 @@
 namespace tunefarm::codegen::testing {
 namespace {
 
-using te::DType;
-using te::Expr;
-using tir::ForKind;
-
-constexpr DType kF32 = DType::kFloat32;
-
 // out[i] = out[i] + in[i] over a vectorized loop of `extent` lanes: a lane that two chunks
 // covered would be added twice, one that none covered not at all.
 tir::PrimFunc AccumulateFunc(int64_t extent) {
-  Expr i = te::MakeVar("i", 1);
-  return MakeFunc("acc", {Arg("in", kF32, {extent}), Arg("out", kF32, {extent}, tir::ArgRole::kOutput)}, 2,
-                  tir::For(i, extent, ForKind::kVectorized,
-                           tir::Store(1, i, te::Load(kF32, 1, {i}) + te::Load(kF32, 0, {i}))));
-}
-
-Target ParseOrDie(const std::string& text) {
-  absl::StatusOr<Target> t = Target::Parse(text);
-  EXPECT_TRUE(t.ok()) << t.status();
-  return t.ok() ? *t : Target();
+  const te::DType f32 = te::DType::kFloat32;
+  const te::Expr i = te::MakeVar("i", 1);
+  return MakeFunc("acc", {Arg("in", f32, {extent}), Arg("out", f32, {extent}, tir::ArgRole::kOutput)}, 2,
+                  tir::For(i, extent, tir::ForKind::kVectorized,
+                           tir::Store(1, i, te::Load(f32, 1, {i}) + te::Load(f32, 0, {i}))));
 }
 
 // A chunk is a power of two registers, or less than one: LLVM splits a <48 x float> lane by
@@ -44,7 +33,9 @@ TEST(VectorPlan, ChunksAreAPowerOfTwoRegisters) {
   EXPECT_EQ(PowerOfTwoChunk(12, 16), 12);  // within one register: as it is
   EXPECT_EQ(PowerOfTwoChunk(5, 8), 5);
 
-  const Target avx512 = ParseOrDie("llvm -mtriple=x86_64-linux-gnu -mcpu=icelake-server");
+  const absl::StatusOr<Target> parsed = Target::Parse("llvm -mtriple=x86_64-linux-gnu -mcpu=icelake-server");
+  ASSERT_TRUE(parsed.ok()) << parsed.status();
+  const Target& avx512 = *parsed;
   auto plan = [&](int64_t extent) { return PlanVectorLoop(*AccumulateFunc(extent).body, avx512); };
   EXPECT_EQ(plan(48).chunk_lanes, 32);
   EXPECT_EQ(plan(48).num_full_chunks, 1);
