@@ -84,7 +84,6 @@ int64_t VectorFactor(int64_t extent, int lanes) {
   return lanes;
 }
 
-
 // Splits space axis `axis` by `factor` unless the factor covers it; returns the inner name.
 absl::Status SplitAxis(State* s, int stage, int axis, int64_t factor, std::string* inner) {
   std::string name = StrCat("i", axis);
